@@ -1,0 +1,16 @@
+/* cmd.h - subcommands: one file each, argv[0] is the subcommand's name. */
+#ifndef RTRACK_CMD_H
+#define RTRACK_CMD_H
+
+int cmd_run(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+
+/* Shared by run and record: the database, host facts and the run row, in that order, so any
+ * problem is reported before a job starts. Returns NULL after printing the error. */
+struct rt_config;
+struct rt_store;
+struct rt_host_info;
+struct rt_sysenv;
+struct rt_store *cmd_open_store(const struct rt_config *cfg);
+
+#endif

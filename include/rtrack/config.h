@@ -1,0 +1,57 @@
+/* config.h - options of `run` and `record`: CLI > TRACKER_... and RTRACK_... environment > TOML file >
+ * defaults, all from one table (src/config.c). */
+#ifndef RTRACK_CONFIG_H
+#define RTRACK_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Job metadata of the Rust reference (and Sentinel's run fields). */
+enum rt_meta_field {
+    RT_META_JOB_NAME,
+    RT_META_PROJECT_NAME,
+    RT_META_STAGE_NAME,
+    RT_META_TASK_NAME,
+    RT_META_TEAM,
+    RT_META_ENV,
+    RT_META_LANGUAGE,
+    RT_META_ORCHESTRATOR,
+    RT_META_EXECUTOR,
+    RT_META_EXTERNAL_RUN_ID,
+    RT_META_CONTAINER_IMAGE,
+    RT_META_N
+};
+/* Column names in the runs table, in enum order. */
+extern const char *const rt_meta_columns[RT_META_N];
+
+struct rt_tag {
+    char *key, *value;
+};
+
+struct rt_config {
+    double interval;
+    char *db;
+    char *config_file; /* the file that was read, NULL if none */
+    int quiet;
+    pid_t pid;
+    double duration; /* 0 = no limit */
+    char *meta[RT_META_N];
+    struct rt_tag *tags;
+    size_t ntags;
+    char **command; /* run: NULL-terminated argv of the job (points into the caller's argv) */
+    int ncommand;
+};
+
+enum rt_cmd_kind { RT_CMD_RUN, RT_CMD_RECORD };
+
+#define RT_INTERVAL_MIN 0.01
+#define RT_INTERVAL_MAX 86400.0
+
+/* Parse the subcommand's arguments (argv[0] is the subcommand name). Returns 0 when the caller
+ * should go on, RT_EXIT_USAGE after printing an error, or -1 after printing --help. */
+int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char **argv);
+void rt_config_free(struct rt_config *cfg);
+void rt_config_usage(enum rt_cmd_kind kind, FILE *out);
+
+#endif

@@ -1,0 +1,104 @@
+/* host.c - host facts recorded once per run. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "rtrack/collect.h"
+
+static char *read_str(const struct rt_sysenv *env, const char *file)
+{
+    char path[4096], val[512];
+    if (rt_path(env, path, sizeof(path), "%s", file) || rt_read_small(path, val, sizeof(val)) <= 0)
+        return NULL;
+    return xstrdup(val);
+}
+
+/* Value of the first "key<sep>value" line of a text, trimmed, quotes removed. */
+static char *find_value(const char *text, const char *key, char sep)
+{
+    size_t kl = strlen(key);
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        if (strncmp(l, key, kl) != 0)
+            continue;
+        const char *p = l + kl;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p != sep)
+            continue;
+        p++;
+        while (*p == ' ' || *p == '\t' || *p == '"')
+            p++;
+        const char *e = strchr(p, '\n');
+        if (!e)
+            e = p + strlen(p);
+        while (e > p && (e[-1] == ' ' || e[-1] == '"' || e[-1] == '\t'))
+            e--;
+        return e > p ? xstrndup(p, (size_t)(e - p)) : NULL;
+    }
+    return NULL;
+}
+
+void rt_host_info_read(const struct rt_sysenv *env, struct rt_host_info *h)
+{
+    memset(h, 0, sizeof(*h));
+    h->vcpus = h->memory_kib = RT_NA;
+    h->boot_time = RT_NAN;
+    struct rt_buf b = {0};
+    char path[4096];
+
+    h->hostname = read_str(env, "/proc/sys/kernel/hostname");
+    if (!h->hostname && !*env->root) {
+        char name[256];
+        if (gethostname(name, sizeof(name)) == 0) {
+            name[sizeof(name) - 1] = '\0';
+            h->hostname = xstrdup(name);
+        }
+    }
+    h->machine_id = read_str(env, "/etc/machine-id");
+    if (!h->machine_id)
+        h->machine_id = read_str(env, "/var/lib/dbus/machine-id");
+    h->kernel = read_str(env, "/proc/sys/kernel/osrelease");
+    if (!h->kernel && !*env->root) {
+        struct utsname u;
+        if (uname(&u) == 0)
+            h->kernel = xstrdup(u.release);
+    }
+    if (!rt_path(env, path, sizeof(path), "/etc/os-release") && rt_read_file(path, &b) > 0)
+        h->os = find_value(b.p, "PRETTY_NAME", '=');
+    if (!rt_path(env, path, sizeof(path), "/proc/cpuinfo") && rt_read_file(path, &b) > 0) {
+        h->cpu_model = find_value(b.p, "model name", ':');
+        int64_t n = 0;
+        for (const char *l = b.p; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+            if (strncmp(l, "processor", 9) == 0 && (l[9] == ' ' || l[9] == '\t' || l[9] == ':'))
+                n++;
+        if (n > 0)
+            h->vcpus = n;
+    }
+    if (h->vcpus == RT_NA && !*env->root)
+        h->vcpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!rt_path(env, path, sizeof(path), "/proc/meminfo") && rt_read_file(path, &b) > 0) {
+        char *v = find_value(b.p, "MemTotal", ':');
+        uint64_t kib;
+        if (v && rt_parse_u64(v, &kib))
+            h->memory_kib = (int64_t)kib;
+        free(v);
+    }
+    if (!rt_path(env, path, sizeof(path), "/proc/stat") && rt_read_file(path, &b) > 0) {
+        const char *bt = strstr(b.p, "\nbtime ");
+        uint64_t v;
+        if (bt && rt_parse_u64(bt + 7, &v))
+            h->boot_time = (double)v;
+    }
+    rt_buf_free(&b);
+}
+
+void rt_host_info_free(struct rt_host_info *h)
+{
+    free(h->hostname);
+    free(h->machine_id);
+    free(h->cpu_model);
+    free(h->kernel);
+    free(h->os);
+    memset(h, 0, sizeof(*h));
+}

@@ -1,0 +1,420 @@
+/* config.c - options of `run` and `record` from the command line, the environment and the TOML
+ * file, with one table naming each option's flag, environment variable and TOML key, so the
+ * precedence (CLI > env > file > default) and the error messages are the same for all. */
+#include "rtrack/config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtrack/log.h"
+#include "rtrack/toml.h"
+#include "rtrack/util.h"
+
+const char *const rt_meta_columns[RT_META_N] = {
+    "job_name", "project_name", "stage_name",      "task_name",      "team",
+    "env",      "language",     "orchestrator",    "executor",       "external_run_id",
+    "container_image",
+};
+
+enum opt_type { OT_INTERVAL, OT_DURATION, OT_DB, OT_QUIET, OT_PID, OT_META, OT_TAG, OT_CONFIG, OT_HELP };
+
+#define FOR_RUN 1u
+#define FOR_RECORD 2u
+#define FOR_BOTH 3u
+
+struct opt {
+    const char *name;
+    int short_opt;
+    const char *arg; /* metavariable, NULL for flags */
+    const char *env;
+    const char *table, *key; /* TOML location */
+    enum opt_type type;
+    int meta;
+    unsigned cmds;
+    const char *help;
+};
+
+static const struct opt opts[] = {
+    {"interval", 'i', "SECS", "RTRACK_INTERVAL", "tracker", "interval_secs", OT_INTERVAL, 0,
+     FOR_BOTH, "seconds between samples, fractions allowed (default 1)"},
+    {"db", 'd', "FILE", "RTRACK_DB", "tracker", "db", OT_DB, 0, FOR_BOTH,
+     "database to record into (default rtrack.db)"},
+    {"config", 'c', "FILE", "RTRACK_CONFIG", NULL, NULL, OT_CONFIG, 0, FOR_BOTH,
+     "TOML config file (default rtrack.toml, if present)"},
+    {"quiet", 'q', NULL, "TRACKER_QUIET", "tracker", "quiet", OT_QUIET, 0, FOR_BOTH,
+     "no end-of-run note on stderr"},
+    {"pid", 'p', "PID", NULL, "job", "pid", OT_PID, 0, FOR_RECORD,
+     "track this process and its descendants"},
+    {"duration", 0, "SECS", "RTRACK_DURATION", "tracker", "duration_secs", OT_DURATION, 0,
+     FOR_RECORD, "stop after this many seconds"},
+    {"job-name", 'n', "NAME", "TRACKER_JOB_NAME", "job", "name", OT_META, RT_META_JOB_NAME,
+     FOR_BOTH, "job name"},
+    {"project-name", 0, "NAME", "TRACKER_PROJECT_NAME", "job", "project_name", OT_META,
+     RT_META_PROJECT_NAME, FOR_BOTH, "project name"},
+    {"stage-name", 0, "NAME", "TRACKER_STAGE_NAME", "job", "stage_name", OT_META,
+     RT_META_STAGE_NAME, FOR_BOTH, "stage name"},
+    {"task-name", 0, "NAME", "TRACKER_TASK_NAME", "job", "task_name", OT_META, RT_META_TASK_NAME,
+     FOR_BOTH, "task name"},
+    {"team", 0, "NAME", "TRACKER_TEAM", "job", "team", OT_META, RT_META_TEAM, FOR_BOTH, "team"},
+    {"env", 0, "NAME", "TRACKER_ENV", "job", "env", OT_META, RT_META_ENV, FOR_BOTH,
+     "environment (prod, staging, ...)"},
+    {"language", 0, "NAME", "TRACKER_LANGUAGE", "job", "language", OT_META, RT_META_LANGUAGE,
+     FOR_BOTH, "language of the job"},
+    {"orchestrator", 0, "NAME", "TRACKER_ORCHESTRATOR", "job", "orchestrator", OT_META,
+     RT_META_ORCHESTRATOR, FOR_BOTH, "orchestrator (airflow, slurm, ...)"},
+    {"executor", 0, "NAME", "TRACKER_EXECUTOR", "job", "executor", OT_META, RT_META_EXECUTOR,
+     FOR_BOTH, "executor"},
+    {"external-run-id", 0, "ID", "TRACKER_EXTERNAL_RUN_ID", "job", "external_run_id", OT_META,
+     RT_META_EXTERNAL_RUN_ID, FOR_BOTH, "id of the run in another system"},
+    {"container-image", 0, "IMAGE", "TRACKER_CONTAINER_IMAGE", "job", "container_image", OT_META,
+     RT_META_CONTAINER_IMAGE, FOR_BOTH, "container image of the job"},
+    {"tag", 't', "KEY=VALUE", "TRACKER_TAGS", "tags", NULL, OT_TAG, 0, FOR_BOTH,
+     "tag, repeatable (env: comma-separated list)"},
+    {"help", 'h', NULL, NULL, NULL, NULL, OT_HELP, 0, FOR_BOTH, "show this help"},
+};
+
+static unsigned cmd_bit(enum rt_cmd_kind kind)
+{
+    return kind == RT_CMD_RUN ? FOR_RUN : FOR_RECORD;
+}
+
+static const char *cmd_name(enum rt_cmd_kind kind)
+{
+    return kind == RT_CMD_RUN ? "run" : "record";
+}
+
+void rt_config_usage(enum rt_cmd_kind kind, FILE *out)
+{
+    if (kind == RT_CMD_RUN)
+        fprintf(out, "usage: rtrack run [options] [--] CMD [ARGS...]\n\n"
+                     "Run CMD, track its whole process tree and the system, record every sample\n"
+                     "into a SQLite database, and exit with CMD's exit status.\n\noptions:\n");
+    else
+        fprintf(out, "usage: rtrack record [options]\n\n"
+                     "Record the system (and with --pid a process tree) until SIGINT/SIGTERM,\n"
+                     "--duration, or until the tracked tree is gone.\n\noptions:\n");
+    for (size_t i = 0; i < RT_ARRAY_LEN(opts); i++) {
+        const struct opt *o = &opts[i];
+        if (!(o->cmds & cmd_bit(kind)))
+            continue;
+        char flag[64];
+        snprintf(flag, sizeof(flag), "%s%c%s--%s%s%s", o->short_opt ? "-" : "",
+                 o->short_opt ? o->short_opt : ' ', o->short_opt ? ", " : "  ", o->name,
+                 o->arg ? " " : "", o->arg ? o->arg : "");
+        fprintf(out, "  %-30s %s", flag + (o->short_opt ? 0 : 1), o->help);
+        if (o->env)
+            fprintf(out, " [env %s]", o->env);
+        fputc('\n', out);
+    }
+    fprintf(out, "\nConfig file keys: [job] name, pid, project_name, ...; [tracker] interval_secs,\n"
+                 "db, quiet, duration_secs; [tags] KEY = \"VALUE\". Precedence: options >\n"
+                 "environment > config file > defaults. See docs/usage.md.\n");
+}
+
+static void tag_set(struct rt_config *cfg, const char *key, size_t klen, const char *value)
+{
+    for (size_t i = 0; i < cfg->ntags; i++)
+        if (strlen(cfg->tags[i].key) == klen && strncmp(cfg->tags[i].key, key, klen) == 0) {
+            free(cfg->tags[i].value);
+            cfg->tags[i].value = xstrdup(value);
+            return;
+        }
+    cfg->tags = xrealloc(cfg->tags, (cfg->ntags + 1) * sizeof(*cfg->tags));
+    cfg->tags[cfg->ntags].key = xstrndup(key, klen);
+    cfg->tags[cfg->ntags].value = xstrdup(value);
+    cfg->ntags++;
+}
+
+/* "KEY=VALUE" (or a comma-separated list of them, from the environment). */
+static int tags_add(struct rt_config *cfg, const char *val, int list, const char *src)
+{
+    const char *p = val;
+    do {
+        const char *end = list ? strchr(p, ',') : NULL;
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char *item = xstrndup(p, n);
+        char *eq = strchr(item, '=');
+        if (!eq || eq == item) {
+            rt_err("invalid tag '%s' in %s: expected KEY=VALUE", item, src);
+            free(item);
+            return -1;
+        }
+        tag_set(cfg, item, (size_t)(eq - item), eq + 1);
+        free(item);
+        p = end ? end + 1 : NULL;
+    } while (p);
+    return 0;
+}
+
+/* Apply one option value from any source; `src` names the source for error messages. */
+static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val, const char *src)
+{
+    double d;
+    int64_t i;
+    int b;
+    switch (o->type) {
+    case OT_INTERVAL:
+        if (rt_parse_double(val, &d) != 0 || d < RT_INTERVAL_MIN || d > RT_INTERVAL_MAX) {
+            rt_err("invalid value '%s' for %s: expected seconds between %g and %g", val, src,
+                   RT_INTERVAL_MIN, RT_INTERVAL_MAX);
+            return -1;
+        }
+        cfg->interval = d;
+        return 0;
+    case OT_DURATION:
+        if (rt_parse_double(val, &d) != 0 || d <= 0) {
+            rt_err("invalid value '%s' for %s: expected a positive number of seconds", val, src);
+            return -1;
+        }
+        cfg->duration = d;
+        return 0;
+    case OT_DB:
+        if (!*val) {
+            rt_err("invalid value '' for %s: expected a file name", src);
+            return -1;
+        }
+        free(cfg->db);
+        cfg->db = xstrdup(val);
+        return 0;
+    case OT_QUIET:
+        if (!val) {
+            cfg->quiet = 1;
+            return 0;
+        }
+        if ((b = rt_parse_bool(val)) < 0) {
+            rt_err("invalid value '%s' for %s: expected 1/0, true/false, yes/no or on/off", val,
+                   src);
+            return -1;
+        }
+        cfg->quiet = b;
+        return 0;
+    case OT_PID:
+        if (rt_parse_i64(val, &i) != 0 || i <= 0 || i > 0x7fffffff) {
+            rt_err("invalid value '%s' for %s: expected a process id", val, src);
+            return -1;
+        }
+        cfg->pid = (pid_t)i;
+        return 0;
+    case OT_META:
+        free(cfg->meta[o->meta]);
+        cfg->meta[o->meta] = *val ? xstrdup(val) : NULL;
+        return 0;
+    case OT_TAG:
+        return tags_add(cfg, val, o->env && strcmp(src, o->env) == 0, src);
+    case OT_CONFIG:
+    case OT_HELP:
+        return 0;
+    }
+    return 0;
+}
+
+static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *file,
+                      const char *text)
+{
+    struct rt_toml_kv *kv;
+    size_t n;
+    char err[300];
+    if (rt_toml_parse(text, &kv, &n, err, sizeof(err)) != 0) {
+        rt_err("%s:%s", file, err);
+        return -1;
+    }
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const struct rt_toml_kv *e = &kv[k];
+        char src[512];
+        snprintf(src, sizeof(src), "%s:%d: %s", file, e->line, e->key);
+        const struct opt *o = NULL;
+        for (size_t i = 0; i < RT_ARRAY_LEN(opts) && !o; i++)
+            if (opts[i].table && strcmp(opts[i].table, e->table) == 0 &&
+                (opts[i].type == OT_TAG || strcmp(opts[i].key, e->key) == 0))
+                o = &opts[i];
+        if (!o) {
+            if (*e->table)
+                rt_err("%s:%d: unknown key '%s' in [%s]", file, e->line, e->key, e->table);
+            else
+                rt_err("%s:%d: unknown key '%s' (keys belong in [job], [tracker] or [tags])",
+                       file, e->line, e->key);
+            rc = -1;
+            break;
+        }
+        int want_string = o->type == OT_DB || o->type == OT_META;
+        int ok = o->type == OT_TAG ? 1
+                 : want_string     ? e->type == RT_TOML_STRING
+                 : o->type == OT_QUIET ? e->type == RT_TOML_BOOL
+                 : o->type == OT_PID   ? e->type == RT_TOML_INT
+                                       : (e->type == RT_TOML_INT || e->type == RT_TOML_FLOAT);
+        if (!ok) {
+            rt_err("%s:%d: '%s' must be %s, not %s", file, e->line, e->key,
+                   want_string             ? "a string"
+                   : o->type == OT_QUIET ? "a boolean"
+                   : o->type == OT_PID   ? "an integer"
+                                         : "a number",
+                   rt_toml_type_name(e->type));
+            rc = -1;
+            break;
+        }
+        /* options of the other subcommand ([job] pid in a file shared with `run`) are ignored */
+        if (!(o->cmds & cmd_bit(kind)))
+            continue;
+        if (o->type == OT_TAG) {
+            tag_set(cfg, e->key, strlen(e->key), e->str);
+            continue;
+        }
+        rc = opt_apply(cfg, o, o->type == OT_QUIET ? (e->b ? "1" : "0") : e->str, src);
+    }
+    rt_toml_free(kv, n);
+    return rc;
+}
+
+struct cli_item {
+    const struct opt *o;
+    const char *val;
+};
+
+int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char **argv)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->interval = 1.0;
+    const char *cname = cmd_name(kind);
+
+    /* 1. the command line, kept aside until the lower layers are applied */
+    struct option lopts[RT_ARRAY_LEN(opts) + 1];
+    char shorts[2 * RT_ARRAY_LEN(opts) + 4] = "+:";
+    size_t nl = 0, ns = 2;
+    for (size_t i = 0; i < RT_ARRAY_LEN(opts); i++) {
+        if (!(opts[i].cmds & cmd_bit(kind)))
+            continue;
+        lopts[nl++] = (struct option){opts[i].name, opts[i].arg ? required_argument : no_argument,
+                                      NULL, 1000 + (int)i};
+        if (opts[i].short_opt) {
+            shorts[ns++] = (char)opts[i].short_opt;
+            if (opts[i].arg)
+                shorts[ns++] = ':';
+        }
+    }
+    lopts[nl] = (struct option){NULL, 0, NULL, 0};
+    shorts[ns] = '\0';
+
+    struct cli_item *items = xcalloc((size_t)argc + 1, sizeof(*items));
+    size_t nitems = 0;
+    const char *config_cli = NULL;
+    int rc = RT_EXIT_USAGE;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
+        const struct opt *o = NULL;
+        if (c >= 1000) {
+            o = &opts[c - 1000];
+        } else if (c != '?' && c != ':') {
+            for (size_t i = 0; i < RT_ARRAY_LEN(opts) && !o; i++)
+                if (opts[i].short_opt == c && (opts[i].cmds & cmd_bit(kind)))
+                    o = &opts[i];
+        }
+        if (c == ':') {
+            rt_err("%s: option '%s' needs a value", cname, argv[optind - 1]);
+            goto out;
+        }
+        if (!o) {
+            if (optopt && optopt < 1000)
+                rt_err("%s: unknown option '-%c' (see 'rtrack %s --help')", cname, optopt, cname);
+            else
+                rt_err("%s: unknown option '%s' (see 'rtrack %s --help')", cname, argv[optind - 1],
+                       cname);
+            goto out;
+        }
+        if (o->type == OT_HELP) {
+            rt_config_usage(kind, stdout);
+            rc = -1;
+            goto out;
+        }
+        if (o->type == OT_CONFIG)
+            config_cli = optarg;
+        items[nitems++] = (struct cli_item){o, o->arg ? optarg : NULL};
+    }
+    if (kind == RT_CMD_RUN) {
+        if (optind >= argc) {
+            rt_err("run: no command given (usage: rtrack run [options] -- CMD [ARGS...])");
+            goto out;
+        }
+        cfg->command = argv + optind;
+        cfg->ncommand = argc - optind;
+    } else if (optind < argc) {
+        rt_err("record: unexpected argument '%s' (to run a command use 'rtrack run')",
+               argv[optind]);
+        goto out;
+    }
+
+    /* 2. the config file: --config > RTRACK_CONFIG > ./rtrack.toml when present */
+    const char *config_env = getenv("RTRACK_CONFIG");
+    const char *config = config_cli ? config_cli
+                         : (config_env && *config_env) ? config_env
+                                                       : "rtrack.toml";
+    int explicit_config = config_cli || (config_env && *config_env);
+    struct rt_buf text = {0};
+    ssize_t tn = rt_read_file(config, &text);
+    if (tn < 0 && (explicit_config || tn != -ENOENT)) {
+        rt_err("cannot read config file '%s': %s", config, rt_strerror((int)-tn));
+        rt_buf_free(&text);
+        goto out;
+    }
+    if (tn >= 0) {
+        cfg->config_file = xstrdup(config);
+        int trc = apply_toml(cfg, kind, config, text.p);
+        rt_buf_free(&text);
+        if (trc != 0)
+            goto out;
+    }
+
+    /* 3. the environment */
+    for (size_t i = 0; i < RT_ARRAY_LEN(opts); i++) {
+        const struct opt *o = &opts[i];
+        const char *v = o->env ? getenv(o->env) : NULL;
+        if (!v || !*v || o->type == OT_CONFIG || !(o->cmds & cmd_bit(kind)))
+            continue;
+        if (opt_apply(cfg, o, v, o->env) != 0)
+            goto out;
+    }
+
+    /* 4. the command line */
+    for (size_t i = 0; i < nitems; i++) {
+        char src[64];
+        snprintf(src, sizeof(src), "--%s", items[i].o->name);
+        if (opt_apply(cfg, items[i].o, items[i].val, src) != 0)
+            goto out;
+    }
+
+    if (!cfg->db)
+        cfg->db = xstrdup("rtrack.db");
+    if (kind == RT_CMD_RUN) {
+        cfg->pid = 0; /* run tracks the job it starts */
+        cfg->duration = 0;
+    } else if (cfg->pid > 0 && kill(cfg->pid, 0) != 0 && errno == ESRCH) {
+        rt_err("record: no process with pid %d", (int)cfg->pid);
+        goto out;
+    }
+    rc = 0;
+out:
+    free(items);
+    if (rc != 0)
+        rt_config_free(cfg);
+    return rc;
+}
+
+void rt_config_free(struct rt_config *cfg)
+{
+    free(cfg->db);
+    free(cfg->config_file);
+    for (int i = 0; i < RT_META_N; i++)
+        free(cfg->meta[i]);
+    for (size_t i = 0; i < cfg->ntags; i++) {
+        free(cfg->tags[i].key);
+        free(cfg->tags[i].value);
+    }
+    free(cfg->tags);
+    memset(cfg, 0, sizeof(*cfg));
+}

@@ -1,0 +1,813 @@
+/* store.c - SQLite storage of runs and samples.
+ *
+ * WAL with synchronous=NORMAL: a commit is durable against a crash of rtrack (kill -9) and never
+ * corrupts the file; only a power loss can drop the last commits. Samples are batched so a
+ * commit happens at least once a second (the sampler decides when). Statements are prepared
+ * once and reused. Identity rows (disks, nics, mounts, processes) are upserted once per run and
+ * their ids cached. */
+#include "rtrack/store.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rtrack/util.h"
+#include "rtrack/version.h"
+
+#define BUSY_TIMEOUT_MS 2000
+#define CACHE_KIB 512 /* page cache cap: keeps the recorder's RSS small and flat */
+
+enum {
+    ST_SAMPLE,
+    ST_CORE,
+    ST_DISK,
+    ST_DISK_SAMPLE,
+    ST_MOUNT,
+    ST_MOUNT_SAMPLE,
+    ST_NIC,
+    ST_NIC_SAMPLE,
+    ST_PROCESS,
+    ST_PROCESS_SAMPLE,
+    ST_COUNT
+};
+
+struct rt_store {
+    sqlite3 *db;
+    char *path;
+    sqlite3_stmt *st[ST_COUNT];
+    int64_t run_id;
+    int in_tx;
+    int pending; /* samples added since the last commit */
+    struct rt_map ids; /* identity pointer or process key -> row id, for this run */
+    char err[512];
+};
+
+/* --- error text ----------------------------------------------------------------------------- */
+
+static int set_err(struct rt_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_err(struct rt_store *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->err, sizeof(s->err), fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* SQLite's messages are already lowercase; say which database and what failed. */
+static int db_err(struct rt_store *s, const char *what)
+{
+    int code = sqlite3_extended_errcode(s->db);
+    const char *msg = sqlite3_errmsg(s->db);
+    if ((code & 0xff) == SQLITE_FULL)
+        msg = "no space left on device";
+    else if ((code & 0xff) == SQLITE_BUSY)
+        msg = "database is locked by another writer";
+    else if ((code & 0xff) == SQLITE_READONLY)
+        msg = "database is read-only";
+    return set_err(s, "%s '%s': %s", what, s->path, msg);
+}
+
+const char *rt_store_error(const struct rt_store *s)
+{
+    return s->err;
+}
+
+struct sqlite3 *rt_store_db(struct rt_store *s)
+{
+    return s->db;
+}
+
+int rt_store_schema_version(void)
+{
+    int v = RT_SCHEMA_BASE_VERSION;
+    for (const struct rt_migration *m = rt_sql_migrations; m->sql; m++)
+        if (m->version > v)
+            v = m->version;
+    return v;
+}
+
+static int exec(struct rt_store *s, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        set_err(s, "cannot update database '%s': %s", s->path, msg ? msg : "unknown error");
+        sqlite3_free(msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int64_t query_int(sqlite3 *db, const char *sql, int *rc)
+{
+    sqlite3_stmt *st;
+    int64_t v = 0;
+    *rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (*rc != SQLITE_OK)
+        return 0;
+    *rc = sqlite3_step(st);
+    if (*rc == SQLITE_ROW) {
+        v = sqlite3_column_int64(st, 0);
+        *rc = SQLITE_OK;
+    } else if (*rc == SQLITE_DONE) {
+        *rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* --- open, validate, migrate ----------------------------------------------------------------- */
+
+/* Reading the header is the first thing done: nothing is written to a file until it is known
+ * to be an rtrack database of a version this rtrack understands. */
+static int check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
+{
+    int rc;
+    int64_t app = query_int(s->db, "PRAGMA application_id", &rc);
+    if (rc != SQLITE_OK) {
+        if ((rc & 0xff) == SQLITE_NOTADB)
+            return set_err(s, "'%s' is not an rtrack database (not a SQLite file)", s->path);
+        return db_err(s, "cannot read database");
+    }
+    int64_t ver = query_int(s->db, "PRAGMA user_version", &rc);
+    int64_t ntables = query_int(s->db, "SELECT count(*) FROM sqlite_schema", &rc);
+    if (rc != SQLITE_OK)
+        return db_err(s, "cannot read database");
+    int latest = rt_store_schema_version();
+    if (app != RT_APPLICATION_ID && (app != 0 || ver != 0 || ntables != 0))
+        return set_err(s, "'%s' is a SQLite database but not an rtrack database; refusing to "
+                          "touch it",
+                       s->path);
+    if (ver > latest)
+        return set_err(s, "'%s' was written by a newer rtrack (schema version %lld, this rtrack "
+                          "knows up to %d); refusing to touch it",
+                       s->path, (long long)ver, latest);
+    if (mode == RT_STORE_READ) {
+        if (ver == 0)
+            return set_err(s, "'%s' holds no rtrack data yet", s->path);
+        return 0;
+    }
+    if (sqlite3_db_readonly(s->db, "main") == 1)
+        return set_err(s, "cannot write database '%s': file is read-only", s->path);
+    if (ver == latest)
+        return 0;
+    if (exec(s, "BEGIN IMMEDIATE") != 0)
+        return -1;
+    /* a concurrent recorder may have created it in the meantime */
+    ver = query_int(s->db, "PRAGMA user_version", &rc);
+    char sql[128];
+    if (ver == 0) {
+        if (exec(s, rt_sql_schema) != 0)
+            goto fail;
+        snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d",
+                 RT_APPLICATION_ID, RT_SCHEMA_BASE_VERSION);
+        if (exec(s, sql) != 0)
+            goto fail;
+        ver = RT_SCHEMA_BASE_VERSION;
+    }
+    for (const struct rt_migration *m = rt_sql_migrations; m->sql; m++) {
+        if (m->version <= ver)
+            continue;
+        if (exec(s, m->sql) != 0)
+            goto fail;
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", m->version);
+        if (exec(s, sql) != 0)
+            goto fail;
+        ver = m->version;
+    }
+    return exec(s, "COMMIT");
+fail:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **out, char *err,
+                  size_t errlen)
+{
+    *out = NULL;
+    struct rt_store *s = xcalloc(1, sizeof(*s));
+    s->path = xstrdup(path);
+    rt_map_init(&s->ids, 256);
+
+    struct stat sb;
+    int exists = stat(path, &sb) == 0;
+    if (!exists && mode == RT_STORE_READ) {
+        set_err(s, "cannot open database '%s': %s", path, rt_strerror(errno));
+        goto fail;
+    }
+    if (exists && S_ISDIR(sb.st_mode)) {
+        set_err(s, "cannot open database '%s': is a directory", path);
+        goto fail;
+    }
+    if (!exists) {
+        char *copy = xstrdup(path);
+        const char *dir = dirname(copy);
+        struct stat db;
+        if (stat(dir, &db) != 0 || !S_ISDIR(db.st_mode))
+            set_err(s, "cannot create database '%s': directory '%s' does not exist", path, dir);
+        else if (access(dir, W_OK) != 0)
+            set_err(s, "cannot create database '%s': directory '%s' is not writable", path, dir);
+        free(copy);
+        if (s->err[0])
+            goto fail;
+    }
+    int flags = mode == RT_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                                       : SQLITE_OPEN_READONLY;
+    if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+        db_err(s, "cannot open database");
+        goto fail;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    if (check_and_migrate(s, mode) != 0)
+        goto fail;
+    char pragmas[256];
+    snprintf(pragmas, sizeof(pragmas),
+             "PRAGMA foreign_keys = ON; PRAGMA cache_size = -%d; PRAGMA temp_store = MEMORY;",
+             CACHE_KIB);
+    if (exec(s, pragmas) != 0)
+        goto fail;
+    if (mode == RT_STORE_WRITE) {
+        /* WAL lets export and summary read while a recorder writes, and several recorders
+         * share one file; NORMAL sync: no fsync per commit, still crash-safe. */
+        int rc;
+        sqlite3_stmt *st;
+        rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_step(st);
+            sqlite3_finalize(st);
+        }
+        if (rc != SQLITE_ROW || exec(s, "PRAGMA synchronous = NORMAL") != 0) {
+            db_err(s, "cannot write database");
+            goto fail;
+        }
+    }
+    *out = s;
+    return 0;
+fail:
+    snprintf(err, errlen, "%s", s->err);
+    rt_store_close(s);
+    return -1;
+}
+
+void rt_store_close(struct rt_store *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(s->st[i]);
+    if (s->db)
+        sqlite3_close(s->db);
+    rt_map_free(&s->ids);
+    free(s->path);
+    free(s);
+}
+
+/* --- statements ------------------------------------------------------------------------------ */
+
+/* The samples columns and where each comes from, in one place: the INSERT is generated from
+ * this table, so a column cannot be bound to the wrong field. */
+struct col {
+    const char *name;
+    char type; /* i: int64 (RT_NA = NULL), f: double (NAN = NULL) */
+    size_t off;
+};
+#define CI(n, f) {n, 'i', offsetof(struct rt_sample, f)}
+#define CF(n, f) {n, 'f', offsetof(struct rt_sample, f)}
+static const struct col sample_cols[] = {
+    CI("seq", seq),
+    CF("ts", ts),
+    CF("mono", mono),
+    CF("interval_s", dt),
+    CI("cpu_user", cpu.v[RT_CPU_USER]),
+    CI("cpu_nice", cpu.v[RT_CPU_NICE]),
+    CI("cpu_system", cpu.v[RT_CPU_SYSTEM]),
+    CI("cpu_idle", cpu.v[RT_CPU_IDLE]),
+    CI("cpu_iowait", cpu.v[RT_CPU_IOWAIT]),
+    CI("cpu_irq", cpu.v[RT_CPU_IRQ]),
+    CI("cpu_softirq", cpu.v[RT_CPU_SOFTIRQ]),
+    CI("cpu_steal", cpu.v[RT_CPU_STEAL]),
+    CI("cpu_guest", cpu.v[RT_CPU_GUEST]),
+    CI("cpu_guest_nice", cpu.v[RT_CPU_GUEST_NICE]),
+    CF("cpu_utime_s", cpu_utime_s),
+    CF("cpu_stime_s", cpu_stime_s),
+    CF("cpu_usage", cpu_usage),
+    CF("cpu_busy_cores", cpu_busy_cores),
+    CI("processes", processes),
+    CI("procs_running", procs_running),
+    CI("procs_blocked", procs_blocked),
+    CI("forks_total", forks_total),
+    CI("ctxt_total", ctxt_total),
+    CI("mem_total_kib", mem_total),
+    CI("mem_free_kib", mem_free),
+    CI("mem_available_kib", mem_available),
+    CI("mem_used_kib", mem_used),
+    CI("mem_buffers_kib", mem_buffers),
+    CI("mem_cached_kib", mem_cached),
+    CI("mem_sreclaimable_kib", mem_sreclaimable),
+    CI("mem_shmem_kib", mem_shmem),
+    CI("mem_active_kib", mem_active),
+    CI("mem_inactive_kib", mem_inactive),
+    CI("swap_total_kib", swap_total),
+    CI("swap_free_kib", swap_free),
+    CI("disk_read_bytes", disk_read_bytes),
+    CI("disk_write_bytes", disk_write_bytes),
+    CI("disk_space_total_bytes", space_total),
+    CI("disk_space_used_bytes", space_used),
+    CI("disk_space_free_bytes", space_free),
+    CI("net_rx_bytes", net_rx_bytes),
+    CI("net_tx_bytes", net_tx_bytes),
+    CI("psi_cpu_some_us", psi_us[RT_PSI_CPU][RT_PSI_SOME]),
+    CI("psi_cpu_full_us", psi_us[RT_PSI_CPU][RT_PSI_FULL]),
+    CI("psi_memory_some_us", psi_us[RT_PSI_MEMORY][RT_PSI_SOME]),
+    CI("psi_memory_full_us", psi_us[RT_PSI_MEMORY][RT_PSI_FULL]),
+    CI("psi_io_some_us", psi_us[RT_PSI_IO][RT_PSI_SOME]),
+    CI("psi_io_full_us", psi_us[RT_PSI_IO][RT_PSI_FULL]),
+    CF("psi_cpu_some_pct", psi_pct[RT_PSI_CPU][RT_PSI_SOME]),
+    CF("psi_cpu_full_pct", psi_pct[RT_PSI_CPU][RT_PSI_FULL]),
+    CF("psi_memory_some_pct", psi_pct[RT_PSI_MEMORY][RT_PSI_SOME]),
+    CF("psi_memory_full_pct", psi_pct[RT_PSI_MEMORY][RT_PSI_FULL]),
+    CF("psi_io_some_pct", psi_pct[RT_PSI_IO][RT_PSI_SOME]),
+    CF("psi_io_full_pct", psi_pct[RT_PSI_IO][RT_PSI_FULL]),
+    CI("proc_count", proc_count),
+    CI("proc_children", proc_children),
+    CF("proc_utime_s", proc_utime_s),
+    CF("proc_stime_s", proc_stime_s),
+    CF("proc_cpu_usage", proc_cpu_usage),
+    CI("proc_pss_kib", proc_pss_kib),
+    CI("proc_rss_kib", proc_rss_kib),
+    CI("proc_read_bytes", proc_read_bytes),
+    CI("proc_write_bytes", proc_write_bytes),
+    CI("proc_utime_total", proc_utime_total),
+    CI("proc_stime_total", proc_stime_total),
+};
+
+static const char *const fixed_sql[ST_COUNT] = {
+    [ST_CORE] = "INSERT INTO cpu_core_samples (sample_id, core, user, nice, system, idle, iowait, "
+                "irq, softirq, steal, guest, guest_nice, busy_pct) VALUES "
+                "(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_DISK] = "INSERT INTO disks (run_id, name, major, minor, model, vendor, serial, type, "
+                "capacity_bytes, hw_sector_size) VALUES (?,?,?,?,?,?,?,?,?,?) "
+                "ON CONFLICT (run_id, name) DO UPDATE SET name = excluded.name RETURNING id",
+    [ST_DISK_SAMPLE] = "INSERT INTO disk_samples (sample_id, disk_id, reads, reads_merged, "
+                       "sectors_read, read_ms, writes, writes_merged, sectors_written, write_ms, "
+                       "in_flight, io_ms, weighted_io_ms, read_bytes, write_bytes) VALUES "
+                       "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_MOUNT] = "INSERT INTO mounts (run_id, mount_point, fstype, source, disk) VALUES "
+                 "(?,?,?,?,?) ON CONFLICT (run_id, mount_point, fstype, source) DO UPDATE SET "
+                 "disk = excluded.disk RETURNING id",
+    [ST_MOUNT_SAMPLE] = "INSERT INTO mount_samples (sample_id, mount_id, total_bytes, "
+                        "used_bytes, available_bytes, free_bytes) VALUES (?,?,?,?,?,?)",
+    [ST_NIC] = "INSERT INTO nics (run_id, name, mac, driver, mtu, speed_mbps) VALUES "
+               "(?,?,?,?,?,?) ON CONFLICT (run_id, name) DO UPDATE SET name = excluded.name "
+               "RETURNING id",
+    [ST_NIC_SAMPLE] = "INSERT INTO nic_samples (sample_id, nic_id, rx_bytes_total, "
+                      "rx_packets_total, rx_errors_total, rx_dropped_total, tx_bytes_total, "
+                      "tx_packets_total, tx_errors_total, tx_dropped_total, rx_bytes, tx_bytes, "
+                      "operstate) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_PROCESS] = "INSERT INTO processes (run_id, pid, starttime, ppid, name, cmdline, "
+                   "first_seq) VALUES (?,?,?,?,?,?,?) ON CONFLICT (run_id, pid, starttime) DO "
+                   "UPDATE SET pid = excluded.pid RETURNING id",
+    [ST_PROCESS_SAMPLE] = "INSERT INTO process_samples (sample_id, process_id, ppid, state, "
+                          "threads, utime, stime, cutime, cstime, rss_kib, pss_kib, "
+                          "read_bytes_total, write_bytes_total, cpu_utime_s, cpu_stime_s, "
+                          "read_bytes, write_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+};
+
+static int prepare_all(struct rt_store *s)
+{
+    struct rt_buf sql = {0};
+    rt_buf_puts(&sql, "INSERT INTO samples (run_id, kind, proc_root_pid");
+    for (size_t i = 0; i < RT_ARRAY_LEN(sample_cols); i++) {
+        rt_buf_puts(&sql, ", ");
+        rt_buf_puts(&sql, sample_cols[i].name);
+    }
+    rt_buf_puts(&sql, ") VALUES (?, ?, ?");
+    for (size_t i = 0; i < RT_ARRAY_LEN(sample_cols); i++)
+        rt_buf_puts(&sql, ", ?");
+    rt_buf_puts(&sql, ")");
+    int rc = 0;
+    for (int i = 0; i < ST_COUNT && rc == 0; i++) {
+        if (s->st[i])
+            continue;
+        const char *q = i == ST_SAMPLE ? sql.p : fixed_sql[i];
+        if (sqlite3_prepare_v3(s->db, q, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) !=
+            SQLITE_OK)
+            rc = db_err(s, "cannot prepare statements for database");
+    }
+    rt_buf_free(&sql);
+    return rc;
+}
+
+static void bind_i(sqlite3_stmt *st, int i, int64_t v)
+{
+    if (v == RT_NA)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, v);
+}
+
+static void bind_f(sqlite3_stmt *st, int i, double v)
+{
+    if (isnan(v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
+static void bind_t(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* Step a statement that returns nothing (or one id row with RETURNING). */
+static int step(struct rt_store *s, sqlite3_stmt *st, int64_t *id)
+{
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && id) {
+        *id = sqlite3_column_int64(st, 0);
+        rc = sqlite3_step(st);
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE)
+        return db_err(s, "cannot write to database");
+    return 0;
+}
+
+/* --- runs -------------------------------------------------------------------------------------- */
+
+static void uuid_v4(char out[37])
+{
+    unsigned char b[16];
+    if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+        /* no entropy source: time and pid still make a collision unlikely within one db */
+        double t = rt_clock_s(0);
+        memcpy(b, &t, sizeof(t));
+        pid_t p = getpid();
+        memcpy(b + 8, &p, sizeof(p));
+    }
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+}
+
+int rt_store_begin_run(struct rt_store *s, const struct rt_run_start *r, int64_t *run_id)
+{
+    if (prepare_all(s) != 0)
+        return -1;
+    struct rt_buf sql = {0};
+    rt_buf_puts(&sql, "INSERT INTO runs (uuid, mode, command, pid, interval_s, started_at, "
+                        "host_hostname, host_machine_id, host_vcpus, host_cpu_model, "
+                        "host_memory_kib, host_kernel, host_os, host_boot_time, clk_tck, "
+                        "page_size, rtrack_version");
+    for (int i = 0; i < RT_META_N; i++) {
+        rt_buf_puts(&sql, ", ");
+        rt_buf_puts(&sql, rt_meta_columns[i]);
+    }
+    rt_buf_puts(&sql, ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?");
+    for (int i = 0; i < RT_META_N; i++)
+        rt_buf_puts(&sql, ",?");
+    rt_buf_puts(&sql, ")");
+
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (exec(s, "BEGIN IMMEDIATE") != 0) {
+        db_err(s, "cannot write database");
+        goto out;
+    }
+    if (sqlite3_prepare_v2(s->db, sql.p, -1, &st, NULL) != SQLITE_OK) {
+        db_err(s, "cannot write database");
+        goto rollback;
+    }
+    char uuid[37];
+    uuid_v4(uuid);
+    const struct rt_host_info *h = r->host;
+    int k = 1;
+    bind_t(st, k++, uuid);
+    bind_t(st, k++, r->mode);
+    bind_t(st, k++, r->command_json);
+    bind_i(st, k++, r->pid > 0 ? r->pid : RT_NA);
+    bind_f(st, k++, r->cfg->interval);
+    bind_f(st, k++, r->started_at);
+    bind_t(st, k++, h->hostname);
+    bind_t(st, k++, h->machine_id);
+    bind_i(st, k++, h->vcpus);
+    bind_t(st, k++, h->cpu_model);
+    bind_i(st, k++, h->memory_kib);
+    bind_t(st, k++, h->kernel);
+    bind_t(st, k++, h->os);
+    bind_f(st, k++, h->boot_time);
+    bind_i(st, k++, r->env->clk_tck);
+    bind_i(st, k++, r->env->page_size);
+    bind_t(st, k++, RTRACK_VERSION);
+    for (int i = 0; i < RT_META_N; i++)
+        bind_t(st, k++, r->cfg->meta[i]);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        db_err(s, "cannot write database");
+        goto rollback;
+    }
+    s->run_id = sqlite3_last_insert_rowid(s->db);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(s->db, "INSERT INTO run_tags (run_id, position, key, value) "
+                                  "VALUES (?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        db_err(s, "cannot write database");
+        goto rollback;
+    }
+    for (size_t i = 0; i < r->cfg->ntags; i++) {
+        sqlite3_bind_int64(st, 1, s->run_id);
+        sqlite3_bind_int64(st, 2, (int64_t)i);
+        bind_t(st, 3, r->cfg->tags[i].key);
+        bind_t(st, 4, r->cfg->tags[i].value);
+        if (step(s, st, NULL) != 0)
+            goto rollback;
+    }
+    if (exec(s, "COMMIT") != 0) {
+        db_err(s, "cannot write database");
+        goto rollback;
+    }
+    *run_id = s->run_id;
+    rc = 0;
+    goto out;
+rollback:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+out:
+    sqlite3_finalize(st);
+    rt_buf_free(&sql);
+    return rc;
+}
+
+int rt_store_set_run_pid(struct rt_store *s, pid_t pid)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET pid = ? WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return db_err(s, "cannot write database");
+    sqlite3_bind_int64(st, 1, pid);
+    sqlite3_bind_int64(st, 2, s->run_id);
+    int rc = step(s, st, NULL);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, "
+                           "exit_signal = ?, end_reason = ? WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_err(s, "cannot write database");
+    bind_f(st, 1, e->ended_at);
+    bind_t(st, 2, e->status);
+    bind_i(st, 3, e->exit_code);
+    bind_i(st, 4, e->exit_signal);
+    bind_t(st, 5, e->end_reason);
+    sqlite3_bind_int64(st, 6, s->run_id);
+    int rc = step(s, st, NULL);
+    sqlite3_finalize(st);
+    if (rc == 0 && s->in_tx)
+        rc = rt_store_commit(s);
+    return rc;
+}
+
+/* --- samples ------------------------------------------------------------------------------------ */
+
+static uint64_t ptr_key(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+
+/* Process keys live in the same map as pointers; the top bit keeps them apart. */
+static uint64_t process_key(pid_t pid, int64_t starttime)
+{
+    return (1ULL << 63) | ((uint64_t)starttime << 22) | (uint64_t)pid;
+}
+
+static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
+{
+    static const char *const kinds[] = {"baseline", "periodic", "final"};
+    sqlite3_stmt *st = s->st[ST_SAMPLE];
+    sqlite3_bind_int64(st, 1, s->run_id);
+    bind_t(st, 2, kinds[smp->kind]);
+    bind_i(st, 3, smp->has_tree ? smp->root_pid : RT_NA);
+    for (size_t i = 0; i < RT_ARRAY_LEN(sample_cols); i++) {
+        const char *p = (const char *)smp + sample_cols[i].off;
+        if (sample_cols[i].type == 'i')
+            bind_i(st, (int)i + 4, *(const int64_t *)p);
+        else
+            bind_f(st, (int)i + 4, *(const double *)p);
+    }
+    if (step(s, st, NULL) != 0)
+        return -1;
+    int64_t sid = sqlite3_last_insert_rowid(s->db);
+
+    st = s->st[ST_CORE];
+    for (int i = 0; i < smp->ncores; i++) {
+        const struct rt_core_sample *c = &smp->cores[i];
+        sqlite3_bind_int64(st, 1, sid);
+        sqlite3_bind_int64(st, 2, c->core);
+        for (int f = 0; f < RT_CPU_NFIELDS; f++)
+            bind_i(st, 3 + f, c->t.v[f]);
+        bind_f(st, 13, c->busy_pct);
+        if (step(s, st, NULL) != 0)
+            return -1;
+    }
+
+    for (int i = 0; i < smp->ndisks; i++) {
+        const struct rt_disk_sample *d = &smp->disks[i];
+        const struct rt_disk_ident *id = d->ident;
+        /* a disk that has never done any I/O since boot (idle loop devices) is not stored */
+        int64_t any = 0;
+        for (int f = 0; f < RT_DS_NFIELDS; f++)
+            any |= d->f[f];
+        if (!any)
+            continue;
+        int64_t did;
+        if (!rt_map_get(&s->ids, ptr_key(id), &did)) {
+            st = s->st[ST_DISK];
+            sqlite3_bind_int64(st, 1, s->run_id);
+            bind_t(st, 2, id->name);
+            bind_i(st, 3, id->major);
+            bind_i(st, 4, id->minor);
+            bind_t(st, 5, id->model);
+            bind_t(st, 6, id->vendor);
+            bind_t(st, 7, id->serial);
+            bind_t(st, 8, id->type);
+            bind_i(st, 9, id->capacity_bytes);
+            bind_i(st, 10, id->hw_sector_size);
+            if (step(s, st, &did) != 0)
+                return -1;
+            rt_map_put(&s->ids, ptr_key(id), did);
+        }
+        st = s->st[ST_DISK_SAMPLE];
+        sqlite3_bind_int64(st, 1, sid);
+        sqlite3_bind_int64(st, 2, did);
+        for (int f = 0; f < RT_DS_NFIELDS; f++)
+            bind_i(st, 3 + f, d->f[f]);
+        bind_i(st, 14, d->read_bytes);
+        bind_i(st, 15, d->write_bytes);
+        if (step(s, st, NULL) != 0)
+            return -1;
+    }
+
+    for (int i = 0; i < smp->nmounts; i++) {
+        const struct rt_mount_sample *m = &smp->mounts[i];
+        const struct rt_mount_ident *id = m->ident;
+        int64_t mid;
+        if (!rt_map_get(&s->ids, ptr_key(id), &mid)) {
+            st = s->st[ST_MOUNT];
+            sqlite3_bind_int64(st, 1, s->run_id);
+            bind_t(st, 2, id->mount_point);
+            bind_t(st, 3, id->fstype);
+            bind_t(st, 4, id->source);
+            bind_t(st, 5, id->disk);
+            if (step(s, st, &mid) != 0)
+                return -1;
+            rt_map_put(&s->ids, ptr_key(id), mid);
+        }
+        st = s->st[ST_MOUNT_SAMPLE];
+        sqlite3_bind_int64(st, 1, sid);
+        sqlite3_bind_int64(st, 2, mid);
+        bind_i(st, 3, m->total_bytes);
+        bind_i(st, 4, m->used_bytes);
+        bind_i(st, 5, m->available_bytes);
+        bind_i(st, 6, m->free_bytes);
+        if (step(s, st, NULL) != 0)
+            return -1;
+    }
+
+    for (int i = 0; i < smp->nnics; i++) {
+        const struct rt_nic_sample *n = &smp->nics[i];
+        const struct rt_nic_ident *id = n->ident;
+        int64_t nid;
+        if (!rt_map_get(&s->ids, ptr_key(id), &nid)) {
+            st = s->st[ST_NIC];
+            sqlite3_bind_int64(st, 1, s->run_id);
+            bind_t(st, 2, id->name);
+            bind_t(st, 3, id->mac);
+            bind_t(st, 4, id->driver);
+            bind_i(st, 5, id->mtu);
+            bind_i(st, 6, id->speed_mbps);
+            if (step(s, st, &nid) != 0)
+                return -1;
+            rt_map_put(&s->ids, ptr_key(id), nid);
+        }
+        st = s->st[ST_NIC_SAMPLE];
+        sqlite3_bind_int64(st, 1, sid);
+        sqlite3_bind_int64(st, 2, nid);
+        for (int f = 0; f < RT_NIC_NFIELDS; f++)
+            bind_i(st, 3 + f, n->f[f]);
+        bind_i(st, 11, n->rx_bytes);
+        bind_i(st, 12, n->tx_bytes);
+        bind_t(st, 13, n->operstate[0] ? n->operstate : NULL);
+        if (step(s, st, NULL) != 0)
+            return -1;
+    }
+
+    for (int i = 0; i < smp->nprocs; i++) {
+        const struct rt_proc_sample *p = &smp->procs[i];
+        int64_t pid_row;
+        uint64_t key = process_key(p->pid, p->starttime);
+        if (!rt_map_get(&s->ids, key, &pid_row)) {
+            st = s->st[ST_PROCESS];
+            sqlite3_bind_int64(st, 1, s->run_id);
+            sqlite3_bind_int64(st, 2, p->pid);
+            sqlite3_bind_int64(st, 3, p->starttime);
+            sqlite3_bind_int64(st, 4, p->ppid);
+            bind_t(st, 5, p->comm);
+            bind_t(st, 6, p->cmdline_json);
+            sqlite3_bind_int64(st, 7, smp->seq);
+            if (step(s, st, &pid_row) != 0)
+                return -1;
+            rt_map_put(&s->ids, key, pid_row);
+        }
+        st = s->st[ST_PROCESS_SAMPLE];
+        char state[2] = {p->state, '\0'};
+        sqlite3_bind_int64(st, 1, sid);
+        sqlite3_bind_int64(st, 2, pid_row);
+        sqlite3_bind_int64(st, 3, p->ppid);
+        bind_t(st, 4, state);
+        bind_i(st, 5, p->threads);
+        bind_i(st, 6, p->utime);
+        bind_i(st, 7, p->stime);
+        bind_i(st, 8, p->cutime);
+        bind_i(st, 9, p->cstime);
+        bind_i(st, 10, p->rss_kib);
+        bind_i(st, 11, p->pss_kib);
+        bind_i(st, 12, p->read_total);
+        bind_i(st, 13, p->write_total);
+        bind_f(st, 14, p->cpu_utime_s);
+        bind_f(st, 15, p->cpu_stime_s);
+        bind_i(st, 16, p->read_bytes);
+        bind_i(st, 17, p->write_bytes);
+        if (step(s, st, NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void rollback(struct rt_store *s)
+{
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    s->in_tx = 0;
+    s->pending = 0;
+    /* identity rows of the rolled-back transaction are gone; upserts find the others again */
+    rt_map_clear(&s->ids);
+}
+
+int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp)
+{
+    if (!s->in_tx) {
+        if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+            return db_err(s, "cannot write to database");
+        s->in_tx = 1;
+    }
+    if (insert_sample(s, smp) != 0) {
+        char keep[sizeof(s->err)];
+        memcpy(keep, s->err, sizeof(keep));
+        rollback(s);
+        memcpy(s->err, keep, sizeof(keep));
+        return -1;
+    }
+    s->pending++;
+    return 0;
+}
+
+int rt_store_commit(struct rt_store *s)
+{
+    if (!s->in_tx)
+        return 0;
+    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        db_err(s, "cannot write to database");
+        char keep[sizeof(s->err)];
+        memcpy(keep, s->err, sizeof(keep));
+        rollback(s);
+        memcpy(s->err, keep, sizeof(keep));
+        return -1;
+    }
+    s->in_tx = 0;
+    s->pending = 0;
+    return 0;
+}
+
+int rt_store_has_pending(const struct rt_store *s)
+{
+    return s->pending > 0;
+}

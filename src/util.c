@@ -1,0 +1,362 @@
+/* util.c - allocation wrappers, file reads, parsing helpers, hash map. */
+#include "rtrack/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+static void oom(size_t n)
+{
+    fprintf(stderr, "rtrack: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom(n);
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom(n * size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom(n);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = NULL;
+    int n = vasprintf(&p, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        oom(strlen(fmt));
+    return p;
+}
+
+void rt_buf_reserve(struct rt_buf *b, size_t cap)
+{
+    if (b->cap >= cap)
+        return;
+    size_t ncap = b->cap ? b->cap : 256;
+    while (ncap < cap)
+        ncap *= 2;
+    b->p = xrealloc(b->p, ncap);
+    b->cap = ncap;
+}
+
+void rt_buf_free(struct rt_buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+void rt_buf_append(struct rt_buf *b, const char *s, size_t n)
+{
+    rt_buf_reserve(b, b->len + n + 1);
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+void rt_buf_json_string(struct rt_buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    rt_buf_append(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[7];
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            rt_buf_append(b, esc, 2);
+        } else if (c < 0x20) {
+            memcpy(esc, "\\u00", 4);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            rt_buf_append(b, esc, 6);
+        } else {
+            rt_buf_append(b, (const char *)&c, 1);
+        }
+    }
+    rt_buf_append(b, "\"", 1);
+}
+
+static ssize_t read_fd_all(int fd, struct rt_buf *b)
+{
+    b->len = 0;
+    rt_buf_reserve(b, 4096);
+    for (;;) {
+        if (b->cap - b->len < 1024)
+            rt_buf_reserve(b, b->cap * 2);
+        ssize_t n = read(fd, b->p + b->len, b->cap - b->len - 1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            b->len = 0;
+            b->p[0] = '\0';
+            return -e;
+        }
+        if (n == 0)
+            break;
+        b->len += (size_t)n;
+    }
+    b->p[b->len] = '\0';
+    return (ssize_t)b->len;
+}
+
+ssize_t rt_read_fileat(int dirfd, const char *rel, struct rt_buf *b)
+{
+    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        rt_buf_reserve(b, 1);
+        b->len = 0;
+        b->p[0] = '\0';
+        return -e;
+    }
+    ssize_t n = read_fd_all(fd, b);
+    close(fd);
+    return n;
+}
+
+ssize_t rt_read_file(const char *path, struct rt_buf *b)
+{
+    return rt_read_fileat(AT_FDCWD, path, b);
+}
+
+ssize_t rt_read_smallat(int dirfd, const char *rel, char *out, size_t cap)
+{
+    int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        out[0] = '\0';
+        return -errno;
+    }
+    ssize_t n;
+    do
+        n = read(fd, out, cap - 1);
+    while (n < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (n < 0) {
+        out[0] = '\0';
+        return -e;
+    }
+    while (n > 0 && isspace((unsigned char)out[n - 1]))
+        n--;
+    out[n] = '\0';
+    return n;
+}
+
+ssize_t rt_read_small(const char *path, char *out, size_t cap)
+{
+    return rt_read_smallat(AT_FDCWD, path, out, cap);
+}
+
+const char *rt_parse_u64(const char *s, uint64_t *out)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s < '0' || *s > '9')
+        return NULL;
+    uint64_t v = 0;
+    while (*s >= '0' && *s <= '9') {
+        v = v * 10 + (uint64_t)(*s - '0');
+        s++;
+    }
+    *out = v;
+    return s;
+}
+
+int rt_parse_double(const char *s, double *out)
+{
+    if (!s || !*s || isspace((unsigned char)*s))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int rt_parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s || isspace((unsigned char)*s))
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int rt_parse_bool(const char *s)
+{
+    static const char *const yes[] = {"1", "true", "yes", "on"};
+    static const char *const no[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(yes); i++) {
+        if (strcasecmp(s, yes[i]) == 0)
+            return 1;
+        if (strcasecmp(s, no[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+void rt_unescape_octal(char *s)
+{
+    char *w = s;
+    for (char *r = s; *r;) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+            r[3] >= '0' && r[3] <= '7') {
+            *w++ = (char)(((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+            r += 4;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+}
+
+double rt_clock_s(int clockid)
+{
+    struct timespec ts;
+    clock_gettime(clockid, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --- hash map ------------------------------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+void rt_map_init(struct rt_map *m, size_t cap_hint)
+{
+    size_t cap = 16;
+    while (cap < cap_hint * 2)
+        cap *= 2;
+    m->keys = xcalloc(cap, sizeof(*m->keys));
+    m->vals = xcalloc(cap, sizeof(*m->vals));
+    m->cap = cap;
+    m->used = 0;
+}
+
+void rt_map_free(struct rt_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof(*m));
+}
+
+void rt_map_clear(struct rt_map *m)
+{
+    memset(m->keys, 0, m->cap * sizeof(*m->keys));
+    m->used = 0;
+}
+
+static void map_grow(struct rt_map *m)
+{
+    struct rt_map n;
+    rt_map_init(&n, m->cap);
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->keys[i])
+            rt_map_put(&n, m->keys[i], m->vals[i]);
+    rt_map_free(m);
+    *m = n;
+}
+
+void rt_map_put(struct rt_map *m, uint64_t key, int64_t val)
+{
+    if ((m->used + 1) * 4 > m->cap * 3)
+        map_grow(m);
+    size_t mask = m->cap - 1;
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key) {
+            m->vals[i] = val;
+            return;
+        }
+        if (m->keys[i] == 0) {
+            m->keys[i] = key;
+            m->vals[i] = val;
+            m->used++;
+            return;
+        }
+    }
+}
+
+int rt_map_get(const struct rt_map *m, uint64_t key, int64_t *val)
+{
+    if (!m->cap)
+        return 0;
+    size_t mask = m->cap - 1;
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+        if (m->keys[i] == key) {
+            if (val)
+                *val = m->vals[i];
+            return 1;
+        }
+        if (m->keys[i] == 0)
+            return 0;
+    }
+}
+
+void rt_buf_puts(struct rt_buf *b, const char *s)
+{
+    rt_buf_append(b, s, strlen(s));
+}
+
+const char *rt_strerror(int err)
+{
+    static __thread char buf[128];
+    snprintf(buf, sizeof(buf), "%s", strerror(err));
+    if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
+        buf[0] = (char)(buf[0] - 'A' + 'a');
+    return buf;
+}
