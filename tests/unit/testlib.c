@@ -1,0 +1,198 @@
+/* testlib.c - fixture helpers. */
+#include "testlib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtrack/util.h"
+
+char *fx_slurp(const char *path)
+{
+    struct rt_buf b = {0};
+    if (rt_read_file(path, &b) < 0) {
+        rt_buf_free(&b);
+        return NULL;
+    }
+    return b.p;
+}
+
+int fx_statvfs_load(struct fx_statvfs *t, const char *path)
+{
+    memset(t, 0, sizeof(*t));
+    char *text = fx_slurp(path);
+    if (!text)
+        return -1;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#')
+            continue;
+        char *tab = strchr(line, '\t');
+        if (!tab)
+            continue;
+        *tab = '\0';
+        unsigned long long fr, bl, bf, ba;
+        if (sscanf(tab + 1, "%llu\t%llu\t%llu\t%llu", &fr, &bl, &bf, &ba) != 4)
+            continue;
+        t->mp = xrealloc(t->mp, (t->n + 1) * sizeof(*t->mp));
+        t->fs = xrealloc(t->fs, (t->n + 1) * sizeof(*t->fs));
+        t->mp[t->n] = xstrdup(line);
+        t->fs[t->n] = (struct rt_fsstat){fr, bl, bf, ba};
+        t->n++;
+    }
+    free(text);
+    return 0;
+}
+
+void fx_statvfs_free(struct fx_statvfs *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->mp[i]);
+    free(t->mp);
+    free(t->fs);
+    memset(t, 0, sizeof(*t));
+}
+
+int fx_statvfs_fn(void *ud, const char *path, struct rt_fsstat *out)
+{
+    const struct fx_statvfs *t = ud;
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->mp[i], path) == 0) {
+            *out = t->fs[i];
+            return 0;
+        }
+    return -2; /* ENOENT */
+}
+
+static void load_meta(struct fx_case *c)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/meta", c->dir);
+    char *text = fx_slurp(path);
+    assert_non_null(text);
+    c->clk_tck = 100;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *eq = strchr(line, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        if (!strcmp(line, "time_a"))
+            c->time_a = strtod(eq + 1, NULL);
+        else if (!strcmp(line, "time_b"))
+            c->time_b = strtod(eq + 1, NULL);
+        else if (!strcmp(line, "clk_tck"))
+            c->clk_tck = strtol(eq + 1, NULL, 10);
+        else if (!strcmp(line, "pid"))
+            c->pid = (pid_t)strtol(eq + 1, NULL, 10);
+    }
+    free(text);
+}
+
+static void snapshot(struct fx_case *c, const char *which, double t, struct rt_sample *s,
+                     const struct rt_sample *prev)
+{
+    char path[1200];
+    snprintf(c->root, sizeof(c->root), "%s/%s", c->dir, which);
+    snprintf(path, sizeof(path), "%s/statvfs.tsv", c->root);
+    fx_statvfs_free(&c->sv);
+    assert_int_equal(fx_statvfs_load(&c->sv, path), 0);
+    rt_sample_begin(s, prev, prev ? RT_SAMPLE_PERIODIC : RT_SAMPLE_BASELINE, t, t);
+    rt_collectors_sample(c->col, s, prev);
+}
+
+void fx_case_run(struct fx_case *c, const char *dir, pid_t pid, pid_t subreaper)
+{
+    memset(c, 0, sizeof(*c));
+    snprintf(c->dir, sizeof(c->dir), "%s", dir);
+    load_meta(c);
+    if (pid == 0)
+        c->pid = 0;
+    else if (pid > 0)
+        c->pid = pid;
+    c->env.root = c->root;
+    c->env.statvfs_fn = fx_statvfs_fn;
+    c->env.statvfs_ud = &c->sv;
+    c->env.clk_tck = c->clk_tck;
+    c->env.page_size = 4096;
+    snprintf(c->root, sizeof(c->root), "%s/a", c->dir);
+    struct rt_collect_cfg cc = {c->pid, subreaper};
+    c->col = rt_collectors_open(&c->env, &cc);
+    snapshot(c, "a", c->time_a, &c->a, NULL);
+    snapshot(c, "b", c->time_b, &c->b, &c->a);
+}
+
+void fx_case_free(struct fx_case *c)
+{
+    rt_collectors_close(c->col);
+    rt_sample_free(&c->a);
+    rt_sample_free(&c->b);
+    fx_statvfs_free(&c->sv);
+}
+
+static size_t split_csv(char *line, char **out, size_t max)
+{
+    size_t n = 0;
+    for (char *p = line; n < max;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        size_t l = strlen(p);
+        if (l >= 2 && p[0] == '"' && p[l - 1] == '"') {
+            p[l - 1] = '\0';
+            p++;
+        }
+        out[n++] = xstrdup(p);
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return n;
+}
+
+int fx_row_load(struct fx_row *r, const char *path)
+{
+    memset(r, 0, sizeof(*r));
+    char *text = fx_slurp(path);
+    if (!text)
+        return -1;
+    char *nl = strchr(text, '\n');
+    if (!nl) {
+        free(text);
+        return -1;
+    }
+    *nl = '\0';
+    char *row = nl + 1;
+    char *end = strchr(row, '\n');
+    if (end)
+        *end = '\0';
+    r->names = xcalloc(64, sizeof(char *));
+    r->values = xcalloc(64, sizeof(char *));
+    r->n = split_csv(text, r->names, 64);
+    size_t nv = split_csv(row, r->values, 64);
+    free(text);
+    return nv == r->n ? 0 : -1;
+}
+
+const char *fx_row_get(const struct fx_row *r, const char *name)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->names[i], name))
+            return r->values[i];
+    return NULL;
+}
+
+void fx_row_free(struct fx_row *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->names[i]);
+        free(r->values[i]);
+    }
+    free(r->names);
+    free(r->values);
+}
+
+double py_round(double x, int n)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.*f", n, x);
+    return strtod(buf, NULL);
+}

@@ -1,0 +1,55 @@
+/* testlib.h - helpers for driving the real collectors over fixture trees. */
+#ifndef RT_TESTLIB_H
+#define RT_TESTLIB_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "rtrack/collect.h"
+#include "rtrack/sample.h"
+
+/* statvfs answers from a fixture's statvfs.tsv (mount_point frsize blocks bfree bavail). */
+struct fx_statvfs {
+    char **mp;
+    struct rt_fsstat *fs;
+    size_t n;
+};
+int fx_statvfs_load(struct fx_statvfs *t, const char *path);
+void fx_statvfs_free(struct fx_statvfs *t);
+int fx_statvfs_fn(void *ud, const char *path, struct rt_fsstat *out);
+
+/* A parity case: meta values and two snapshots a -> b. */
+struct fx_case {
+    char dir[1024];
+    double time_a, time_b;
+    long clk_tck;
+    pid_t pid;
+    struct rt_sysenv env;
+    struct fx_statvfs sv;
+    char root[1100];
+    struct rt_collectors *col;
+    struct rt_sample a, b;
+};
+/* Load meta, take sample a (baseline) and b; pid 0 = no tree. */
+void fx_case_run(struct fx_case *c, const char *dir, pid_t pid, pid_t subreaper);
+void fx_case_free(struct fx_case *c);
+
+/* A CSV header+row file as name -> value text. */
+struct fx_row {
+    char **names, **values;
+    size_t n;
+};
+int fx_row_load(struct fx_row *r, const char *path);
+const char *fx_row_get(const struct fx_row *r, const char *name);
+void fx_row_free(struct fx_row *r);
+
+/* Python's round(x, n): correctly rounded, ties to even (glibc printf does exactly this). */
+double py_round(double x, int n);
+
+/* Read a whole file into a malloc'd string (NULL when missing). */
+char *fx_slurp(const char *path);
+
+#endif
