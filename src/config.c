@@ -102,10 +102,13 @@ void rt_config_usage(enum rt_cmd_kind kind, FILE *out)
         if (!(o->cmds & cmd_bit(kind)))
             continue;
         char flag[64];
-        snprintf(flag, sizeof(flag), "%s%c%s--%s%s%s", o->short_opt ? "-" : "",
-                 o->short_opt ? o->short_opt : ' ', o->short_opt ? ", " : "  ", o->name,
-                 o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(out, "  %-30s %s", flag + (o->short_opt ? 0 : 1), o->help);
+        if (o->short_opt)
+            snprintf(flag, sizeof(flag), "-%c, --%s%s%s", o->short_opt, o->name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        else
+            snprintf(flag, sizeof(flag), "    --%s%s%s", o->name, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        fprintf(out, "  %-28s %s", flag, o->help);
         if (o->env)
             fprintf(out, " [env %s]", o->env);
         fputc('\n', out);
@@ -304,7 +307,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
     const char *config_cli = NULL;
     int rc = RT_EXIT_USAGE;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* glibc: 0 also resets getopt's internal state */
     int c;
     while ((c = getopt_long(argc, argv, shorts, lopts, NULL)) != -1) {
         const struct opt *o = NULL;

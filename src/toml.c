@@ -191,12 +191,15 @@ static int parse_number(struct parser *ps, struct rt_toml_kv *kv)
         kv->b = num[0] == 't';
         return 0;
     }
+    if (!(isdigit((unsigned char)num[0]) ||
+          ((num[0] == '+' || num[0] == '-') && isdigit((unsigned char)num[1]))))
+        return fail(ps, "invalid value '%s' (strings need quotes)", kv->str);
     char *end;
     errno = 0;
     if (!is_float) {
         kv->type = RT_TOML_INT;
         kv->i = strtoll(num, &end, 10);
-        if (*end || errno || !(isdigit((unsigned char)num[0]) || num[0] == '+' || num[0] == '-'))
+        if (*end || errno)
             return fail(ps, "invalid value '%s' (strings need quotes)", kv->str);
         return 0;
     }

@@ -278,11 +278,12 @@ void rt_store_close(struct rt_store *s)
  * this table, so a column cannot be bound to the wrong field. */
 struct col {
     const char *name;
-    char type; /* i: int64 (RT_NA = NULL), f: double (NAN = NULL) */
+    char type; /* i: int64 (RT_NA = NULL), n: int, f: double (NAN = NULL) */
     size_t off;
 };
 #define CI(n, f) {n, 'i', offsetof(struct rt_sample, f)}
 #define CF(n, f) {n, 'f', offsetof(struct rt_sample, f)}
+#define CN(n, f) {n, 'n', offsetof(struct rt_sample, f)}
 static const struct col sample_cols[] = {
     CI("seq", seq),
     CF("ts", ts),
@@ -302,6 +303,7 @@ static const struct col sample_cols[] = {
     CF("cpu_stime_s", cpu_stime_s),
     CF("cpu_usage", cpu_usage),
     CF("cpu_busy_cores", cpu_busy_cores),
+    CN("ncores", ncores),
     CI("processes", processes),
     CI("procs_running", procs_running),
     CI("procs_blocked", procs_blocked),
@@ -611,6 +613,8 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
         const char *p = (const char *)smp + sample_cols[i].off;
         if (sample_cols[i].type == 'i')
             bind_i(st, (int)i + 4, *(const int64_t *)p);
+        else if (sample_cols[i].type == 'n')
+            sqlite3_bind_int(st, (int)i + 4, *(const int *)p);
         else
             bind_f(st, (int)i + 4, *(const double *)p);
     }

@@ -1,2 +1,270 @@
+/* test_config.c - option layering: CLI > environment > TOML file > defaults, and the errors. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rtrack/config.h"
+#include "rtrack/log.h"
 #include "testlib.h"
-int main(void){const struct CMUnitTest t[]={0};(void)t;return 0;}
+
+static char tmpdir[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/rtrack-config.XXXXXX");
+    if (!mkdtemp(tmpdir) || chdir(tmpdir) != 0)
+        return -1;
+    static const char *const vars[] = {
+        "RTRACK_DB", "RTRACK_INTERVAL", "RTRACK_CONFIG", "RTRACK_DURATION", "TRACKER_QUIET",
+        "TRACKER_TAGS", "TRACKER_JOB_NAME", "TRACKER_PROJECT_NAME", "TRACKER_TEAM"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        unsetenv(vars[i]);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink("rtrack.toml");
+    unlink("other.toml");
+    if (chdir("/") != 0 || rmdir(tmpdir) != 0)
+        return -1;
+    return 0;
+}
+
+static void write_file(const char *name, const char *text)
+{
+    FILE *f = fopen(name, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+#define LOAD(cfg, kind, ...)                                                                       \
+    ({                                                                                             \
+        char *argv_[] = {__VA_ARGS__, NULL};                                                       \
+        rt_config_load((cfg), (kind), (int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);      \
+    })
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    assert_true(c.interval == 1.0);
+    assert_string_equal(c.db, "rtrack.db");
+    assert_int_equal(c.quiet, 0);
+    assert_int_equal(c.pid, 0);
+    assert_null(c.config_file);
+    for (int i = 0; i < RT_META_N; i++)
+        assert_null(c.meta[i]);
+    assert_int_equal(c.ntags, 0);
+    rt_config_free(&c);
+}
+
+static void test_precedence(void **state)
+{
+    (void)state;
+    write_file("rtrack.toml", "[job]\nname = \"file\"\nteam = \"file-team\"\n"
+                              "project_name = \"file-proj\"\n"
+                              "[tracker]\ninterval_secs = 3\ndb = \"file.db\"\n");
+    setenv("TRACKER_JOB_NAME", "env", 1);
+    setenv("TRACKER_TEAM", "env-team", 1);
+    setenv("RTRACK_INTERVAL", "2", 1);
+    struct rt_config c;
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--job-name", "cli", "-i", "0.25", "--", "true"),
+                     0);
+    assert_string_equal(c.meta[RT_META_JOB_NAME], "cli");        /* CLI beats env and file */
+    assert_string_equal(c.meta[RT_META_TEAM], "env-team");       /* env beats file */
+    assert_string_equal(c.meta[RT_META_PROJECT_NAME], "file-proj"); /* file beats default */
+    assert_true(c.interval == 0.25);
+    assert_string_equal(c.db, "file.db");
+    assert_string_equal(c.config_file, "rtrack.toml");
+    assert_int_equal(c.ncommand, 1);
+    assert_string_equal(c.command[0], "true");
+    rt_config_free(&c);
+
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "true"), 0);
+    assert_true(c.interval == 2.0); /* env beats file */
+    rt_config_free(&c);
+    unsetenv("TRACKER_JOB_NAME");
+    unsetenv("TRACKER_TEAM");
+    unsetenv("RTRACK_INTERVAL");
+}
+
+static void test_tags_merge(void **state)
+{
+    (void)state;
+    write_file("rtrack.toml", "[tags]\na = \"1\"\nb = \"2\"\nn = 5\n");
+    setenv("TRACKER_TAGS", "b=3,c=4", 1);
+    struct rt_config c;
+    assert_int_equal(
+        LOAD(&c, RT_CMD_RECORD, "record", "--tag", "c=5", "-t", "d=x=y", "--tag", "e="), 0);
+    const char *want[][2] = {{"a", "1"}, {"b", "3"}, {"n", "5"},
+                             {"c", "5"}, {"d", "x=y"}, {"e", ""}};
+    assert_int_equal(c.ntags, 6);
+    for (size_t i = 0; i < c.ntags; i++) {
+        assert_string_equal(c.tags[i].key, want[i][0]);
+        assert_string_equal(c.tags[i].value, want[i][1]);
+    }
+    rt_config_free(&c);
+    unsetenv("TRACKER_TAGS");
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--tag", "novalue"), RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--tag", "=v"), RT_EXIT_USAGE);
+}
+
+static void test_bool_env(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    const char *on[] = {"1", "true", "yes", "on", "TRUE"}, *off[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < 5; i++) {
+        setenv("TRACKER_QUIET", on[i], 1);
+        assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+        assert_int_equal(c.quiet, 1);
+        rt_config_free(&c);
+    }
+    for (size_t i = 0; i < 4; i++) {
+        setenv("TRACKER_QUIET", off[i], 1);
+        assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+        assert_int_equal(c.quiet, 0);
+        rt_config_free(&c);
+    }
+    setenv("TRACKER_QUIET", "maybe", 1);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), RT_EXIT_USAGE);
+    unsetenv("TRACKER_QUIET");
+    write_file("rtrack.toml", "[tracker]\nquiet = true\n");
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    assert_int_equal(c.quiet, 1);
+    rt_config_free(&c);
+}
+
+static void test_bad_values(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    const char *bad[] = {"0", "-1", "abc", "0.001", "1e9", "", "nan", "1s"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--interval", (char *)bad[i], "true"),
+                         RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--interval", "0.05", "true"), 0);
+    assert_true(c.interval == 0.05);
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--bogus", "true"), RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "-Z", "true"), RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run"), RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--"), RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--interval"), RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--pid", "1", "true"), RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "extra"), RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--duration", "0"), RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--pid", "x"), RT_EXIT_USAGE);
+    setenv("RTRACK_INTERVAL", "fast", 1);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), RT_EXIT_USAGE);
+    unsetenv("RTRACK_INTERVAL");
+}
+
+static void test_pid(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    char self[32];
+    snprintf(self, sizeof(self), "%d", (int)getpid());
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--pid", self), 0);
+    assert_int_equal(c.pid, getpid());
+    rt_config_free(&c);
+    pid_t gone = 4194000;
+    while (kill(gone, 0) == 0)
+        gone--;
+    char g[32];
+    snprintf(g, sizeof(g), "%d", (int)gone);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "-p", g), RT_EXIT_USAGE);
+    /* [job] pid from the file counts for record, is ignored by run (it tracks its job) */
+    char text[64];
+    snprintf(text, sizeof(text), "[job]\npid = %d\n", (int)getpid());
+    write_file("rtrack.toml", text);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    assert_int_equal(c.pid, getpid());
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "true"), 0);
+    assert_int_equal(c.pid, 0);
+    rt_config_free(&c);
+}
+
+static void test_config_file_errors(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    /* a missing default file is fine, a missing explicit one is not */
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--config", "missing.toml"),
+                     RT_EXIT_USAGE);
+    setenv("RTRACK_CONFIG", "missing.toml", 1);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), RT_EXIT_USAGE);
+    unsetenv("RTRACK_CONFIG");
+    write_file("other.toml", "[job]\nname = \"other\"\n");
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "-c", "other.toml"), 0);
+    assert_string_equal(c.meta[RT_META_JOB_NAME], "other");
+    rt_config_free(&c);
+
+    const char *bad[] = {
+        "[job]\nname = \"x\"\nbogus = 1\n",           /* unknown key */
+        "[nope]\nx = 1\n",                              /* unknown table */
+        "toplevel = 1\n",                               /* key outside a table */
+        "[tracker]\ninterval_secs = \"fast\"\n",        /* wrong type */
+        "[tracker]\nquiet = 1\n",                       /* bool expected */
+        "[job]\npid = 1.5\n",                           /* integer expected */
+        "[tracker]\ninterval_secs = 0\n",               /* out of range */
+        "[job]\nname = \"x\"\n\n[job\n",                /* syntax */
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        write_file("rtrack.toml", bad[i]);
+        if (LOAD(&c, RT_CMD_RECORD, "record") != RT_EXIT_USAGE)
+            fail_msg("config %zu was accepted: %s", i, bad[i]);
+    }
+    /* duration only means something to record; run ignores it from a shared file */
+    write_file("rtrack.toml", "[tracker]\nduration_secs = 5\n");
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "true"), 0);
+    assert_true(c.duration == 0);
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    assert_true(c.duration == 5);
+    rt_config_free(&c);
+}
+
+static void test_run_command(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    /* options stop at the command: its own options are left alone */
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "-q", "ls", "-l", "--interval", "x"), 0);
+    assert_int_equal(c.ncommand, 4);
+    assert_string_equal(c.command[0], "ls");
+    assert_string_equal(c.command[3], "x");
+    assert_null(c.command[4]);
+    assert_int_equal(c.quiet, 1);
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--", "-dash"), 0);
+    assert_string_equal(c.command[0], "-dash");
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--help"), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tags_merge, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bool_env, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pid, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_config_file_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_command, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,2 +1,392 @@
+/* test_store.c - the SQLite store: schema, refusals that leave files untouched, a round trip of
+ * real collector samples, and recovery after a failed transaction. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rtrack/config.h"
+#include "rtrack/store.h"
 #include "testlib.h"
-int main(void){const struct CMUnitTest t[]={0};(void)t;return 0;}
+
+static char dir[256];
+static char dbpath[300];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/rtrack-store.XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(dbpath, sizeof(dbpath), "%s/t.db", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fx_rmtree(dir);
+    return 0;
+}
+
+static int64_t q1(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("bad query %s: %s", sql, sqlite3_errmsg(db));
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -999;
+    sqlite3_finalize(st);
+    return v;
+}
+
+static char *qs(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        fail_msg("bad query %s: %s", sql, sqlite3_errmsg(db));
+    char *v = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        v = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+static void test_new_database(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    sqlite3 *db = rt_store_db(s);
+    assert_int_equal(q1(db, "PRAGMA user_version"), rt_store_schema_version());
+    assert_int_equal(q1(db, "PRAGMA application_id"), RT_APPLICATION_ID);
+    char *jm = qs(db, "PRAGMA journal_mode");
+    assert_string_equal(jm, "wal");
+    free(jm);
+    const char *tables[] = {"runs",      "run_tags",     "samples",     "cpu_core_samples",
+                            "disks",     "disk_samples", "mounts",      "mount_samples",
+                            "nics",      "nic_samples",  "gpus",        "gpu_samples",
+                            "processes", "process_samples"};
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+        char sql[200];
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM sqlite_schema WHERE name = '%s'",
+                 tables[i]);
+        if (q1(db, sql) != 1)
+            fail_msg("table %s missing", tables[i]);
+    }
+    rt_store_close(s);
+    /* reopening is a no-op */
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    rt_store_close(s);
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_READ, &s, err, sizeof(err)), 0);
+    rt_store_close(s);
+}
+
+static char *file_bytes(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc(*n + 1);
+    assert_int_equal(fread(b, 1, *n, f), *n);
+    fclose(f);
+    return b;
+}
+
+/* refused, with `expect` in the message, and the file byte-identical with no -wal/-shm left */
+static void assert_refused(const char *expect)
+{
+    size_t n1, n2;
+    char *before = file_bytes(dbpath, &n1);
+    struct rt_store *s = (void *)1;
+    char err[512] = "";
+    assert_int_not_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    assert_null(s);
+    if (!strstr(err, expect))
+        fail_msg("message '%s' does not say '%s'", err, expect);
+    assert_non_null(strstr(err, dbpath));
+    char *after = file_bytes(dbpath, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(before, after, n1);
+    free(before);
+    free(after);
+    char side[400];
+    snprintf(side, sizeof(side), "%s-wal", dbpath);
+    struct stat st;
+    if (stat(side, &st) == 0 && st.st_size > 0)
+        fail_msg("%s left behind with %lld bytes", side, (long long)st.st_size);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    FILE *f = fopen(dbpath, "w");
+    fputs("this is a text file, not a database\n", f);
+    fclose(f);
+    assert_refused("not an rtrack database (not a SQLite file)");
+    unlink(dbpath);
+
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (x); INSERT INTO notes VALUES (1)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_refused("is a SQLite database but not an rtrack database");
+    unlink(dbpath);
+
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    rt_store_close(s);
+    assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 99",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_refused("written by a newer rtrack (schema version 99");
+
+    char missing[400];
+    snprintf(missing, sizeof(missing), "%s/no/such/dir/x.db", dir);
+    assert_int_not_equal(rt_store_open(missing, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    assert_non_null(strstr(err, "does not exist"));
+    assert_int_not_equal(rt_store_open(dir, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    assert_non_null(strstr(err, "is a directory"));
+    snprintf(missing, sizeof(missing), "%s/absent.db", dir);
+    assert_int_not_equal(rt_store_open(missing, RT_STORE_READ, &s, err, sizeof(err)), 0);
+    assert_int_equal(access(missing, F_OK), -1); /* reading never creates */
+}
+
+static void store_case(struct rt_store *s, const char *cname, struct fx_case *c, int64_t *run)
+{
+    char cdir[1024];
+    snprintf(cdir, sizeof(cdir), "%s/parity/%s", RT_FIXTURES, cname);
+    fx_case_run(c, cdir, -1, 0);
+    struct rt_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.interval = 1.0;
+    cfg.meta[RT_META_JOB_NAME] = "train";
+    cfg.meta[RT_META_TEAM] = "ml";
+    struct rt_tag tags[] = {{"b", "2"}, {"a", "1"}};
+    cfg.tags = tags;
+    cfg.ntags = 2;
+    struct rt_host_info h;
+    rt_host_info_read(&c->env, &h);
+    struct rt_run_start rs = {"record", NULL, c->pid, &cfg, c->time_a, &h, &c->env};
+    assert_int_equal(rt_store_begin_run(s, &rs, run), 0);
+    rt_host_info_free(&h);
+    c->b.kind = RT_SAMPLE_FINAL;
+    assert_int_equal(rt_store_add_sample(s, &c->a), 0);
+    assert_int_equal(rt_store_add_sample(s, &c->b), 0);
+    assert_int_equal(rt_store_commit(s), 0);
+    struct rt_run_end e = {c->time_b, "finished", RT_NA, RT_NA, "interrupted"};
+    assert_int_equal(rt_store_end_run(s, &e), 0);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run;
+    store_case(s, "03-process-tree", &c, &run);
+    sqlite3 *db = rt_store_db(s);
+
+    char *v = qs(db, "SELECT mode || '|' || job_name || '|' || team || '|' || status || '|' || "
+                     "end_reason || '|' || pid || '|' || interval_s FROM runs");
+    assert_string_equal(v, "record|train|ml|finished|interrupted|19873|1.0");
+    free(v);
+    assert_int_equal(q1(db, "SELECT exit_code IS NULL AND stage_name IS NULL FROM runs"), 1);
+    v = qs(db, "SELECT group_concat(key || '=' || value, ',') FROM "
+               "(SELECT * FROM run_tags ORDER BY position)");
+    assert_string_equal(v, "b=2,a=1");
+    free(v);
+    assert_int_equal(q1(db, "SELECT clk_tck FROM runs"), 100);
+    assert_int_equal(q1(db, "SELECT length(uuid) FROM runs"), 36);
+
+    v = qs(db, "SELECT group_concat(seq || kind, ',') FROM samples");
+    assert_string_equal(v, "0baseline,1final");
+    free(v);
+    /* baseline: gauges present, per-interval values NULL */
+    assert_int_equal(q1(db, "SELECT cpu_utime_s IS NULL AND proc_utime_s IS NULL AND "
+                            "disk_read_bytes IS NULL AND net_rx_bytes IS NULL AND "
+                            "interval_s IS NULL AND mem_total_kib IS NOT NULL AND "
+                            "proc_pss_kib IS NOT NULL FROM samples WHERE seq = 0"),
+                     1);
+    /* stored doubles are the computed doubles, bit for bit */
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT ts, cpu_usage, proc_cpu_usage, proc_utime_s, "
+                                        "interval_s, mem_used_kib, proc_pss_kib, "
+                                        "proc_write_bytes, proc_children, processes, "
+                                        "disk_space_total_bytes FROM samples WHERE seq = 1",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_true(sqlite3_column_double(st, 0) == c.b.ts);
+    assert_true(sqlite3_column_double(st, 1) == c.b.cpu_usage);
+    assert_true(sqlite3_column_double(st, 2) == c.b.proc_cpu_usage);
+    assert_true(sqlite3_column_double(st, 3) == c.b.proc_utime_s);
+    assert_true(sqlite3_column_double(st, 4) == c.b.dt);
+    assert_int_equal(sqlite3_column_int64(st, 5), c.b.mem_used);
+    assert_int_equal(sqlite3_column_int64(st, 6), c.b.proc_pss_kib);
+    assert_int_equal(sqlite3_column_int64(st, 7), c.b.proc_write_bytes);
+    assert_int_equal(sqlite3_column_int64(st, 8), 3);
+    assert_int_equal(sqlite3_column_int64(st, 9), c.b.processes);
+    assert_int_equal(sqlite3_column_int64(st, 10), c.b.space_total);
+    sqlite3_finalize(st);
+
+    assert_int_equal(q1(db, "SELECT count(*) FROM cpu_core_samples"), c.a.ncores + c.b.ncores);
+    /* identities once, measurements per sample */
+    assert_int_equal(q1(db, "SELECT count(*) FROM processes"), 4);
+    assert_int_equal(q1(db, "SELECT count(*) FROM process_samples"), 8);
+    v = qs(db, "SELECT name FROM processes WHERE pid = 19921");
+    assert_string_equal(v, "python3");
+    free(v);
+    /* the fixtures have no cmdline files: unknown is NULL */
+    assert_int_equal(q1(db, "SELECT count(*) FROM processes WHERE cmdline IS NULL"), 4);
+    assert_int_equal(q1(db, "SELECT first_seq FROM processes WHERE pid = 19873"), 0);
+    assert_int_equal(q1(db, "SELECT count(DISTINCT name) = count(*) FROM disks"), 1);
+    assert_int_equal(q1(db, "SELECT count(*) FROM disk_samples"),
+                     2 * q1(db, "SELECT count(*) FROM disks"));
+    assert_int_equal(q1(db, "SELECT count(*) FROM nics"), c.b.nnics);
+    assert_int_equal(q1(db, "SELECT count(*) FROM mounts"), c.b.nmounts);
+    assert_int_equal(q1(db, "SELECT sum(total_bytes) FROM mount_samples JOIN samples ON "
+                            "samples.id = sample_id WHERE seq = 1"),
+                     c.b.space_total);
+    assert_int_equal(q1(db, "SELECT sum(read_bytes) FROM disk_samples JOIN samples ON "
+                            "samples.id = sample_id WHERE seq = 1"),
+                     c.b.disk_read_bytes);
+    assert_int_equal(q1(db, "PRAGMA foreign_key_check"), -999); /* no rows */
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
+/* A failed transaction is rolled back; the next sample still finds (or re-creates) its
+ * identity rows through the upserts, and foreign keys hold. */
+static void test_failure_then_recovery(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run;
+    store_case(s, "02-busy-8core", &c, &run);
+    /* the same seq again violates UNIQUE (run_id, seq) */
+    assert_int_not_equal(rt_store_add_sample(s, &c.b), 0);
+    assert_non_null(strstr(rt_store_error(s), "cannot write to database"));
+    assert_non_null(strstr(rt_store_error(s), dbpath));
+    assert_int_equal(rt_store_has_pending(s), 0);
+    c.b.seq = 2;
+    assert_int_equal(rt_store_add_sample(s, &c.b), 0);
+    assert_int_equal(rt_store_commit(s), 0);
+    sqlite3 *db = rt_store_db(s);
+    assert_int_equal(q1(db, "SELECT count(*) FROM samples"), 3);
+    assert_int_equal(q1(db, "SELECT count(*) FROM nic_samples"), 3 * c.b.nnics);
+    assert_int_equal(q1(db, "SELECT count(*) FROM nics"), c.b.nnics);
+    assert_int_equal(q1(db, "PRAGMA foreign_key_check"), -999);
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
+/* several runs and recorders share one file */
+static void test_two_writers(void **state)
+{
+    (void)state;
+    struct rt_store *s1, *s2;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s1, err, sizeof(err)), 0);
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s2, err, sizeof(err)), 0);
+    struct fx_case c1, c2;
+    int64_t r1, r2;
+    store_case(s1, "01-idle-2core", &c1, &r1);
+    store_case(s2, "07-no-memavailable", &c2, &r2);
+    assert_int_not_equal(r1, r2);
+    assert_int_equal(q1(rt_store_db(s1), "SELECT count(*) FROM samples"), 4);
+    assert_int_equal(q1(rt_store_db(s2), "SELECT count(DISTINCT run_id) FROM samples"), 2);
+    assert_int_equal(q1(rt_store_db(s2), "SELECT mem_available_kib IS NULL FROM samples "
+                                         "WHERE run_id = 2 AND seq = 1"),
+                     1);
+    rt_store_close(s1);
+    rt_store_close(s2);
+    fx_case_free(&c1);
+    fx_case_free(&c2);
+}
+
+/* Every column of samples is bound: a live periodic sample of a tracked tree fills them all
+ * (pressure columns only where the kernel has PSI). */
+static void test_live_sample_fills_every_column(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct rt_sysenv env;
+    rt_sysenv_live(&env);
+    struct rt_collect_cfg cc = {getpid(), 0};
+    struct rt_collectors *col = rt_collectors_open(&env, &cc);
+    struct rt_sample a = {0}, b = {0};
+    rt_sample_begin(&a, NULL, RT_SAMPLE_BASELINE, rt_clock_s(CLOCK_REALTIME),
+                    rt_clock_s(CLOCK_MONOTONIC));
+    rt_collectors_sample(col, &a, NULL);
+    usleep(20000);
+    rt_sample_begin(&b, &a, RT_SAMPLE_PERIODIC, rt_clock_s(CLOCK_REALTIME),
+                    rt_clock_s(CLOCK_MONOTONIC));
+    rt_collectors_sample(col, &b, &a);
+    struct rt_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.interval = 1;
+    struct rt_host_info h;
+    rt_host_info_read(&env, &h);
+    struct rt_run_start rs = {"record", NULL, getpid(), &cfg, a.ts, &h, &env};
+    int64_t run;
+    assert_int_equal(rt_store_begin_run(s, &rs, &run), 0);
+    assert_int_equal(rt_store_add_sample(s, &a), 0);
+    assert_int_equal(rt_store_add_sample(s, &b), 0);
+    assert_int_equal(rt_store_commit(s), 0);
+    sqlite3 *db = rt_store_db(s);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT * FROM samples WHERE seq = 1", -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int psi = access("/proc/pressure/cpu", R_OK) == 0;
+    for (int i = 0; i < sqlite3_column_count(st); i++) {
+        const char *name = sqlite3_column_name(st, i);
+        if (!psi && strncmp(name, "psi_", 4) == 0)
+            continue;
+        if (sqlite3_column_type(st, i) == SQLITE_NULL)
+            fail_msg("samples.%s is NULL in a live periodic sample", name);
+    }
+    sqlite3_finalize(st);
+    assert_int_equal(q1(db, "SELECT count(*) FROM runs WHERE host_hostname IS NULL OR "
+                            "host_vcpus IS NULL OR host_memory_kib IS NULL OR host_kernel IS NULL "
+                            "OR host_boot_time IS NULL OR host_cpu_model IS NULL"),
+                     0);
+    rt_host_info_free(&h);
+    rt_collectors_close(col);
+    rt_sample_free(&a);
+    rt_sample_free(&b);
+    rt_store_close(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_new_database, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failure_then_recovery, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_live_sample_fills_every_column, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

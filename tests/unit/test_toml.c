@@ -1,2 +1,99 @@
+/* test_toml.c - the strict TOML subset parser. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtrack/toml.h"
 #include "testlib.h"
-int main(void){const struct CMUnitTest t[]={0};(void)t;return 0;}
+
+static void test_valid(void **state)
+{
+    (void)state;
+    const char *text = "# rtrack config\n"
+                       "top = 'x'\n"
+                       "[job]\n"
+                       "name = \"train \\\"big\\\" \\u00e9\" # trailing comment\n"
+                       "pid = 1234\n"
+                       "\"quoted key\" = 'C:\\path'\n"
+                       "\n"
+                       "[tracker]\r\n"
+                       "interval_secs = 0.5\n"
+                       "quiet = true\n"
+                       "big = 1_000\n"
+                       "neg = -3e-2\n";
+    struct rt_toml_kv *kv;
+    size_t n;
+    char err[256];
+    assert_int_equal(rt_toml_parse(text, &kv, &n, err, sizeof(err)), 0);
+    assert_int_equal(n, 8);
+    assert_string_equal(kv[0].table, "");
+    assert_string_equal(kv[0].key, "top");
+    assert_string_equal(kv[0].str, "x");
+    assert_string_equal(kv[1].table, "job");
+    assert_int_equal(kv[1].type, RT_TOML_STRING);
+    assert_string_equal(kv[1].str, "train \"big\" \xc3\xa9");
+    assert_int_equal(kv[1].line, 4);
+    assert_int_equal(kv[2].type, RT_TOML_INT);
+    assert_int_equal(kv[2].i, 1234);
+    assert_string_equal(kv[3].key, "quoted key");
+    assert_string_equal(kv[3].str, "C:\\path");
+    assert_string_equal(kv[4].table, "tracker");
+    assert_int_equal(kv[4].type, RT_TOML_FLOAT);
+    assert_true(kv[4].d == 0.5);
+    assert_string_equal(kv[4].str, "0.5");
+    assert_int_equal(kv[5].type, RT_TOML_BOOL);
+    assert_int_equal(kv[5].b, 1);
+    assert_int_equal(kv[6].i, 1000);
+    assert_true(kv[7].d == -0.03);
+    assert_int_equal(kv[7].line, 12);
+    rt_toml_free(kv, n);
+}
+
+struct bad {
+    const char *text;
+    const char *err; /* expected "LINE: message" prefix */
+};
+
+static void test_errors(void **state)
+{
+    (void)state;
+    static const struct bad cases[] = {
+        {"a = 1\nb = \n", "2: expected a value"},
+        {"name = unquoted\n", "1: invalid value 'unquoted'"},
+        {"[job]\nname = \"x\"\nname = \"y\"\n", "3: duplicate key (first set on line 2)"},
+        {"[job]\n[job]\n", "2: table [job] defined twice"},
+        {"a = [1, 2]\n", "1: arrays are not supported"},
+        {"a = {b = 1}\n", "1: inline tables are not supported"},
+        {"[[x]]\n", "1: arrays of tables are not supported"},
+        {"[a.b]\n", "1: dotted table names are not supported"},
+        {"a.b = 1\n", "1: dotted keys are not supported"},
+        {"a = \"open\n", "1: unterminated string"},
+        {"a = \"\"\"x\"\"\"\n", "1: multi-line strings are not supported"},
+        {"a = \"bad \\q\"\n", "1: bad escape '\\q' in string"},
+        {"a = 1 2\n", "1: unexpected '2' after value"},
+        {"\n\n= 3\n", "3: expected a key"},
+        {"a 3\n", "1: expected '=' after key"},
+        {"a = 1.\n", "1: invalid number '1.'"},
+        {"a = 1979-05-27\n", "1: invalid value '1979-05-27'"},
+        {"a = \"\\ud800\"\n", "1: bad unicode escape"},
+        {"[job\n", "1: expected ']'"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct rt_toml_kv *kv = (void *)1;
+        size_t n = 99;
+        char err[256] = "";
+        int rc = rt_toml_parse(cases[i].text, &kv, &n, err, sizeof(err));
+        if (rc == 0 || strncmp(err, cases[i].err, strlen(cases[i].err)) != 0)
+            fail_msg("case %zu: rc %d, err '%s', expected '%s'", i, rc, err, cases[i].err);
+        assert_null(kv);
+        assert_int_equal(n, 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

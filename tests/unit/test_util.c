@@ -1,2 +1,128 @@
+/* test_util.c - parsing helpers, the hash map, whole-file reads. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtrack/util.h"
 #include "testlib.h"
-int main(void){const struct CMUnitTest t[]={0};(void)t;return 0;}
+
+static void test_parse_bool(void **state)
+{
+    (void)state;
+    const char *yes[] = {"1", "true", "TRUE", "yes", "On"};
+    const char *no[] = {"0", "false", "No", "off", "OFF"};
+    for (size_t i = 0; i < 5; i++) {
+        assert_int_equal(rt_parse_bool(yes[i]), 1);
+        assert_int_equal(rt_parse_bool(no[i]), 0);
+    }
+    assert_int_equal(rt_parse_bool("maybe"), -1);
+    assert_int_equal(rt_parse_bool(""), -1);
+    assert_int_equal(rt_parse_bool("2"), -1);
+}
+
+static void test_parse_numbers(void **state)
+{
+    (void)state;
+    double d;
+    assert_int_equal(rt_parse_double("0.05", &d), 0);
+    assert_true(d == 0.05);
+    assert_int_equal(rt_parse_double("1e3", &d), 0);
+    assert_true(d == 1000.0);
+    assert_int_not_equal(rt_parse_double("abc", &d), 0);
+    assert_int_not_equal(rt_parse_double("1.5s", &d), 0);
+    assert_int_not_equal(rt_parse_double("", &d), 0);
+    assert_int_not_equal(rt_parse_double(" 1", &d), 0);
+    assert_int_not_equal(rt_parse_double("nan", &d), 0);
+    assert_int_not_equal(rt_parse_double("inf", &d), 0);
+    int64_t i;
+    assert_int_equal(rt_parse_i64("-42", &i), 0);
+    assert_int_equal(i, -42);
+    assert_int_not_equal(rt_parse_i64("42x", &i), 0);
+    assert_int_not_equal(rt_parse_i64("99999999999999999999", &i), 0);
+    uint64_t u;
+    const char *rest = rt_parse_u64("  18446744073709551615 7", &u);
+    assert_non_null(rest);
+    assert_true(u == UINT64_MAX);
+    assert_string_equal(rest, " 7");
+    assert_null(rt_parse_u64("  x", &u));
+}
+
+static void test_unescape_octal(void **state)
+{
+    (void)state;
+    char a[] = "/media/usb\\040disk";
+    rt_unescape_octal(a);
+    assert_string_equal(a, "/media/usb disk");
+    char b[] = "/a\\011b\\012c\\134d";
+    rt_unescape_octal(b);
+    assert_string_equal(b, "/a\tb\nc\\d");
+    char c[] = "/not\\8escape\\04";
+    rt_unescape_octal(c);
+    assert_string_equal(c, "/not\\8escape\\04");
+}
+
+static void test_json_string(void **state)
+{
+    (void)state;
+    struct rt_buf b = {0};
+    const char s[] = "a\"b\\c\nd\x01";
+    rt_buf_json_string(&b, s, sizeof(s) - 1);
+    assert_string_equal(b.p, "\"a\\\"b\\\\c\\u000ad\\u0001\"");
+    rt_buf_free(&b);
+}
+
+static void test_map(void **state)
+{
+    (void)state;
+    struct rt_map m;
+    rt_map_init(&m, 4);
+    for (uint64_t k = 1; k <= 10000; k++)
+        rt_map_put(&m, k * 7919, (int64_t)k);
+    assert_int_equal(m.used, 10000);
+    int64_t v;
+    for (uint64_t k = 1; k <= 10000; k++) {
+        assert_int_equal(rt_map_get(&m, k * 7919, &v), 1);
+        assert_int_equal(v, (int64_t)k);
+    }
+    assert_int_equal(rt_map_get(&m, 3, &v), 0);
+    rt_map_put(&m, 7919, -5);
+    assert_int_equal(rt_map_get(&m, 7919, &v), 1);
+    assert_int_equal(v, -5);
+    assert_int_equal(m.used, 10000);
+    rt_map_clear(&m);
+    assert_int_equal(rt_map_get(&m, 7919, &v), 0);
+    rt_map_free(&m);
+}
+
+/* /proc/stat of the busy 8-core case has a 4184-byte intr line: reads must not stop at 4 KiB */
+static void test_read_large_file(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/parity/02-busy-8core/a/proc/stat", RT_FIXTURES);
+    struct rt_buf b = {0};
+    ssize_t n = rt_read_file(path, &b);
+    assert_true(n > 4184);
+    assert_int_equal((size_t)n, strlen(b.p));
+    assert_non_null(strstr(b.p, "\nctxt "));
+    assert_int_equal(rt_read_file("/nonexistent/file", &b), -2);
+    rt_buf_free(&b);
+}
+
+static void test_strerror_lowercase(void **state)
+{
+    (void)state;
+    assert_string_equal(rt_strerror(2), "no such file or directory");
+    assert_string_equal(rt_strerror(13), "permission denied");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_bool),      cmocka_unit_test(test_parse_numbers),
+        cmocka_unit_test(test_unescape_octal),  cmocka_unit_test(test_json_string),
+        cmocka_unit_test(test_map),             cmocka_unit_test(test_read_large_file),
+        cmocka_unit_test(test_strerror_lowercase),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

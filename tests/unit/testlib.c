@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rtrack/util.h"
 
@@ -195,4 +198,100 @@ double py_round(double x, int n)
     char buf[64];
     snprintf(buf, sizeof(buf), "%.*f", n, x);
     return strtod(buf, NULL);
+}
+
+void fx_mkdirs(const char *path)
+{
+    char buf[2048];
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    mkdir(buf, 0755);
+}
+
+void fx_write(const char *root, const char *rel, const char *text)
+{
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    fx_mkdirs(path);
+    *slash = '/';
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+void fx_symlink(const char *root, const char *rel, const char *target)
+{
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/%s", root, rel);
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    fx_mkdirs(path);
+    *slash = '/';
+    unlink(path);
+    assert_int_equal(symlink(target, path), 0);
+}
+
+static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+void fx_rmtree(const char *path)
+{
+    nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void fx_write_proc(const char *root, const struct fx_proc *p)
+{
+    char rel[256], text[1024];
+    snprintf(rel, sizeof(rel), "proc/%d/stat", (int)p->pid);
+    snprintf(text, sizeof(text),
+             "%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 %ld %ld %ld %ld 20 0 1 0 %ld 1000000 %ld "
+             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+             (int)p->pid, p->comm, p->state ? p->state : 'S', (int)p->ppid, (int)p->pid,
+             (int)p->pid, p->utime, p->stime, p->cutime, p->cstime, p->starttime, p->rss_pages);
+    fx_write(root, rel, text);
+    snprintf(rel, sizeof(rel), "proc/%d/cmdline", (int)p->pid);
+    snprintf(text, sizeof(text), "%s", p->comm);
+    fx_write(root, rel, text);
+    if (p->pss_kib >= 0) {
+        snprintf(rel, sizeof(rel), "proc/%d/smaps_rollup", (int)p->pid);
+        snprintf(text, sizeof(text),
+                 "55d0c0000000-7ffd00000000 ---p 00000000 00:00 0 [rollup]\nRss: %ld kB\n"
+                 "Pss: %ld kB\nPss_Anon: 1 kB\nSwapPss: 7 kB\n",
+                 p->rss_pages * 4, p->pss_kib);
+        fx_write(root, rel, text);
+    } else {
+        snprintf(text, sizeof(text), "%s/proc/%d/smaps_rollup", root, (int)p->pid);
+        unlink(text);
+    }
+    if (p->read_bytes >= 0) {
+        snprintf(rel, sizeof(rel), "proc/%d/io", (int)p->pid);
+        snprintf(text, sizeof(text),
+                 "rchar: 999\nwchar: 999\nsyscr: 1\nsyscw: 1\nread_bytes: %ld\n"
+                 "write_bytes: %ld\ncancelled_write_bytes: 0\n",
+                 p->read_bytes, p->write_bytes);
+        fx_write(root, rel, text);
+    } else {
+        snprintf(text, sizeof(text), "%s/proc/%d/io", root, (int)p->pid);
+        unlink(text);
+    }
+}
+
+void fx_remove_proc(const char *root, pid_t pid)
+{
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/proc/%d", root, (int)pid);
+    fx_rmtree(path);
 }

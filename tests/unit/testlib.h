@@ -52,4 +52,21 @@ double py_round(double x, int n);
 /* Read a whole file into a malloc'd string (NULL when missing). */
 char *fx_slurp(const char *path);
 
+/* Fixture trees built by the test itself. */
+void fx_mkdirs(const char *path);
+void fx_write(const char *root, const char *rel, const char *text);
+void fx_symlink(const char *root, const char *rel, const char *target);
+void fx_rmtree(const char *path);
+struct fx_proc {
+    pid_t pid, ppid;
+    const char *comm;
+    char state;
+    long utime, stime, cutime, cstime, starttime, rss_pages;
+    long pss_kib; /* < 0: no smaps_rollup */
+    long read_bytes, write_bytes; /* < 0: no io file */
+};
+/* proc/PID/{stat,smaps_rollup,io,cmdline} under root */
+void fx_write_proc(const char *root, const struct fx_proc *p);
+void fx_remove_proc(const char *root, pid_t pid);
+
 #endif
