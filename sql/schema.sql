@@ -294,7 +294,10 @@ CREATE TABLE process_samples (
     pss_kib            INTEGER,  -- NULL when smaps_rollup is unreadable
     read_bytes_total   INTEGER,  -- /proc/PID/io, NULL when unreadable
     write_bytes_total  INTEGER,
-    cpu_utime_s        REAL,     -- per interval: delta utime+cutime; NULL when first seen (unless born in it)
+    -- per interval: this process plus what its children reaped in the interval brought in
+    -- beyond what rtrack had already counted for them, so the rows of a sample add up to the
+    -- tree's proc_* totals; NULL when first seen (unless born in the interval)
+    cpu_utime_s        REAL,
     cpu_stime_s        REAL,
     read_bytes         INTEGER,
     write_bytes        INTEGER,

@@ -36,6 +36,8 @@ struct scan_ent {
     struct rt_pid_stat st;
     int tracked;
     int counted; /* its delta entered the tree's sums this sample */
+    int prev_i;  /* index in prev->procs, -1 when first seen */
+    int64_t du, ds, dr, dw; /* this interval: own + reaped children, RT_NA when unknown */
     int first_child, next_sibling; /* indices into scan, -1 = none */
 };
 
@@ -339,7 +341,6 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
     cur->root_pid = st->cfg.root_pid;
     cur->nprocs = 0;
     double tck = (double)env->clk_tck;
-    int64_t du = 0, ds = 0, dr = 0, dw = 0;
     int64_t tot_u = 0, tot_s = 0, pss = 0, rss = 0, live = 0;
     int root_live = 0;
     for (size_t i = 0; i < st->nscan; i++) {
@@ -367,8 +368,11 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
 
         int64_t pidx;
         const struct rt_proc_sample *pp = NULL;
-        if (prev && rt_map_get(&st->prev_idx, proc_key(p->pid, p->starttime), &pidx))
+        e->prev_i = -1;
+        if (prev && rt_map_get(&st->prev_idx, proc_key(p->pid, p->starttime), &pidx)) {
             pp = &prev->procs[pidx];
+            e->prev_i = (int)pidx;
+        }
         p->first_seen = pp == NULL;
         if (p->first_seen)
             p->cmdline_json = read_cmdline(st, procfd, p->pid);
@@ -378,26 +382,20 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         int born = prev && st->have_listing_prev && !pp &&
                    (!rt_map_get(&st->listing_prev, pid_key(p->pid), &was) ||
                     (was >= 0 && was != p->starttime));
+        e->du = e->ds = e->dr = e->dw = RT_NA;
         if (pp || born) {
+            /* utime+cutime: children born and reaped between two samples count through their
+             * parent; the correction below takes back what was already counted */
             e->counted = 1;
-            int64_t u0 = pp ? pp->utime + pp->cutime : 0, s0 = pp ? pp->stime + pp->cstime : 0;
-            int64_t cu = p->utime + p->cutime - u0, cs = p->stime + p->cstime - s0;
-            du += cu > 0 ? cu : 0;
-            ds += cs > 0 ? cs : 0;
-            int64_t ou = p->utime - (pp ? pp->utime : 0), os = p->stime - (pp ? pp->stime : 0);
-            p->cpu_utime_s = (double)(ou > 0 ? ou : 0) / tck;
-            p->cpu_stime_s = (double)(os > 0 ? os : 0) / tck;
+            int64_t u = p->utime + p->cutime - (pp ? pp->utime + pp->cutime : 0);
+            int64_t s = p->stime + p->cstime - (pp ? pp->stime + pp->cstime : 0);
+            e->du = u > 0 ? u : 0;
+            e->ds = s > 0 ? s : 0;
             int64_t r0 = pp ? pp->read_total : 0, w0 = pp ? pp->write_total : 0;
-            if (p->read_total != RT_NA && r0 != RT_NA) {
-                int64_t d = p->read_total - r0;
-                p->read_bytes = d > 0 ? d : 0;
-                dr += p->read_bytes;
-            }
-            if (p->write_total != RT_NA && w0 != RT_NA) {
-                int64_t d = p->write_total - w0;
-                p->write_bytes = d > 0 ? d : 0;
-                dw += p->write_bytes;
-            }
+            if (p->read_total != RT_NA && r0 != RT_NA)
+                e->dr = p->read_total > r0 ? p->read_total - r0 : 0;
+            if (p->write_total != RT_NA && w0 != RT_NA)
+                e->dw = p->write_total > w0 ? p->write_total - w0 : 0;
         }
         tot_u += p->utime + p->cutime;
         tot_s += p->stime + p->cstime;
@@ -411,9 +409,9 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
     }
 
     /* Exited-children correction, grouped by the nearest present ancestor in the tree (the
-     * process whose cutime and io absorbed them) and capped by how much that ancestor's
-     * counters actually grew. */
-    int64_t cu = 0, cs = 0, cr = 0, cw = 0;
+     * process whose cutime and io absorbed them), capped by how much that ancestor's counters
+     * actually grew, and taken from that ancestor's row: the process rows then add up to the
+     * tree's total exactly. */
     if (prev) {
         int touched = 0;
         for (int i = 0; i < prev->nprocs; i++) {
@@ -451,22 +449,36 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         for (int i = 0; touched && i < cur->nprocs; i++) {
             const struct rt_proc_sample *p = &cur->procs[i];
             int si = scan_find(st, p->pid, p->starttime);
+            struct scan_ent *e = &st->scan[si];
             struct reap_group *rg = &st->groups[si];
-            if (!st->scan[si].counted || (!rg->u && !rg->s && !rg->r && !rg->w))
+            if (!e->counted || (!rg->u && !rg->s && !rg->r && !rg->w))
                 continue;
-            int64_t pidx;
-            const struct rt_proc_sample *pp = NULL;
-            if (rt_map_get(&st->prev_idx, proc_key(p->pid, p->starttime), &pidx))
-                pp = &prev->procs[pidx];
+            const struct rt_proc_sample *pp = e->prev_i >= 0 ? &prev->procs[e->prev_i] : NULL;
             int64_t gu = p->cutime - (pp ? pp->cutime : 0);
             int64_t gs = p->cstime - (pp ? pp->cstime : 0);
-            int64_t gr = pp ? nz(p->read_total) - nz(pp->read_total) : nz(p->read_total);
-            int64_t gw = pp ? nz(p->write_total) - nz(pp->write_total) : nz(p->write_total);
-            cu += rg->u < gu ? rg->u : (gu > 0 ? gu : 0);
-            cs += rg->s < gs ? rg->s : (gs > 0 ? gs : 0);
-            cr += rg->r < gr ? rg->r : (gr > 0 ? gr : 0);
-            cw += rg->w < gw ? rg->w : (gw > 0 ? gw : 0);
+            e->du -= rg->u < gu ? rg->u : (gu > 0 ? gu : 0);
+            e->ds -= rg->s < gs ? rg->s : (gs > 0 ? gs : 0);
+            if (e->dr != RT_NA)
+                e->dr -= rg->r < e->dr ? rg->r : e->dr;
+            if (e->dw != RT_NA)
+                e->dw -= rg->w < e->dw ? rg->w : e->dw;
         }
+    }
+
+    int64_t du = 0, ds = 0, dr = 0, dw = 0;
+    for (int i = 0; i < cur->nprocs; i++) {
+        struct rt_proc_sample *p = &cur->procs[i];
+        const struct scan_ent *e = &st->scan[scan_find(st, p->pid, p->starttime)];
+        if (!e->counted)
+            continue;
+        p->cpu_utime_s = (double)e->du / tck;
+        p->cpu_stime_s = (double)e->ds / tck;
+        p->read_bytes = e->dr;
+        p->write_bytes = e->dw;
+        du += e->du;
+        ds += e->ds;
+        dr += nz(e->dr);
+        dw += nz(e->dw);
     }
 
     cur->proc_count = live;
@@ -476,8 +488,6 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
     cur->proc_utime_total = tot_u;
     cur->proc_stime_total = tot_s;
     if (prev) {
-        du = du - cu > 0 ? du - cu : 0;
-        ds = ds - cs > 0 ? ds - cs : 0;
         /* Same operation order as the Python reference (cumulative seconds as doubles, then
          * the difference), so a stable tree gives its numbers bit for bit. */
         double ub = (double)tot_u / tck, ua = (double)(tot_u - du) / tck;
@@ -488,8 +498,8 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
             double r = ((ub + sb) - (ua + sa)) / cur->dt;
             cur->proc_cpu_usage = r > 0 ? r : 0.0;
         }
-        cur->proc_read_bytes = dr - cr > 0 ? dr - cr : 0;
-        cur->proc_write_bytes = dw - cw > 0 ? dw - cw : 0;
+        cur->proc_read_bytes = dr;
+        cur->proc_write_bytes = dw;
     }
     close(procfd);
 

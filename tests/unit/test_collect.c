@@ -83,6 +83,27 @@ static const struct rt_proc_sample *find_proc(const struct rt_sample *s, pid_t p
 
 #define P(...) (&(struct fx_proc){__VA_ARGS__})
 
+/* The process rows of a sample add up to the tree's totals. */
+static void assert_rows_sum(const struct rt_sample *s)
+{
+    double u = 0, st = 0;
+    int64_t r = 0, w = 0;
+    for (int i = 0; i < s->nprocs; i++) {
+        const struct rt_proc_sample *p = &s->procs[i];
+        if (isnan(p->cpu_utime_s))
+            continue;
+        u += p->cpu_utime_s;
+        st += p->cpu_stime_s;
+        r += p->read_bytes == RT_NA ? 0 : p->read_bytes;
+        w += p->write_bytes == RT_NA ? 0 : p->write_bytes;
+    }
+    if (fabs(u - s->proc_utime_s) > 1e-9 || fabs(st - s->proc_stime_s) > 1e-9 ||
+        r != s->proc_read_bytes || w != s->proc_write_bytes)
+        fail_msg("rows sum to u %g s %g r %lld w %lld, tree has %g %g %lld %lld", u, st,
+                 (long long)r, (long long)w, s->proc_utime_s, s->proc_stime_s,
+                 (long long)s->proc_read_bytes, (long long)s->proc_write_bytes);
+}
+
 /* --- /proc/PID/stat ------------------------------------------------------------------------ */
 
 static void test_pid_stat_parse(void **state)
@@ -238,11 +259,14 @@ static void test_tree_cascade_reap(void **state)
     assert_true(fabs(s->proc_cpu_usage - 0.23) < 1e-9);
     assert_int_equal(s->proc_read_bytes, 10 + 50 + 20); /* root 10, child 50, grandchild 20 */
     assert_int_equal(s->proc_write_bytes, 10 + 50 + 15);
-    /* the per-process row is the process's own time, not its children's */
+    /* the reaper's row carries what arrived from its reaped children beyond what was already
+     * counted for them: the rows add up to the tree */
     const struct rt_proc_sample *r = find_proc(s, 10);
     assert_non_null(r);
-    assert_true(fabs(r->cpu_utime_s - 0.01) < 1e-9);
+    assert_true(fabs(r->cpu_utime_s - 0.21) < 1e-9);
+    assert_int_equal(r->write_bytes, 75);
     assert_int_equal(r->first_seen, 0);
+    assert_rows_sum(s);
     gen_free(&g);
 }
 
@@ -294,6 +318,8 @@ static void test_tree_births(void **state)
     assert_true(fabs(n->cpu_utime_s - 0.12) < 1e-9);
     assert_int_equal(n->read_bytes, 4096);
     assert_string_equal(n->cmdline_json, "[\"new\"]");
+    assert_true(fabs(find_proc(s, 10)->cpu_utime_s - 0.25) < 1e-9);
+    assert_rows_sum(s);
     gen_free(&g);
 }
 
@@ -319,6 +345,7 @@ static void test_tree_pid_reuse(void **state)
     const struct rt_proc_sample *n = find_proc(s, 77);
     assert_int_equal(n->starttime, 900);
     assert_int_equal(n->first_seen, 1);
+    assert_rows_sum(s);
     gen_free(&g);
 }
 
@@ -392,6 +419,7 @@ static void test_tree_sticky_and_subreaper(void **state)
     assert_int_equal(s->proc_children, 2); /* daemon and orphan */
     assert_int_equal(s->proc_pss_kib, 10 + 40 + 5);
     assert_true(fabs(s->proc_utime_s - 0.08) < 1e-9); /* worker 2 + daemon 5 + orphan 1 */
+    assert_rows_sum(s);
     /* the root gone: the tree is what is left of it */
     fx_remove_proc(g.root, 10);
     fx_remove_proc(g.root, 11);

@@ -150,6 +150,15 @@ static void test_case(void **state)
         check_i("disk_read_bytes", b->proc_read_bytes, expect(&r, o, "disk_read_bytes"));
         check_i("disk_write_bytes", b->proc_write_bytes, expect(&r, o, "disk_write_bytes"));
         fx_row_free(&r);
+        /* the per-process rows add up to the tree's totals */
+        double u = 0;
+        int64_t w = 0;
+        for (int i = 0; i < b->nprocs; i++) {
+            u += isnan(b->procs[i].cpu_utime_s) ? 0 : b->procs[i].cpu_utime_s;
+            w += b->procs[i].write_bytes == RT_NA ? 0 : b->procs[i].write_bytes;
+        }
+        assert_true(fabs(u - b->proc_utime_s) < 1e-9);
+        assert_int_equal(w, b->proc_write_bytes);
     }
     fx_case_free(&c);
 }

@@ -1,0 +1,23 @@
+# scripts/bootstrap.sh - sourced by demo.sh and test.sh: install the Debian packages rtrack
+# needs when they are missing, then configure and build into $BUILD (default build/).
+# Usage: . scripts/bootstrap.sh [extra cmake arguments...]
+set -eu
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+PACKAGES="build-essential cmake pkg-config libsqlite3-dev sqlite3 libcmocka-dev"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "bootstrap: installing$missing" >&2
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake --build "$BUILD" -j"$(nproc)" >/dev/null
