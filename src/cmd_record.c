@@ -34,8 +34,8 @@ int cmd_record(int argc, char **argv)
     }
     struct rt_host_info host;
     rt_host_info_read(&env, &host);
-    struct rt_run_start rs = {"record", NULL, cfg.pid, &cfg, rt_clock_s(CLOCK_REALTIME), &host,
-                              &env};
+    struct rt_run_start rs = {"record", NULL, cfg.pid, &cfg, rt_clock_s(CLOCK_REALTIME),
+                              &host,    &env};
     int64_t run_id;
     int exit_code = RT_EXIT_FAILURE;
     if (rt_store_begin_run(store, &rs, &run_id) != 0) {

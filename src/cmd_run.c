@@ -175,9 +175,8 @@ int cmd_run(int argc, char **argv)
                 (long long)run_id, cfg.command[0], (int)sig, elapsed, (long long)smp.stored,
                 cfg.db);
     else
-        rt_note("run %lld: '%s' exited with %d after %.2f s; %lld samples in %s",
-                (long long)run_id, cfg.command[0], exit_code, elapsed, (long long)smp.stored,
-                cfg.db);
+        rt_note("run %lld: '%s' exited with %d after %.2f s; %lld samples in %s", (long long)run_id,
+                cfg.command[0], exit_code, elapsed, (long long)smp.stored, cfg.db);
     rt_ticker_close(&tk);
     rt_sampler_close(&smp);
 out_sig:

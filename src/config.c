@@ -15,16 +15,25 @@
 #include "rtrack/util.h"
 
 const char *const rt_meta_columns[RT_META_N] = {
-    "job_name", "project_name", "stage_name",      "task_name",      "team",
-    "env",      "language",     "orchestrator",    "executor",       "external_run_id",
-    "container_image",
+    "job_name",     "project_name", "stage_name",      "task_name",       "team", "env", "language",
+    "orchestrator", "executor",     "external_run_id", "container_image",
 };
 
-enum opt_type { OT_INTERVAL, OT_DURATION, OT_DB, OT_QUIET, OT_PID, OT_META, OT_TAG, OT_CONFIG, OT_HELP };
+enum opt_type {
+    OT_INTERVAL,
+    OT_DURATION,
+    OT_DB,
+    OT_QUIET,
+    OT_PID,
+    OT_META,
+    OT_TAG,
+    OT_CONFIG,
+    OT_HELP
+};
 
-#define FOR_RUN 1u
+#define FOR_RUN    1u
 #define FOR_RECORD 2u
-#define FOR_BOTH 3u
+#define FOR_BOTH   3u
 
 struct opt {
     const char *name;
@@ -113,9 +122,10 @@ void rt_config_usage(enum rt_cmd_kind kind, FILE *out)
             fprintf(out, " [env %s]", o->env);
         fputc('\n', out);
     }
-    fprintf(out, "\nConfig file keys: [job] name, pid, project_name, ...; [tracker] interval_secs,\n"
-                 "db, quiet, duration_secs; [tags] KEY = \"VALUE\". Precedence: options >\n"
-                 "environment > config file > defaults. See docs/usage.md.\n");
+    fprintf(out,
+            "\nConfig file keys: [job] name, pid, project_name, ...; [tracker] interval_secs,\n"
+            "db, quiet, duration_secs; [tags] KEY = \"VALUE\". Precedence: options >\n"
+            "environment > config file > defaults. See docs/usage.md.\n");
 }
 
 static void tag_set(struct rt_config *cfg, const char *key, size_t klen, const char *value)
@@ -133,7 +143,8 @@ static void tag_set(struct rt_config *cfg, const char *key, size_t klen, const c
 }
 
 /* "KEY=VALUE" (or a comma-separated list of them, from the environment). */
-static int tags_add(struct rt_config *cfg, const char *val, int list, const char *src)
+static int tags_add(struct rt_config *cfg, const char *val, int list, const char *src,
+                    const char *where)
 {
     const char *p = val;
     do {
@@ -142,7 +153,7 @@ static int tags_add(struct rt_config *cfg, const char *val, int list, const char
         char *item = xstrndup(p, n);
         char *eq = strchr(item, '=');
         if (!eq || eq == item) {
-            rt_err("invalid tag '%s' in %s: expected KEY=VALUE", item, src);
+            rt_err("%sinvalid tag '%s' in %s: expected KEY=VALUE", where, item, src);
             free(item);
             return -1;
         }
@@ -153,8 +164,10 @@ static int tags_add(struct rt_config *cfg, const char *val, int list, const char
     return 0;
 }
 
-/* Apply one option value from any source; `src` names the source for error messages. */
-static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val, const char *src)
+/* Apply one option value from any source. `src` names the option as the user wrote it
+ * (--interval, RTRACK_INTERVAL, interval_secs), `where` is "FILE:LINE: " for the config file. */
+static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val, const char *src,
+                     const char *where)
 {
     double d;
     int64_t i;
@@ -162,22 +175,23 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
     switch (o->type) {
     case OT_INTERVAL:
         if (rt_parse_double(val, &d) != 0 || d < RT_INTERVAL_MIN || d > RT_INTERVAL_MAX) {
-            rt_err("invalid value '%s' for %s: expected seconds between %g and %g", val, src,
-                   RT_INTERVAL_MIN, RT_INTERVAL_MAX);
+            rt_err("%sinvalid value '%s' for %s: expected seconds between %g and %g", where, val,
+                   src, RT_INTERVAL_MIN, RT_INTERVAL_MAX);
             return -1;
         }
         cfg->interval = d;
         return 0;
     case OT_DURATION:
         if (rt_parse_double(val, &d) != 0 || d <= 0) {
-            rt_err("invalid value '%s' for %s: expected a positive number of seconds", val, src);
+            rt_err("%sinvalid value '%s' for %s: expected a positive number of seconds", where, val,
+                   src);
             return -1;
         }
         cfg->duration = d;
         return 0;
     case OT_DB:
         if (!*val) {
-            rt_err("invalid value '' for %s: expected a file name", src);
+            rt_err("%sinvalid value '' for %s: expected a file name", where, src);
             return -1;
         }
         free(cfg->db);
@@ -189,15 +203,15 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
             return 0;
         }
         if ((b = rt_parse_bool(val)) < 0) {
-            rt_err("invalid value '%s' for %s: expected 1/0, true/false, yes/no or on/off", val,
-                   src);
+            rt_err("%sinvalid value '%s' for %s: expected 1/0, true/false, yes/no or on/off", where,
+                   val, src);
             return -1;
         }
         cfg->quiet = b;
         return 0;
     case OT_PID:
         if (rt_parse_i64(val, &i) != 0 || i <= 0 || i > 0x7fffffff) {
-            rt_err("invalid value '%s' for %s: expected a process id", val, src);
+            rt_err("%sinvalid value '%s' for %s: expected a process id", where, val, src);
             return -1;
         }
         cfg->pid = (pid_t)i;
@@ -207,7 +221,7 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
         cfg->meta[o->meta] = *val ? xstrdup(val) : NULL;
         return 0;
     case OT_TAG:
-        return tags_add(cfg, val, o->env && strcmp(src, o->env) == 0, src);
+        return tags_add(cfg, val, o->env && strcmp(src, o->env) == 0, src, where);
     case OT_CONFIG:
     case OT_HELP:
         return 0;
@@ -228,8 +242,8 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++) {
         const struct rt_toml_kv *e = &kv[k];
-        char src[512];
-        snprintf(src, sizeof(src), "%s:%d: %s", file, e->line, e->key);
+        char where[512];
+        snprintf(where, sizeof(where), "%s:%d: ", file, e->line);
         const struct opt *o = NULL;
         for (size_t i = 0; i < RT_ARRAY_LEN(opts) && !o; i++)
             if (opts[i].table && strcmp(opts[i].table, e->table) == 0 &&
@@ -239,20 +253,20 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
             if (*e->table)
                 rt_err("%s:%d: unknown key '%s' in [%s]", file, e->line, e->key, e->table);
             else
-                rt_err("%s:%d: unknown key '%s' (keys belong in [job], [tracker] or [tags])",
-                       file, e->line, e->key);
+                rt_err("%s:%d: unknown key '%s' (keys belong in [job], [tracker] or [tags])", file,
+                       e->line, e->key);
             rc = -1;
             break;
         }
         int want_string = o->type == OT_DB || o->type == OT_META;
-        int ok = o->type == OT_TAG ? 1
-                 : want_string     ? e->type == RT_TOML_STRING
+        int ok = o->type == OT_TAG     ? 1
+                 : want_string         ? e->type == RT_TOML_STRING
                  : o->type == OT_QUIET ? e->type == RT_TOML_BOOL
                  : o->type == OT_PID   ? e->type == RT_TOML_INT
                                        : (e->type == RT_TOML_INT || e->type == RT_TOML_FLOAT);
         if (!ok) {
             rt_err("%s:%d: '%s' must be %s, not %s", file, e->line, e->key,
-                   want_string             ? "a string"
+                   want_string           ? "a string"
                    : o->type == OT_QUIET ? "a boolean"
                    : o->type == OT_PID   ? "an integer"
                                          : "a number",
@@ -267,7 +281,16 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
             tag_set(cfg, e->key, strlen(e->key), e->str);
             continue;
         }
-        rc = opt_apply(cfg, o, o->type == OT_QUIET ? (e->b ? "1" : "0") : e->str, src);
+        /* numbers as parsed (1_000 is 1000), not as written */
+        char num[64];
+        const char *val = e->str;
+        if (e->type == RT_TOML_INT)
+            snprintf(num, sizeof(num), "%lld", (long long)e->i), val = num;
+        else if (e->type == RT_TOML_FLOAT)
+            snprintf(num, sizeof(num), "%.17g", e->d), val = num;
+        else if (e->type == RT_TOML_BOOL)
+            val = e->b ? "1" : "0";
+        rc = opt_apply(cfg, o, val, e->key, where);
     }
     rt_toml_free(kv, n);
     return rc;
@@ -354,7 +377,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
 
     /* 2. the config file: --config > RTRACK_CONFIG > ./rtrack.toml when present */
     const char *config_env = getenv("RTRACK_CONFIG");
-    const char *config = config_cli ? config_cli
+    const char *config = config_cli                    ? config_cli
                          : (config_env && *config_env) ? config_env
                                                        : "rtrack.toml";
     int explicit_config = config_cli || (config_env && *config_env);
@@ -379,7 +402,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
         const char *v = o->env ? getenv(o->env) : NULL;
         if (!v || !*v || o->type == OT_CONFIG || !(o->cmds & cmd_bit(kind)))
             continue;
-        if (opt_apply(cfg, o, v, o->env) != 0)
+        if (opt_apply(cfg, o, v, o->env, "") != 0)
             goto out;
     }
 
@@ -387,7 +410,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
     for (size_t i = 0; i < nitems; i++) {
         char src[64];
         snprintf(src, sizeof(src), "--%s", items[i].o->name);
-        if (opt_apply(cfg, items[i].o, items[i].val, src) != 0)
+        if (opt_apply(cfg, items[i].o, items[i].val, src, "") != 0)
             goto out;
     }
 

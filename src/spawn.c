@@ -69,8 +69,8 @@ int rt_capture(char *const argv[], int timeout_ms, struct rt_buf *out)
     for (;;) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        long left = timeout_ms - ((now.tv_sec - t0.tv_sec) * 1000 +
-                                  (now.tv_nsec - t0.tv_nsec) / 1000000);
+        long left =
+            timeout_ms - ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
         if (left <= 0) {
             timed_out = 1;
             break;

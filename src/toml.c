@@ -133,8 +133,8 @@ static char *parse_string(struct parser *ps)
                     fail(ps, "bad \\%c escape", e);
                     goto bad;
                 }
-                cp = cp * 16 + (unsigned long)(isdigit((unsigned char)h) ? h - '0'
-                                                                         : (tolower(h) - 'a' + 10));
+                cp = cp * 16 +
+                     (unsigned long)(isdigit((unsigned char)h) ? h - '0' : (tolower(h) - 'a' + 10));
             }
             if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
                 fail(ps, "bad unicode escape");
@@ -229,8 +229,8 @@ static int parse_line(struct parser *ps)
         skip_ws(ps);
         if (*ps->p != ']') {
             free(name);
-            return fail(ps, *ps->p == '.' ? "dotted table names are not supported"
-                                          : "expected ']'");
+            return fail(ps,
+                        *ps->p == '.' ? "dotted table names are not supported" : "expected ']'");
         }
         ps->p++;
         for (size_t i = 0; i < ps->ntables; i++)
@@ -286,8 +286,7 @@ static int parse_line(struct parser *ps)
     return end_of_line(ps);
 }
 
-int rt_toml_parse(const char *text, struct rt_toml_kv **out, size_t *n, char *err,
-                  size_t errlen)
+int rt_toml_parse(const char *text, struct rt_toml_kv **out, size_t *n, char *err, size_t errlen)
 {
     struct parser ps = {text, 1, err, errlen, NULL, 0, 0, "", NULL, 0};
     int rc = 0;

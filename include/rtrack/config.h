@@ -1,5 +1,5 @@
-/* config.h - options of `run` and `record`: CLI > TRACKER_... and RTRACK_... environment > TOML file >
- * defaults, all from one table (src/config.c). */
+/* config.h - options of `run` and `record`: CLI > TRACKER_... and RTRACK_... environment > TOML
+ * file > defaults, all from one table (src/config.c). */
 #ifndef RTRACK_CONFIG_H
 #define RTRACK_CONFIG_H
 

@@ -5,11 +5,11 @@
 /* Exit codes shared by all subcommands (docs/usage.md, "exit status"). */
 enum {
     RT_EXIT_OK = 0,
-    RT_EXIT_FAILURE = 1,   /* runtime failure of a non-run subcommand */
-    RT_EXIT_USAGE = 2,     /* bad option, bad value, bad config file */
+    RT_EXIT_FAILURE = 1,      /* runtime failure of a non-run subcommand */
+    RT_EXIT_USAGE = 2,        /* bad option, bad value, bad config file */
     RT_EXIT_RUN_FAILED = 125, /* run: rtrack itself failed before the job could start */
-    RT_EXIT_NOEXEC = 126,  /* run: command found but not executable */
-    RT_EXIT_NOTFOUND = 127 /* run: command not found */
+    RT_EXIT_NOEXEC = 126,     /* run: command found but not executable */
+    RT_EXIT_NOTFOUND = 127    /* run: command not found */
 };
 
 void rt_log_quiet(int quiet);

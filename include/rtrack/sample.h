@@ -139,8 +139,8 @@ struct rt_sample {
     int64_t processes, procs_running, procs_blocked, forks_total, ctxt_total, btime;
 
     /* memory, KiB */
-    int64_t mem_total, mem_free, mem_available, mem_used, mem_buffers, mem_cached,
-        mem_sreclaimable, mem_shmem, mem_active, mem_inactive, swap_total, swap_free;
+    int64_t mem_total, mem_free, mem_available, mem_used, mem_buffers, mem_cached, mem_sreclaimable,
+        mem_shmem, mem_active, mem_inactive, swap_total, swap_free;
 
     /* pressure */
     int64_t psi_us[RT_PSI_NRES][RT_PSI_NKIND];
@@ -179,9 +179,9 @@ void rt_sample_free(struct rt_sample *s);
 
 /* Grow one of the sample's arrays to hold n+1 elements and return the slot for element n. */
 #define RT_SAMPLE_PUSH(arr, n, cap)                                                                \
-    (((n) >= (cap) ? ((cap) = (cap) ? (cap)*2 : 8,                                                 \
-                      (arr) = xrealloc((arr), (size_t)(cap) * sizeof(*(arr))))                     \
-                   : 0),                                                                           \
+    (((n) >= (cap)                                                                                 \
+          ? ((cap) = (cap) ? (cap)*2 : 8, (arr) = xrealloc((arr), (size_t)(cap) * sizeof(*(arr)))) \
+          : 0),                                                                                    \
      &(arr)[(n)++])
 
 #endif

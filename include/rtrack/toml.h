@@ -16,7 +16,7 @@ struct rt_toml_kv {
     char *table; /* "" for keys before the first header */
     char *key;
     enum rt_toml_type type;
-    char *str;   /* decoded string, or the literal text of a number/bool */
+    char *str; /* decoded string, or the literal text of a number/bool */
     int64_t i;
     double d;
     int b;
@@ -24,8 +24,7 @@ struct rt_toml_kv {
 };
 
 /* 0 on success; -1 with "LINE: message" in err. */
-int rt_toml_parse(const char *text, struct rt_toml_kv **out, size_t *n, char *err,
-                  size_t errlen);
+int rt_toml_parse(const char *text, struct rt_toml_kv **out, size_t *n, char *err, size_t errlen);
 void rt_toml_free(struct rt_toml_kv *kv, size_t n);
 const char *rt_toml_type_name(enum rt_toml_type t);
 

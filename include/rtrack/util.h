@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 /* "Not available": the value a collector could not read. Stored as SQL NULL. */
-#define RT_NA INT64_MIN
+#define RT_NA  INT64_MIN
 #define RT_NAN ((double)NAN)
 
 #define RT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -68,7 +68,7 @@ double rt_clock_s(int clockid);
 struct rt_map {
     uint64_t *keys;
     int64_t *vals;
-    size_t cap;  /* power of two */
+    size_t cap; /* power of two */
     size_t used;
 };
 void rt_map_init(struct rt_map *m, size_t cap_hint);

@@ -79,12 +79,11 @@ void rt_sample_begin(struct rt_sample *s, const struct rt_sample *prev, enum rt_
     for (int i = 0; i < RT_CPU_NFIELDS; i++)
         s->cpu.v[i] = RT_NA;
     s->cpu_utime_s = s->cpu_stime_s = s->cpu_usage = s->cpu_busy_cores = RT_NAN;
-    s->processes = s->procs_running = s->procs_blocked = s->forks_total = s->ctxt_total =
-        s->btime = RT_NA;
-    int64_t *mem[] = {&s->mem_total,    &s->mem_free,     &s->mem_available, &s->mem_used,
-                      &s->mem_buffers,  &s->mem_cached,   &s->mem_sreclaimable,
-                      &s->mem_shmem,    &s->mem_active,   &s->mem_inactive,  &s->swap_total,
-                      &s->swap_free};
+    s->processes = s->procs_running = s->procs_blocked = s->forks_total = s->ctxt_total = s->btime =
+        RT_NA;
+    int64_t *mem[] = {&s->mem_total,   &s->mem_free,     &s->mem_available,    &s->mem_used,
+                      &s->mem_buffers, &s->mem_cached,   &s->mem_sreclaimable, &s->mem_shmem,
+                      &s->mem_active,  &s->mem_inactive, &s->swap_total,       &s->swap_free};
     for (size_t i = 0; i < RT_ARRAY_LEN(mem); i++)
         *mem[i] = RT_NA;
     for (int r = 0; r < RT_PSI_NRES; r++)

@@ -63,8 +63,7 @@ static void mem_collect(void *state, const struct rt_sysenv *env, struct rt_samp
         cur->mem_used = cur->mem_total - cur->mem_available;
     } else {
         int64_t avail = 0;
-        int64_t parts[] = {cur->mem_free, cur->mem_buffers, cur->mem_cached,
-                           cur->mem_sreclaimable};
+        int64_t parts[] = {cur->mem_free, cur->mem_buffers, cur->mem_cached, cur->mem_sreclaimable};
         for (size_t i = 0; i < RT_ARRAY_LEN(parts); i++)
             avail += parts[i] == RT_NA ? 0 : parts[i];
         cur->mem_used = cur->mem_total - avail;

@@ -117,8 +117,7 @@ static char *mount_disk(const struct rt_sysenv *env, const struct mount_line *m)
     return l ? xstrndup(name, l) : NULL;
 }
 
-static const struct rt_mount_ident *ident_get(struct mount_state *st,
-                                              const struct rt_sysenv *env,
+static const struct rt_mount_ident *ident_get(struct mount_state *st, const struct rt_sysenv *env,
                                               const struct mount_line *m, const char *mp)
 {
     for (size_t i = 0; i < st->nknown; i++) {

@@ -35,9 +35,9 @@ struct scan_ent {
     pid_t pid;
     struct rt_pid_stat st;
     int tracked;
-    int counted; /* its delta entered the tree's sums this sample */
-    int prev_i;  /* index in prev->procs, -1 when first seen */
-    int64_t du, ds, dr, dw; /* this interval: own + reaped children, RT_NA when unknown */
+    int counted;                   /* its delta entered the tree's sums this sample */
+    int prev_i;                    /* index in prev->procs, -1 when first seen */
+    int64_t du, ds, dr, dw;        /* this interval: own + reaped children, RT_NA when unknown */
     int first_child, next_sibling; /* indices into scan, -1 = none */
 };
 
@@ -282,7 +282,7 @@ static void mark_tree(struct proc_state *st, const struct rt_sample *prev)
 #define SEED(idx)                                                                                  \
     do {                                                                                           \
         int s_ = (idx);                                                                            \
-        if (s_ >= 0 && !st->scan[s_].tracked && st->scan[s_].pid != st->cfg.subreaper) {          \
+        if (s_ >= 0 && !st->scan[s_].tracked && st->scan[s_].pid != st->cfg.subreaper) {           \
             st->scan[s_].tracked = 1;                                                              \
             st->queue[qn++] = s_;                                                                  \
         }                                                                                          \

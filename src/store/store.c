@@ -24,7 +24,7 @@
 #include "rtrack/version.h"
 
 #define BUSY_TIMEOUT_MS 2000
-#define CACHE_KIB 512 /* page cache cap: keeps the recorder's RSS small and flat */
+#define CACHE_KIB       512 /* page cache cap: keeps the recorder's RSS small and flat */
 
 enum {
     ST_SAMPLE,
@@ -46,7 +46,7 @@ struct rt_store {
     sqlite3_stmt *st[ST_COUNT];
     int64_t run_id;
     int in_tx;
-    int pending; /* samples added since the last commit */
+    int pending;       /* samples added since the last commit */
     struct rt_map ids; /* identity pointer or process key -> row id, for this run */
     char err[512];
 };
@@ -144,12 +144,14 @@ static int check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
         return db_err(s, "cannot read database");
     int latest = rt_store_schema_version();
     if (app != RT_APPLICATION_ID && (app != 0 || ver != 0 || ntables != 0))
-        return set_err(s, "'%s' is a SQLite database but not an rtrack database; refusing to "
-                          "touch it",
+        return set_err(s,
+                       "'%s' is a SQLite database but not an rtrack database; refusing to "
+                       "touch it",
                        s->path);
     if (ver > latest)
-        return set_err(s, "'%s' was written by a newer rtrack (schema version %lld, this rtrack "
-                          "knows up to %d); refusing to touch it",
+        return set_err(s,
+                       "'%s' was written by a newer rtrack (schema version %lld, this rtrack "
+                       "knows up to %d); refusing to touch it",
                        s->path, (long long)ver, latest);
     if (mode == RT_STORE_READ) {
         if (ver == 0)
@@ -220,8 +222,8 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
         if (s->err[0])
             goto fail;
     }
-    int flags = mode == RT_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-                                       : SQLITE_OPEN_READONLY;
+    int flags =
+        mode == RT_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
     if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         db_err(s, "cannot open database");
         goto fail;
@@ -281,9 +283,18 @@ struct col {
     char type; /* i: int64 (RT_NA = NULL), n: int, f: double (NAN = NULL) */
     size_t off;
 };
-#define CI(n, f) {n, 'i', offsetof(struct rt_sample, f)}
-#define CF(n, f) {n, 'f', offsetof(struct rt_sample, f)}
-#define CN(n, f) {n, 'n', offsetof(struct rt_sample, f)}
+#define CI(n, f)                                                                                   \
+    {                                                                                              \
+        n, 'i', offsetof(struct rt_sample, f)                                                      \
+    }
+#define CF(n, f)                                                                                   \
+    {                                                                                              \
+        n, 'f', offsetof(struct rt_sample, f)                                                      \
+    }
+#define CN(n, f)                                                                                   \
+    {                                                                                              \
+        n, 'n', offsetof(struct rt_sample, f)                                                      \
+    }
 static const struct col sample_cols[] = {
     CI("seq", seq),
     CF("ts", ts),
@@ -449,7 +460,8 @@ static int step(struct rt_store *s, sqlite3_stmt *st, int64_t *id)
     return 0;
 }
 
-/* --- runs -------------------------------------------------------------------------------------- */
+/* --- runs --------------------------------------------------------------------------------------
+ */
 
 static void uuid_v4(char out[37])
 {
@@ -474,9 +486,9 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_start *r, int64_t
         return -1;
     struct rt_buf sql = {0};
     rt_buf_puts(&sql, "INSERT INTO runs (uuid, mode, command, pid, interval_s, started_at, "
-                        "host_hostname, host_machine_id, host_vcpus, host_cpu_model, "
-                        "host_memory_kib, host_kernel, host_os, host_boot_time, clk_tck, "
-                        "page_size, rtrack_version");
+                      "host_hostname, host_machine_id, host_vcpus, host_cpu_model, "
+                      "host_memory_kib, host_kernel, host_os, host_boot_time, clk_tck, "
+                      "page_size, rtrack_version");
     for (int i = 0; i < RT_META_N; i++) {
         rt_buf_puts(&sql, ", ");
         rt_buf_puts(&sql, rt_meta_columns[i]);
@@ -526,8 +538,9 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_start *r, int64_t
     s->run_id = sqlite3_last_insert_rowid(s->db);
     sqlite3_finalize(st);
     st = NULL;
-    if (sqlite3_prepare_v2(s->db, "INSERT INTO run_tags (run_id, position, key, value) "
-                                  "VALUES (?,?,?,?)",
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT INTO run_tags (run_id, position, key, value) "
+                           "VALUES (?,?,?,?)",
                            -1, &st, NULL) != SQLITE_OK) {
         db_err(s, "cannot write database");
         goto rollback;
@@ -589,7 +602,8 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     return rc;
 }
 
-/* --- samples ------------------------------------------------------------------------------------ */
+/* --- samples ------------------------------------------------------------------------------------
+ */
 
 static uint64_t ptr_key(const void *p)
 {

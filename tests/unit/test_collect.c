@@ -144,8 +144,8 @@ static void test_partition_rule(void **state)
     (void)state;
     struct gen g;
     gen_init(&g);
-    const char *disks[] = {"vda", "xvda", "nvme0n1", "mmcblk0", "md0", "sda", "loop0",
-                           "nbd0", "dm-0", "zram0", "hda"};
+    const char *disks[] = {"vda",   "xvda", "nvme0n1", "mmcblk0", "md0", "sda",
+                           "loop0", "nbd0", "dm-0",    "zram0",   "hda"};
     char rel[256];
     for (size_t i = 0; i < sizeof(disks) / sizeof(disks[0]); i++) {
         snprintf(rel, sizeof(rel), "sys/block/%s/size", disks[i]);
@@ -223,16 +223,15 @@ static void test_tree_cascade_reap(void **state)
     struct gen g;
     gen_init(&g);
     fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .stime = 10,
-                            .starttime = 100, .rss_pages = 100, .pss_kib = 300,
-                            .read_bytes = 1000, .write_bytes = 2000));
+                            .starttime = 100, .rss_pages = 100, .pss_kib = 300, .read_bytes = 1000,
+                            .write_bytes = 2000));
     fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 50, .stime = 5,
-                            .starttime = 200, .rss_pages = 50, .pss_kib = 100,
-                            .read_bytes = 500, .write_bytes = 600));
-    fx_write_proc(g.root, P(.pid = 12, .ppid = 11, .comm = "grandchild", .utime = 30,
-                            .stime = 3, .starttime = 300, .rss_pages = 50, .pss_kib = 100,
-                            .read_bytes = 70, .write_bytes = 80));
-    fx_write_proc(g.root, P(.pid = 1, .ppid = 0, .comm = "init", .pss_kib = -1,
-                            .read_bytes = -1));
+                            .starttime = 200, .rss_pages = 50, .pss_kib = 100, .read_bytes = 500,
+                            .write_bytes = 600));
+    fx_write_proc(g.root, P(.pid = 12, .ppid = 11, .comm = "grandchild", .utime = 30, .stime = 3,
+                            .starttime = 300, .rss_pages = 50, .pss_kib = 100, .read_bytes = 70,
+                            .write_bytes = 80));
+    fx_write_proc(g.root, P(.pid = 1, .ppid = 0, .comm = "init", .pss_kib = -1, .read_bytes = -1));
     gen_open(&g, 10, 0);
     struct rt_sample *s = gen_sample(&g);
     assert_int_equal(s->proc_count, 3);
@@ -246,10 +245,10 @@ static void test_tree_cascade_reap(void **state)
      * io += 550+90 / 650+95; root itself +1 tick and +10 bytes each */
     fx_remove_proc(g.root, 11);
     fx_remove_proc(g.root, 12);
-    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 101, .stime = 10,
-                            .cutime = 100, .cstime = 10, .starttime = 100, .rss_pages = 100,
-                            .pss_kib = 300, .read_bytes = 1000 + 10 + 640,
-                            .write_bytes = 2000 + 10 + 745));
+    fx_write_proc(g.root,
+                  P(.pid = 10, .ppid = 1, .comm = "root", .utime = 101, .stime = 10, .cutime = 100,
+                    .cstime = 10, .starttime = 100, .rss_pages = 100, .pss_kib = 300,
+                    .read_bytes = 1000 + 10 + 640, .write_bytes = 2000 + 10 + 745));
     s = gen_sample(&g);
     assert_int_equal(s->proc_count, 1);
     assert_int_equal(s->proc_children, 0);
@@ -306,8 +305,7 @@ static void test_tree_births(void **state)
     fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .cutime = 25,
                             .starttime = 1, .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
     fx_write_proc(g.root, P(.pid = 20, .ppid = 10, .comm = "new", .utime = 12, .stime = 3,
-                            .starttime = 150, .pss_kib = 1, .read_bytes = 4096,
-                            .write_bytes = 0));
+                            .starttime = 150, .pss_kib = 1, .read_bytes = 4096, .write_bytes = 0));
     struct rt_sample *s = gen_sample(&g);
     assert_true(fabs(s->proc_utime_s - 0.37) < 1e-9); /* 25 via cutime + 12 */
     assert_true(fabs(s->proc_stime_s - 0.03) < 1e-9);
@@ -390,10 +388,10 @@ static void test_tree_sticky_and_subreaper(void **state)
                             .pss_kib = 1000, .read_bytes = 0, .write_bytes = 0));
     fx_write_proc(g.root, P(.pid = 10, .ppid = 5, .comm = "job", .utime = 10, .starttime = 2,
                             .pss_kib = 10, .read_bytes = 0, .write_bytes = 0));
-    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "worker", .utime = 10,
-                            .starttime = 3, .pss_kib = 20, .read_bytes = 0, .write_bytes = 0));
-    fx_write_proc(g.root, P(.pid = 12, .ppid = 11, .comm = "daemon", .utime = 10,
-                            .starttime = 4, .pss_kib = 40, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "worker", .utime = 10, .starttime = 3,
+                            .pss_kib = 20, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 12, .ppid = 11, .comm = "daemon", .utime = 10, .starttime = 4,
+                            .pss_kib = 40, .read_bytes = 0, .write_bytes = 0));
     fx_write_proc(g.root, P(.pid = 30, .ppid = 1, .comm = "other", .utime = 10, .starttime = 5,
                             .pss_kib = 80, .read_bytes = 0, .write_bytes = 0));
     gen_open(&g, 10, 5);
@@ -513,8 +511,9 @@ static void test_proc_mounts_fallback(void **state)
              "/dev/devel /devel ext4 rw 0 0\n");
     fx_write(g.root, "sys/block/nvme0n1/size", "1\n");
     fx_write(g.root, "sys/block/sdb/size", "1\n");
-    fx_write(g.root, "statvfs.tsv", "/\t4096\t10\t5\t5\n/backup\t4096\t10\t5\t5\n"
-                                    "/devel\t4096\t10\t5\t5\n");
+    fx_write(g.root, "statvfs.tsv",
+             "/\t4096\t10\t5\t5\n/backup\t4096\t10\t5\t5\n"
+             "/devel\t4096\t10\t5\t5\n");
     char path[512];
     snprintf(path, sizeof(path), "%s/statvfs.tsv", g.root);
     assert_int_equal(fx_statvfs_load(&g.sv, path), 0);
@@ -549,7 +548,8 @@ static void test_net_identity_and_deltas(void **state)
     fx_write(g.root, "sys/class/net/eth0/mtu", "1500\n");
     fx_write(g.root, "sys/class/net/eth0/speed", "10000\n");
     fx_write(g.root, "sys/class/net/eth0/operstate", "up\n");
-    fx_symlink(g.root, "sys/class/net/eth0/device/driver", "../../../bus/virtio/drivers/virtio_net");
+    fx_symlink(g.root, "sys/class/net/eth0/device/driver",
+               "../../../bus/virtio/drivers/virtio_net");
     fx_write(g.root, "sys/class/net/veth1/speed", "-1\n");
     gen_open(&g, 0, 0);
     struct rt_sample *s = gen_sample(&g);
@@ -582,8 +582,9 @@ static void test_psi(void **state)
     (void)state;
     struct gen g;
     gen_init(&g);
-    fx_write(g.root, "proc/pressure/cpu", "some avg10=1.00 avg60=0.50 avg300=0.10 total=1000000\n"
-                                          "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+    fx_write(g.root, "proc/pressure/cpu",
+             "some avg10=1.00 avg60=0.50 avg300=0.10 total=1000000\n"
+             "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
     fx_write(g.root, "proc/pressure/memory",
              "some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n"
              "full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n");
@@ -592,8 +593,9 @@ static void test_psi(void **state)
     assert_int_equal(s->psi_us[RT_PSI_CPU][RT_PSI_SOME], 1000000);
     assert_true(isnan(s->psi_pct[RT_PSI_CPU][RT_PSI_SOME]));
     assert_true(s->psi_us[RT_PSI_IO][RT_PSI_SOME] == RT_NA); /* file absent */
-    fx_write(g.root, "proc/pressure/cpu", "some avg10=1.00 avg60=0.50 avg300=0.10 total=1250000\n"
-                                          "full avg10=0.00 avg60=0.00 avg300=0.00 total=100000\n");
+    fx_write(g.root, "proc/pressure/cpu",
+             "some avg10=1.00 avg60=0.50 avg300=0.10 total=1250000\n"
+             "full avg10=0.00 avg60=0.00 avg300=0.00 total=100000\n");
     s = gen_sample(&g); /* one second later */
     assert_true(fabs(s->psi_pct[RT_PSI_CPU][RT_PSI_SOME] - 25.0) < 1e-9);
     assert_true(fabs(s->psi_pct[RT_PSI_CPU][RT_PSI_FULL] - 10.0) < 1e-9);
@@ -607,9 +609,10 @@ static void test_cpu_lines(void **state)
     struct gen g;
     gen_init(&g);
     /* an old kernel's 4-field lines, and two cores */
-    fx_write(g.root, "proc/stat", "cpu  100 0 50 1000\ncpu0 50 0 25 500\ncpu1 50 0 25 500\n"
-                                  "ctxt 10\nbtime 1700000000\nprocesses 99\n"
-                                  "procs_running 3\nprocs_blocked 1\n");
+    fx_write(g.root, "proc/stat",
+             "cpu  100 0 50 1000\ncpu0 50 0 25 500\ncpu1 50 0 25 500\n"
+             "ctxt 10\nbtime 1700000000\nprocesses 99\n"
+             "procs_running 3\nprocs_blocked 1\n");
     gen_open(&g, 0, 0);
     struct rt_sample *s = gen_sample(&g);
     assert_int_equal(s->ncores, 2);

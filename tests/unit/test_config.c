@@ -17,9 +17,9 @@ static int setup(void **state)
     snprintf(tmpdir, sizeof(tmpdir), "/tmp/rtrack-config.XXXXXX");
     if (!mkdtemp(tmpdir) || chdir(tmpdir) != 0)
         return -1;
-    static const char *const vars[] = {
-        "RTRACK_DB", "RTRACK_INTERVAL", "RTRACK_CONFIG", "RTRACK_DURATION", "TRACKER_QUIET",
-        "TRACKER_TAGS", "TRACKER_JOB_NAME", "TRACKER_PROJECT_NAME", "TRACKER_TEAM"};
+    static const char *const vars[] = {"RTRACK_DB",        "RTRACK_INTERVAL",      "RTRACK_CONFIG",
+                                       "RTRACK_DURATION",  "TRACKER_QUIET",        "TRACKER_TAGS",
+                                       "TRACKER_JOB_NAME", "TRACKER_PROJECT_NAME", "TRACKER_TEAM"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
     return 0;
@@ -46,7 +46,7 @@ static void write_file(const char *name, const char *text)
 #define LOAD(cfg, kind, ...)                                                                       \
     ({                                                                                             \
         char *argv_[] = {__VA_ARGS__, NULL};                                                       \
-        rt_config_load((cfg), (kind), (int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);      \
+        rt_config_load((cfg), (kind), (int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);         \
     })
 
 static void test_defaults(void **state)
@@ -77,8 +77,8 @@ static void test_precedence(void **state)
     struct rt_config c;
     assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--job-name", "cli", "-i", "0.25", "--", "true"),
                      0);
-    assert_string_equal(c.meta[RT_META_JOB_NAME], "cli");        /* CLI beats env and file */
-    assert_string_equal(c.meta[RT_META_TEAM], "env-team");       /* env beats file */
+    assert_string_equal(c.meta[RT_META_JOB_NAME], "cli");           /* CLI beats env and file */
+    assert_string_equal(c.meta[RT_META_TEAM], "env-team");          /* env beats file */
     assert_string_equal(c.meta[RT_META_PROJECT_NAME], "file-proj"); /* file beats default */
     assert_true(c.interval == 0.25);
     assert_string_equal(c.db, "file.db");
@@ -103,7 +103,7 @@ static void test_tags_merge(void **state)
     struct rt_config c;
     assert_int_equal(
         LOAD(&c, RT_CMD_RECORD, "record", "--tag", "c=5", "-t", "d=x=y", "--tag", "e="), 0);
-    const char *want[][2] = {{"a", "1"}, {"b", "3"}, {"n", "5"},
+    const char *want[][2] = {{"a", "1"}, {"b", "3"},   {"n", "5"},
                              {"c", "5"}, {"d", "x=y"}, {"e", ""}};
     assert_int_equal(c.ntags, 6);
     for (size_t i = 0; i < c.ntags; i++) {
@@ -201,8 +201,7 @@ static void test_config_file_errors(void **state)
     /* a missing default file is fine, a missing explicit one is not */
     assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
     rt_config_free(&c);
-    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--config", "missing.toml"),
-                     RT_EXIT_USAGE);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--config", "missing.toml"), RT_EXIT_USAGE);
     setenv("RTRACK_CONFIG", "missing.toml", 1);
     assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), RT_EXIT_USAGE);
     unsetenv("RTRACK_CONFIG");
@@ -212,14 +211,14 @@ static void test_config_file_errors(void **state)
     rt_config_free(&c);
 
     const char *bad[] = {
-        "[job]\nname = \"x\"\nbogus = 1\n",           /* unknown key */
-        "[nope]\nx = 1\n",                              /* unknown table */
-        "toplevel = 1\n",                               /* key outside a table */
-        "[tracker]\ninterval_secs = \"fast\"\n",        /* wrong type */
-        "[tracker]\nquiet = 1\n",                       /* bool expected */
-        "[job]\npid = 1.5\n",                           /* integer expected */
-        "[tracker]\ninterval_secs = 0\n",               /* out of range */
-        "[job]\nname = \"x\"\n\n[job\n",                /* syntax */
+        "[job]\nname = \"x\"\nbogus = 1\n",      /* unknown key */
+        "[nope]\nx = 1\n",                       /* unknown table */
+        "toplevel = 1\n",                        /* key outside a table */
+        "[tracker]\ninterval_secs = \"fast\"\n", /* wrong type */
+        "[tracker]\nquiet = 1\n",                /* bool expected */
+        "[job]\npid = 1.5\n",                    /* integer expected */
+        "[tracker]\ninterval_secs = 0\n",        /* out of range */
+        "[job]\nname = \"x\"\n\n[job\n",         /* syntax */
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         write_file("rtrack.toml", bad[i]);

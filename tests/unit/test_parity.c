@@ -32,11 +32,14 @@ struct pcase {
  *    writes that arrived in the root's io). */
 static const struct override c10_sys[] = {
     {"net_recv_bytes", "182000"}, {"net_sent_bytes", "5000"}, {NULL, NULL}};
-static const struct override c10_proc[] = {
-    {"children", "3"},          {"utime", "1.58"},
-    {"stime", "0.22"},          {"cpu_usage", "1.7991"},
-    {"memory_mib", "225.583"},  {"disk_read_bytes", "2056768"},
-    {"disk_write_bytes", "2105344"}, {NULL, NULL}};
+static const struct override c10_proc[] = {{"children", "3"},
+                                           {"utime", "1.58"},
+                                           {"stime", "0.22"},
+                                           {"cpu_usage", "1.7991"},
+                                           {"memory_mib", "225.583"},
+                                           {"disk_read_bytes", "2056768"},
+                                           {"disk_write_bytes", "2105344"},
+                                           {NULL, NULL}};
 
 static const struct pcase cases[] = {
     {"01-idle-2core", NULL, NULL},      {"02-busy-8core", NULL, NULL},

@@ -67,9 +67,9 @@ static void test_new_database(void **state)
     char *jm = qs(db, "PRAGMA journal_mode");
     assert_string_equal(jm, "wal");
     free(jm);
-    const char *tables[] = {"runs",      "run_tags",     "samples",     "cpu_core_samples",
-                            "disks",     "disk_samples", "mounts",      "mount_samples",
-                            "nics",      "nic_samples",  "gpus",        "gpu_samples",
+    const char *tables[] = {"runs",      "run_tags",       "samples", "cpu_core_samples",
+                            "disks",     "disk_samples",   "mounts",  "mount_samples",
+                            "nics",      "nic_samples",    "gpus",    "gpu_samples",
                             "processes", "process_samples"};
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
         char sql[200];
@@ -134,9 +134,9 @@ static void test_refusals(void **state)
 
     sqlite3 *db;
     assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (x); INSERT INTO notes VALUES (1)",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
+    assert_int_equal(
+        sqlite3_exec(db, "CREATE TABLE notes (x); INSERT INTO notes VALUES (1)", NULL, NULL, NULL),
+        SQLITE_OK);
     sqlite3_close(db);
     assert_refused("is a SQLite database but not an rtrack database");
     unlink(dbpath);

@@ -119,9 +119,12 @@ static void test_strerror_lowercase(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_bool),      cmocka_unit_test(test_parse_numbers),
-        cmocka_unit_test(test_unescape_octal),  cmocka_unit_test(test_json_string),
-        cmocka_unit_test(test_map),             cmocka_unit_test(test_read_large_file),
+        cmocka_unit_test(test_parse_bool),
+        cmocka_unit_test(test_parse_numbers),
+        cmocka_unit_test(test_unescape_octal),
+        cmocka_unit_test(test_json_string),
+        cmocka_unit_test(test_map),
+        cmocka_unit_test(test_read_large_file),
         cmocka_unit_test(test_strerror_lowercase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

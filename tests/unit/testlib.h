@@ -62,7 +62,7 @@ struct fx_proc {
     const char *comm;
     char state;
     long utime, stime, cutime, cstime, starttime, rss_pages;
-    long pss_kib; /* < 0: no smaps_rollup */
+    long pss_kib;                 /* < 0: no smaps_rollup */
     long read_bytes, write_bytes; /* < 0: no io file */
 };
 /* proc/PID/{stat,smaps_rollup,io,cmdline} under root */

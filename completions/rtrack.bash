@@ -1,0 +1,84 @@
+# bash completion for rtrack                                    -*- shell-script -*-
+# Install as share/bash-completion/completions/rtrack, or source it.
+
+_rtrack_opts_common="--interval --db --config --quiet --job-name --project-name --stage-name
+    --task-name --team --env --language --orchestrator --executor --external-run-id
+    --container-image --tag --help"
+
+_rtrack()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+    COMPREPLY=()
+    if ((COMP_CWORD == 1)); then
+        COMPREPLY=($(compgen -W "run record help --help --version" -- "$cur"))
+        return
+    fi
+    local cmd=${COMP_WORDS[1]} i
+    if [[ $cmd == help ]]; then
+        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record" -- "$cur"))
+        return
+    fi
+    # run: once the command has started (after -- or the first word that is not an option or
+    # an option's value), complete the command and its arguments like any other command line
+    if [[ $cmd == run ]]; then
+        for ((i = 2; i < COMP_CWORD; i++)); do
+            if [[ ${COMP_WORDS[i]} == -- ]]; then
+                _rtrack_job $((i + 1))
+                return
+            fi
+            if [[ ${COMP_WORDS[i]} != -* ]] && ! _rtrack_takes_value "${COMP_WORDS[i - 1]}"; then
+                _rtrack_job "$i"
+                return
+            fi
+        done
+        if [[ $cur != -* ]] && ! _rtrack_takes_value "$prev"; then
+            _rtrack_job "$COMP_CWORD"
+            return
+        fi
+    fi
+    case $prev in
+    --db | -d)
+        COMPREPLY=($(compgen -f -X '!*.db' -- "$cur") $(compgen -d -S / -- "$cur"))
+        compopt -o nospace 2>/dev/null
+        return
+        ;;
+    --config | -c)
+        COMPREPLY=($(compgen -f -X '!*.toml' -- "$cur") $(compgen -d -S / -- "$cur"))
+        compopt -o nospace 2>/dev/null
+        return
+        ;;
+    --pid | -p)
+        COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur"))
+        return
+        ;;
+    esac
+    _rtrack_takes_value "$prev" && return
+    case $cmd in
+    run) COMPREPLY=($(compgen -W "$_rtrack_opts_common" -- "$cur")) ;;
+    record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration" -- "$cur")) ;;
+    esac
+}
+
+# the job's own command line: a command name first, then files
+_rtrack_job()
+{
+    if ((COMP_CWORD == $1)); then
+        COMPREPLY=($(compgen -c -- "$cur"))
+    else
+        COMPREPLY=($(compgen -f -- "$cur"))
+    fi
+}
+
+_rtrack_takes_value()
+{
+    case $1 in
+    -i | --interval | -d | --db | -c | --config | -p | --pid | --duration | -n | --job-name | \
+        --project-name | --stage-name | --task-name | --team | --env | --language | \
+        --orchestrator | --executor | --external-run-id | --container-image | -t | --tag)
+        return 0
+        ;;
+    esac
+    return 1
+}
+
+complete -F _rtrack rtrack
