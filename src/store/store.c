@@ -47,7 +47,9 @@ struct rt_store {
     int64_t run_id;
     int in_tx;
     int pending;       /* samples added since the last commit */
-    struct rt_map ids; /* identity pointer or process key -> row id, for this run */
+    struct rt_map ids;   /* identity pointer -> row id (disks, mounts, nics: few per run) */
+    struct rt_map procs; /* process key -> row id, for the processes of the last sample */
+    struct rt_map procs_next;
     char err[512];
 };
 
@@ -199,6 +201,8 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
     struct rt_store *s = xcalloc(1, sizeof(*s));
     s->path = xstrdup(path);
     rt_map_init(&s->ids, 256);
+    rt_map_init(&s->procs, 64);
+    rt_map_init(&s->procs_next, 64);
 
     struct stat sb;
     int exists = stat(path, &sb) == 0;
@@ -270,6 +274,8 @@ void rt_store_close(struct rt_store *s)
     if (s->db)
         sqlite3_close(s->db);
     rt_map_free(&s->ids);
+    rt_map_free(&s->procs);
+    rt_map_free(&s->procs_next);
     free(s->path);
     free(s);
 }
@@ -610,10 +616,9 @@ static uint64_t ptr_key(const void *p)
     return (uint64_t)(uintptr_t)p;
 }
 
-/* Process keys live in the same map as pointers; the top bit keeps them apart. */
 static uint64_t process_key(pid_t pid, int64_t starttime)
 {
-    return (1ULL << 63) | ((uint64_t)starttime << 22) | (uint64_t)pid;
+    return ((uint64_t)(starttime + 1) << 22) | (uint64_t)pid;
 }
 
 static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
@@ -739,11 +744,15 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
             return -1;
     }
 
+    /* Only the processes of the previous sample are cached, so a job that forks a million
+     * short-lived processes does not grow the recorder: a process that comes back after a gap
+     * finds its row again through the upsert. */
+    rt_map_clear(&s->procs_next);
     for (int i = 0; i < smp->nprocs; i++) {
         const struct rt_proc_sample *p = &smp->procs[i];
         int64_t pid_row;
         uint64_t key = process_key(p->pid, p->starttime);
-        if (!rt_map_get(&s->ids, key, &pid_row)) {
+        if (!rt_map_get(&s->procs, key, &pid_row)) {
             st = s->st[ST_PROCESS];
             sqlite3_bind_int64(st, 1, s->run_id);
             sqlite3_bind_int64(st, 2, p->pid);
@@ -754,8 +763,8 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
             sqlite3_bind_int64(st, 7, smp->seq);
             if (step(s, st, &pid_row) != 0)
                 return -1;
-            rt_map_put(&s->ids, key, pid_row);
         }
+        rt_map_put(&s->procs_next, key, pid_row);
         st = s->st[ST_PROCESS_SAMPLE];
         char state[2] = {p->state, '\0'};
         sqlite3_bind_int64(st, 1, sid);
@@ -778,6 +787,9 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
         if (step(s, st, NULL) != 0)
             return -1;
     }
+    struct rt_map t = s->procs;
+    s->procs = s->procs_next;
+    s->procs_next = t;
     return 0;
 }
 
@@ -788,6 +800,7 @@ static void rollback(struct rt_store *s)
     s->pending = 0;
     /* identity rows of the rolled-back transaction are gone; upserts find the others again */
     rt_map_clear(&s->ids);
+    rt_map_clear(&s->procs);
 }
 
 int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp)

@@ -298,6 +298,33 @@ static void test_failure_then_recovery(void **state)
     fx_case_free(&c);
 }
 
+/* The store caches process ids only for the last sample; a process missing from one sample
+ * and back in the next finds its row again instead of getting a second one. */
+static void test_process_returns_after_gap(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run;
+    store_case(s, "03-process-tree", &c, &run); /* seq 0 and 1, 4 processes each */
+    int n = c.b.nprocs;
+    c.b.nprocs = 1;
+    c.b.seq = 2;
+    assert_int_equal(rt_store_add_sample(s, &c.b), 0);
+    c.b.nprocs = n;
+    c.b.seq = 3;
+    assert_int_equal(rt_store_add_sample(s, &c.b), 0);
+    assert_int_equal(rt_store_commit(s), 0);
+    sqlite3 *db = rt_store_db(s);
+    assert_int_equal(q1(db, "SELECT count(*) FROM processes"), 4);
+    assert_int_equal(q1(db, "SELECT count(*) FROM process_samples"), 4 + 4 + 1 + 4);
+    assert_int_equal(q1(db, "SELECT count(DISTINCT process_id) FROM process_samples"), 4);
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
 /* several runs and recorders share one file */
 static void test_two_writers(void **state)
 {
@@ -386,6 +413,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_then_recovery, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_process_returns_after_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_live_sample_fills_every_column, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
