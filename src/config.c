@@ -383,18 +383,17 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
     int explicit_config = config_cli || (config_env && *config_env);
     struct rt_buf text = {0};
     ssize_t tn = rt_read_file(config, &text);
+    int trc = 0;
     if (tn < 0 && (explicit_config || tn != -ENOENT)) {
         rt_err("cannot read config file '%s': %s", config, rt_strerror((int)-tn));
-        rt_buf_free(&text);
-        goto out;
-    }
-    if (tn >= 0) {
+        trc = -1;
+    } else if (tn >= 0) {
         cfg->config_file = xstrdup(config);
-        int trc = apply_toml(cfg, kind, config, text.p);
-        rt_buf_free(&text);
-        if (trc != 0)
-            goto out;
+        trc = apply_toml(cfg, kind, config, text.p);
     }
+    rt_buf_free(&text);
+    if (trc != 0)
+        goto out;
 
     /* 3. the environment */
     for (size_t i = 0; i < RT_ARRAY_LEN(opts); i++) {

@@ -117,7 +117,7 @@ struct rt_proc_sample {
     double cpu_utime_s, cpu_stime_s; /* per interval, NAN when first seen (unless born in it) */
     int64_t read_bytes, write_bytes; /* per interval */
     char comm[64];
-    const char *cmdline_json; /* set only in the sample where the process is first seen */
+    char *cmdline_json; /* only in the sample where it is first seen; owned by the sample */
     int first_seen;
 };
 

@@ -51,6 +51,8 @@ void rt_sample_begin(struct rt_sample *s, const struct rt_sample *prev, enum rt_
                      double wall, double mono)
 {
     /* Keep the arrays, reset everything else to "unknown". */
+    for (int i = 0; i < s->nprocs; i++)
+        free(s->procs[i].cmdline_json);
     struct rt_core_sample *cores = s->cores;
     struct rt_disk_sample *disks = s->disks;
     struct rt_mount_sample *mounts = s->mounts;
@@ -103,6 +105,8 @@ void rt_sample_begin(struct rt_sample *s, const struct rt_sample *prev, enum rt_
 
 void rt_sample_free(struct rt_sample *s)
 {
+    for (int i = 0; i < s->nprocs; i++)
+        free(s->procs[i].cmdline_json);
     free(s->cores);
     free(s->disks);
     free(s->mounts);

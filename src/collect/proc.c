@@ -45,6 +45,12 @@ struct reap_group {
     int64_t u, s, r, w; /* ticks / bytes of gone descendants to take back */
 };
 
+/* A correction that could not be applied yet, for one reaper. */
+struct pending {
+    uint64_t key; /* the reaper's (pid, starttime) */
+    struct reap_group g;
+};
+
 struct proc_state {
     struct rt_collect_cfg cfg;
     int track;
@@ -59,10 +65,12 @@ struct proc_state {
     struct rt_map scan_idx; /* pid -> index in scan */
     struct rt_map prev_idx; /* (pid, starttime) -> index in prev->procs */
     struct rt_map prev_pid; /* pid -> index in prev->procs */
+    /* corrections carried to the next sample: the reaper's stat was read before it reaped */
+    struct pending *pend_prev, *pend_cur;
+    size_t npend_prev, npend_cur, cappend;
+    struct rt_map pend_idx; /* reaper key -> index in pend_prev */
     int64_t root_starttime;
     struct rt_buf buf;
-    char **cmdlines;
-    size_t ncmd, capcmd;
 };
 
 static uint64_t proc_key(pid_t pid, int64_t starttime)
@@ -152,7 +160,8 @@ static void read_io(struct proc_state *st, int procfd, pid_t pid, int64_t *rd, i
     }
 }
 
-static const char *read_cmdline(struct proc_state *st, int procfd, pid_t pid)
+/* argv as a JSON array, malloc'd (the sample owns it), NULL when unreadable */
+static char *read_cmdline(struct proc_state *st, int procfd, pid_t pid)
 {
     char rel[64];
     snprintf(rel, sizeof(rel), "%d/cmdline", (int)pid);
@@ -172,11 +181,6 @@ static const char *read_cmdline(struct proc_state *st, int procfd, pid_t pid)
         p += l + 1;
     }
     rt_buf_append(&j, "]", 1);
-    if (st->ncmd == st->capcmd) {
-        st->capcmd = st->capcmd ? st->capcmd * 2 : 16;
-        st->cmdlines = xrealloc(st->cmdlines, st->capcmd * sizeof(*st->cmdlines));
-    }
-    st->cmdlines[st->ncmd++] = j.p;
     return j.p;
 }
 
@@ -192,6 +196,7 @@ static void *proc_open(const struct rt_sysenv *env, const struct rt_collect_cfg 
     rt_map_init(&st->scan_idx, 256);
     rt_map_init(&st->prev_idx, 64);
     rt_map_init(&st->prev_pid, 64);
+    rt_map_init(&st->pend_idx, 16);
     return st;
 }
 
@@ -229,8 +234,11 @@ static int scan_proc(struct proc_state *st, const struct rt_sysenv *env, int *pr
         char rel[64];
         snprintf(rel, sizeof(rel), "%d/stat", (int)pid);
         struct rt_pid_stat ps;
-        if (rt_read_fileat(procfd, rel, &st->buf) <= 0 || rt_parse_pid_stat(st->buf.p, &ps)) {
-            rt_map_put(&st->listing_cur, pid_key(pid), -1);
+        ssize_t n = rt_read_fileat(procfd, rel, &st->buf);
+        if (n == -ENOENT || n == -ESRCH)
+            continue; /* exited (and reaped) since the directory was listed: gone */
+        if (n <= 0 || rt_parse_pid_stat(st->buf.p, &ps)) {
+            rt_map_put(&st->listing_cur, pid_key(pid), -1); /* there, but unknown */
             continue;
         }
         rt_map_put(&st->listing_cur, pid_key(pid), ps.starttime);
@@ -313,10 +321,6 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
                          const struct rt_sample *prev)
 {
     struct proc_state *st = state;
-    for (size_t i = 0; i < st->ncmd; i++)
-        free(st->cmdlines[i]);
-    st->ncmd = 0;
-
     int procfd = -1;
     int count = scan_proc(st, env, &procfd);
     if (count < 0)
@@ -413,7 +417,6 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
      * actually grew, and taken from that ancestor's row: the process rows then add up to the
      * tree's total exactly. */
     if (prev) {
-        int touched = 0;
         for (int i = 0; i < prev->nprocs; i++) {
             const struct rt_proc_sample *g = &prev->procs[i];
             int64_t now;
@@ -444,26 +447,67 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
             rg->s += g->stime + g->cstime;
             rg->r += nz(g->read_total);
             rg->w += nz(g->write_total);
-            touched = 1;
         }
-        for (int i = 0; touched && i < cur->nprocs; i++) {
+        /* A scan is not atomic: when the parent's stat was read before it reaped the child,
+         * the child's lifetime shows up in the parent's cutime only in the next sample. What
+         * could not be taken back now is carried to the next sample, once. */
+        st->npend_cur = 0;
+        for (int i = 0; i < cur->nprocs; i++) {
             const struct rt_proc_sample *p = &cur->procs[i];
             int si = scan_find(st, p->pid, p->starttime);
             struct scan_ent *e = &st->scan[si];
-            struct reap_group *rg = &st->groups[si];
-            if (!e->counted || (!rg->u && !rg->s && !rg->r && !rg->w))
+            struct reap_group now = st->groups[si], rg = now;
+            int64_t pi;
+            if (rt_map_get(&st->pend_idx, proc_key(p->pid, p->starttime), &pi)) {
+                rg.u += st->pend_prev[pi].g.u;
+                rg.s += st->pend_prev[pi].g.s;
+                rg.r += st->pend_prev[pi].g.r;
+                rg.w += st->pend_prev[pi].g.w;
+            }
+            if (!e->counted || (!rg.u && !rg.s && !rg.r && !rg.w))
                 continue;
             const struct rt_proc_sample *pp = e->prev_i >= 0 ? &prev->procs[e->prev_i] : NULL;
             int64_t gu = p->cutime - (pp ? pp->cutime : 0);
             int64_t gs = p->cstime - (pp ? pp->cstime : 0);
-            e->du -= rg->u < gu ? rg->u : (gu > 0 ? gu : 0);
-            e->ds -= rg->s < gs ? rg->s : (gs > 0 ? gs : 0);
+            struct reap_group take = {
+                rg.u < gu ? rg.u : (gu > 0 ? gu : 0),
+                rg.s < gs ? rg.s : (gs > 0 ? gs : 0),
+                e->dr == RT_NA ? 0 : (rg.r < e->dr ? rg.r : e->dr),
+                e->dw == RT_NA ? 0 : (rg.w < e->dw ? rg.w : e->dw),
+            };
+            e->du -= take.u;
+            e->ds -= take.s;
             if (e->dr != RT_NA)
-                e->dr -= rg->r < e->dr ? rg->r : e->dr;
+                e->dr -= take.r;
             if (e->dw != RT_NA)
-                e->dw -= rg->w < e->dw ? rg->w : e->dw;
+                e->dw -= take.w;
+            /* only this sample's part of the remainder is carried, and only once */
+            struct reap_group left = {
+                rg.u - take.u < now.u ? rg.u - take.u : now.u,
+                rg.s - take.s < now.s ? rg.s - take.s : now.s,
+                rg.r - take.r < now.r ? rg.r - take.r : now.r,
+                rg.w - take.w < now.w ? rg.w - take.w : now.w,
+            };
+            if (left.u > 0 || left.s > 0 || left.r > 0 || left.w > 0) {
+                if (st->npend_cur == st->cappend) {
+                    st->cappend = st->cappend ? st->cappend * 2 : 16;
+                    st->pend_cur = xrealloc(st->pend_cur, st->cappend * sizeof(*st->pend_cur));
+                    st->pend_prev = xrealloc(st->pend_prev, st->cappend * sizeof(*st->pend_prev));
+                }
+                st->pend_cur[st->npend_cur++] =
+                    (struct pending){proc_key(p->pid, p->starttime), left};
+            }
         }
+    } else {
+        st->npend_cur = 0;
     }
+    struct pending *tp = st->pend_prev;
+    st->pend_prev = st->pend_cur;
+    st->pend_cur = tp;
+    st->npend_prev = st->npend_cur;
+    rt_map_clear(&st->pend_idx);
+    for (size_t i = 0; i < st->npend_prev; i++)
+        rt_map_put(&st->pend_idx, st->pend_prev[i].key, (int64_t)i);
 
     int64_t du = 0, ds = 0, dr = 0, dw = 0;
     for (int i = 0; i < cur->nprocs; i++) {
@@ -512,9 +556,6 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
 static void proc_close(void *state)
 {
     struct proc_state *st = state;
-    for (size_t i = 0; i < st->ncmd; i++)
-        free(st->cmdlines[i]);
-    free(st->cmdlines);
     free(st->scan);
     free(st->queue);
     free(st->groups);
@@ -523,6 +564,9 @@ static void proc_close(void *state)
     rt_map_free(&st->scan_idx);
     rt_map_free(&st->prev_idx);
     rt_map_free(&st->prev_pid);
+    rt_map_free(&st->pend_idx);
+    free(st->pend_prev);
+    free(st->pend_cur);
     rt_buf_free(&st->buf);
     free(st);
 }

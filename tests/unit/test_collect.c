@@ -291,6 +291,40 @@ static void test_tree_vanished_not_reaped_by_tree(void **state)
     gen_free(&g);
 }
 
+/* The scan is not atomic: the parent's stat can be read just before it reaps a child whose stat
+ * is then gone. The child's lifetime reaches the parent's cutime only in the next sample; the
+ * correction follows it there instead of being lost (which would count the child twice). */
+static void test_tree_reap_between_reads(void **state)
+{
+    (void)state;
+    struct gen g;
+    gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 50, .starttime = 2,
+                            .pss_kib = 1, .read_bytes = 5000, .write_bytes = 0));
+    gen_open(&g, 10, 0);
+    gen_sample(&g);
+    fx_remove_proc(g.root, 11);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 101, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    struct rt_sample *s = gen_sample(&g);
+    assert_true(fabs(s->proc_utime_s - 0.01) < 1e-9);
+    /* the child ended at 60 ticks and 6000 bytes, now in the root's counters */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 102, .cutime = 60,
+                            .starttime = 1, .pss_kib = 1, .read_bytes = 6000, .write_bytes = 0));
+    s = gen_sample(&g);
+    assert_true(fabs(s->proc_utime_s - 0.11) < 1e-9); /* root +1, the child's last 10 */
+    assert_int_equal(s->proc_read_bytes, 1000);
+    assert_rows_sum(s);
+    /* carried once only: later growth is counted in full */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 102, .cutime = 90,
+                            .starttime = 1, .pss_kib = 1, .read_bytes = 6000, .write_bytes = 0));
+    s = gen_sample(&g);
+    assert_true(fabs(s->proc_utime_s - 0.30) < 1e-9);
+    gen_free(&g);
+}
+
 /* Born during the interval: counted from zero; born and reaped within it: only through the
  * parent's cutime. */
 static void test_tree_births(void **state)
@@ -694,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_disk_4096_sectors_and_identity),
         cmocka_unit_test(test_tree_cascade_reap),
         cmocka_unit_test(test_tree_vanished_not_reaped_by_tree),
+        cmocka_unit_test(test_tree_reap_between_reads),
         cmocka_unit_test(test_tree_births),
         cmocka_unit_test(test_tree_pid_reuse),
         cmocka_unit_test(test_tree_transient_miss),

@@ -43,11 +43,23 @@ static void write_file(const char *name, const char *text)
     fclose(f);
 }
 
-#define LOAD(cfg, kind, ...)                                                                       \
-    ({                                                                                             \
-        char *argv_[] = {__VA_ARGS__, NULL};                                                       \
-        rt_config_load((cfg), (kind), (int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);         \
-    })
+/* rt_config_load keeps pointers into argv (the job's command), so the argument vector must
+ * outlive the config: it lives here until the next load. */
+static char *load_argv[32];
+
+static int load(struct rt_config *cfg, enum rt_cmd_kind kind, ...)
+{
+    va_list ap;
+    va_start(ap, kind);
+    int n = 0;
+    char *a;
+    while ((a = va_arg(ap, char *)) && n < 31)
+        load_argv[n++] = a;
+    va_end(ap);
+    load_argv[n] = NULL;
+    return rt_config_load(cfg, kind, n, load_argv);
+}
+#define LOAD(cfg, kind, ...) load((cfg), (kind), __VA_ARGS__, (char *)NULL)
 
 static void test_defaults(void **state)
 {
