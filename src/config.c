@@ -232,13 +232,26 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
 static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *file,
                       const char *text)
 {
-    struct rt_toml_kv *kv;
-    size_t n;
+    struct rt_toml_doc doc;
     char err[300];
-    if (rt_toml_parse(text, &kv, &n, err, sizeof(err)) != 0) {
+    if (rt_toml_parse(text, &doc, err, sizeof(err)) != 0) {
         rt_err("%s:%s", file, err);
         return -1;
     }
+    static const char *const known[] = {"job", "tracker", "tags"};
+    for (size_t t = 0; t < doc.ntables; t++) {
+        int ok = 0;
+        for (size_t i = 0; i < RT_ARRAY_LEN(known); i++)
+            ok |= strcmp(doc.tables[t].name, known[i]) == 0;
+        if (!ok) {
+            rt_err("%s:%d: unknown table [%s] (rtrack reads [job], [tracker] and [tags])", file,
+                   doc.tables[t].line, doc.tables[t].name);
+            rt_toml_free(&doc);
+            return -1;
+        }
+    }
+    const struct rt_toml_kv *kv = doc.kv;
+    size_t n = doc.n;
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++) {
         const struct rt_toml_kv *e = &kv[k];
@@ -292,7 +305,7 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
             val = e->b ? "1" : "0";
         rc = opt_apply(cfg, o, val, e->key, where);
     }
-    rt_toml_free(kv, n);
+    rt_toml_free(&doc);
     return rc;
 }
 

@@ -36,16 +36,22 @@ void rt_sampler_store(struct rt_sampler *s)
 {
     struct rt_sample *cur = s->cur;
     int rc = rt_store_add_sample(s->store, cur);
-    if (rc == 0 && (cur->kind != RT_SAMPLE_PERIODIC ||
-                    cur->mono + s->interval - s->last_commit > 1.0 + 1e-3)) {
-        rc = rt_store_commit(s->store);
-        if (rc == 0)
-            s->last_commit = cur->mono;
-    }
     if (rc == 0) {
-        s->stored++;
-    } else {
-        s->failed++;
+        s->uncommitted++;
+        if (cur->kind != RT_SAMPLE_PERIODIC ||
+            cur->mono + s->interval - s->last_commit > 1.0 + 1e-3) {
+            rc = rt_store_commit(s->store);
+            if (rc == 0) {
+                s->last_commit = cur->mono;
+                s->stored += s->uncommitted;
+                s->uncommitted = 0;
+            }
+        }
+    }
+    if (rc != 0) {
+        /* the failed transaction was rolled back with every sample in it */
+        s->failed += s->uncommitted + (s->uncommitted == 0);
+        s->uncommitted = 0;
         if (!s->warned) {
             rt_warn("recording failed: %s; the job is not affected, rtrack keeps trying",
                     rt_store_error(s->store));

@@ -19,7 +19,7 @@ struct parser {
     struct rt_toml_kv *kv;
     size_t n, cap;
     char *table;
-    char **tables;
+    struct rt_toml_table *tables;
     size_t ntables;
 };
 
@@ -234,12 +234,14 @@ static int parse_line(struct parser *ps)
         }
         ps->p++;
         for (size_t i = 0; i < ps->ntables; i++)
-            if (strcmp(ps->tables[i], name) == 0) {
+            if (strcmp(ps->tables[i].name, name) == 0) {
+                int first = ps->tables[i].line;
                 free(name);
-                return fail(ps, "table [%s] defined twice", ps->tables[i]);
+                return fail(ps, "table [%s] defined twice (first on line %d)", ps->tables[i].name,
+                            first);
             }
         ps->tables = xrealloc(ps->tables, (ps->ntables + 1) * sizeof(*ps->tables));
-        ps->tables[ps->ntables++] = name;
+        ps->tables[ps->ntables++] = (struct rt_toml_table){name, ps->line};
         ps->table = name;
         return end_of_line(ps);
     }
@@ -286,34 +288,35 @@ static int parse_line(struct parser *ps)
     return end_of_line(ps);
 }
 
-int rt_toml_parse(const char *text, struct rt_toml_kv **out, size_t *n, char *err, size_t errlen)
+int rt_toml_parse(const char *text, struct rt_toml_doc *doc, char *err, size_t errlen)
 {
     struct parser ps = {text, 1, err, errlen, NULL, 0, 0, "", NULL, 0};
     int rc = 0;
     while (*ps.p && rc == 0)
         rc = parse_line(&ps);
-    for (size_t i = 0; i < ps.ntables; i++)
-        free(ps.tables[i]);
-    free(ps.tables);
+    doc->kv = ps.kv;
+    doc->n = ps.n;
+    doc->tables = ps.tables;
+    doc->ntables = ps.ntables;
     if (rc != 0) {
-        rt_toml_free(ps.kv, ps.n);
-        *out = NULL;
-        *n = 0;
+        rt_toml_free(doc);
         return -1;
     }
-    *out = ps.kv;
-    *n = ps.n;
     return 0;
 }
 
-void rt_toml_free(struct rt_toml_kv *kv, size_t n)
+void rt_toml_free(struct rt_toml_doc *doc)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(kv[i].table);
-        free(kv[i].key);
-        free(kv[i].str);
+    for (size_t i = 0; i < doc->n; i++) {
+        free(doc->kv[i].table);
+        free(doc->kv[i].key);
+        free(doc->kv[i].str);
     }
-    free(kv);
+    free(doc->kv);
+    for (size_t i = 0; i < doc->ntables; i++)
+        free(doc->tables[i].name);
+    free(doc->tables);
+    memset(doc, 0, sizeof(*doc));
 }
 
 const char *rt_toml_type_name(enum rt_toml_type t)

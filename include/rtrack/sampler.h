@@ -18,7 +18,8 @@ struct rt_sampler {
     struct rt_sample buf[2];
     struct rt_sample *cur, *prev;
     double last_commit;
-    int64_t stored, failed;
+    int64_t stored, failed; /* samples committed / lost */
+    int64_t uncommitted;    /* added to the open transaction, not committed yet */
     int warned;
 };
 

@@ -23,9 +23,21 @@ struct rt_toml_kv {
     int line;
 };
 
-/* 0 on success; -1 with "LINE: message" in err. */
-int rt_toml_parse(const char *text, struct rt_toml_kv **out, size_t *n, char *err, size_t errlen);
-void rt_toml_free(struct rt_toml_kv *kv, size_t n);
+struct rt_toml_table {
+    char *name;
+    int line;
+};
+
+struct rt_toml_doc {
+    struct rt_toml_kv *kv;
+    size_t n;
+    struct rt_toml_table *tables; /* every [header], so an empty unknown table is seen too */
+    size_t ntables;
+};
+
+/* 0 on success; -1 with "LINE: message" in err (and an empty doc). */
+int rt_toml_parse(const char *text, struct rt_toml_doc *doc, char *err, size_t errlen);
+void rt_toml_free(struct rt_toml_doc *doc);
 const char *rt_toml_type_name(enum rt_toml_type t);
 
 #endif

@@ -8,6 +8,7 @@
 #include "rtrack/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -46,7 +47,7 @@ struct rt_store {
     sqlite3_stmt *st[ST_COUNT];
     int64_t run_id;
     int in_tx;
-    int pending;       /* samples added since the last commit */
+    int pending;         /* samples added since the last commit */
     struct rt_map ids;   /* identity pointer -> row id (disks, mounts, nics: few per run) */
     struct rt_map procs; /* process key -> row id, for the processes of the last sample */
     struct rt_map procs_next;
@@ -222,6 +223,28 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
             set_err(s, "cannot create database '%s': directory '%s' does not exist", path, dir);
         else if (access(dir, W_OK) != 0)
             set_err(s, "cannot create database '%s': directory '%s' is not writable", path, dir);
+        free(copy);
+        if (s->err[0])
+            goto fail;
+    }
+    if (exists && mode == RT_STORE_WRITE) {
+        /* SQLite would quietly fall back to read-only and, reading a WAL database, leave -wal
+         * and -shm files behind; say why it cannot be written before it touches anything */
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        char *copy = xstrdup(path);
+        const char *dir = dirname(copy);
+        if (fd < 0)
+            set_err(s, "cannot write database '%s': %s", path,
+                    e == EROFS                  ? "read-only file system"
+                    : e == EACCES || e == EPERM ? "the file is read-only"
+                                                : rt_strerror(e));
+        else if (access(dir, W_OK) != 0)
+            set_err(s, "cannot write database '%s': %s", path,
+                    errno == EROFS ? "read-only file system"
+                                   : "its directory is not writable (needed for the -wal file)");
         free(copy);
         if (s->err[0])
             goto fail;

@@ -20,11 +20,16 @@ static void test_valid(void **state)
                        "quiet = true\n"
                        "big = 1_000\n"
                        "neg = -3e-2\n";
-    struct rt_toml_kv *kv;
-    size_t n;
+    struct rt_toml_doc doc;
     char err[256];
-    assert_int_equal(rt_toml_parse(text, &kv, &n, err, sizeof(err)), 0);
-    assert_int_equal(n, 8);
+    assert_int_equal(rt_toml_parse(text, &doc, err, sizeof(err)), 0);
+    struct rt_toml_kv *kv = doc.kv;
+    assert_int_equal(doc.n, 8);
+    assert_int_equal(doc.ntables, 2);
+    assert_string_equal(doc.tables[0].name, "job");
+    assert_int_equal(doc.tables[0].line, 3);
+    assert_string_equal(doc.tables[1].name, "tracker");
+    assert_int_equal(doc.tables[1].line, 8);
     assert_string_equal(kv[0].table, "");
     assert_string_equal(kv[0].key, "top");
     assert_string_equal(kv[0].str, "x");
@@ -45,7 +50,7 @@ static void test_valid(void **state)
     assert_int_equal(kv[6].i, 1000);
     assert_true(kv[7].d == -0.03);
     assert_int_equal(kv[7].line, 12);
-    rt_toml_free(kv, n);
+    rt_toml_free(&doc);
 }
 
 struct bad {
@@ -60,7 +65,7 @@ static void test_errors(void **state)
         {"a = 1\nb = \n", "2: expected a value"},
         {"name = unquoted\n", "1: invalid value 'unquoted'"},
         {"[job]\nname = \"x\"\nname = \"y\"\n", "3: duplicate key (first set on line 2)"},
-        {"[job]\n[job]\n", "2: table [job] defined twice"},
+        {"[job]\n[job]\n", "2: table [job] defined twice (first on line 1)"},
         {"a = [1, 2]\n", "1: arrays are not supported"},
         {"a = {b = 1}\n", "1: inline tables are not supported"},
         {"[[x]]\n", "1: arrays of tables are not supported"},
@@ -78,14 +83,14 @@ static void test_errors(void **state)
         {"[job\n", "1: expected ']'"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct rt_toml_kv *kv = (void *)1;
-        size_t n = 99;
+        struct rt_toml_doc doc;
         char err[256] = "";
-        int rc = rt_toml_parse(cases[i].text, &kv, &n, err, sizeof(err));
+        int rc = rt_toml_parse(cases[i].text, &doc, err, sizeof(err));
         if (rc == 0 || strncmp(err, cases[i].err, strlen(cases[i].err)) != 0)
             fail_msg("case %zu: rc %d, err '%s', expected '%s'", i, rc, err, cases[i].err);
-        assert_null(kv);
-        assert_int_equal(n, 0);
+        assert_null(doc.kv);
+        assert_int_equal(doc.n, 0);
+        assert_int_equal(doc.ntables, 0);
     }
 }
 
