@@ -105,15 +105,20 @@ static void cpu_collect(void *state, const struct rt_sysenv *env, struct rt_samp
     if (!prev || prev->cpu.v[RT_CPU_USER] == RT_NA || cur->cpu.v[RT_CPU_USER] == RT_NA)
         return;
 
-    /* The Python reference's arithmetic, operation for operation, so its rows can be matched
-     * byte for byte: cumulative seconds as doubles, then differences. */
+    /* cpu_usage: the Python reference's arithmetic, operation for operation (cumulative seconds
+     * as doubles, then differences), so its 4-decimal rounding matches bit for bit */
     double tck = (double)env->clk_tck;
     double ua = (double)(tick(&prev->cpu, RT_CPU_USER) + tick(&prev->cpu, RT_CPU_NICE)) / tck;
     double ub = (double)(tick(&cur->cpu, RT_CPU_USER) + tick(&cur->cpu, RT_CPU_NICE)) / tck;
     double sa = (double)tick(&prev->cpu, RT_CPU_SYSTEM) / tck;
     double sb = (double)tick(&cur->cpu, RT_CPU_SYSTEM) / tck;
-    cur->cpu_utime_s = ub - ua > 0 ? ub - ua : 0.0;
-    cur->cpu_stime_s = sb - sa > 0 ? sb - sa : 0.0;
+    /* CPU-seconds from the tick difference (no float noise; Python's 6-decimal rounding of
+     * its difference of cumulative seconds gives the same text) */
+    int64_t du = tick(&cur->cpu, RT_CPU_USER) + tick(&cur->cpu, RT_CPU_NICE) -
+                 tick(&prev->cpu, RT_CPU_USER) - tick(&prev->cpu, RT_CPU_NICE);
+    int64_t ds = tick(&cur->cpu, RT_CPU_SYSTEM) - tick(&prev->cpu, RT_CPU_SYSTEM);
+    cur->cpu_utime_s = du > 0 ? (double)du / tck : 0.0;
+    cur->cpu_stime_s = ds > 0 ? (double)ds / tck : 0.0;
     if (cur->dt > 0) {
         double r = ((ub + sb) - (ua + sa)) / cur->dt;
         cur->cpu_usage = r > 0 ? r : 0.0;

@@ -532,12 +532,12 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
     cur->proc_utime_total = tot_u;
     cur->proc_stime_total = tot_s;
     if (prev) {
-        /* Same operation order as the Python reference (cumulative seconds as doubles, then
-         * the difference), so a stable tree gives its numbers bit for bit. */
+        /* cpu_usage in the Python reference's operation order (cumulative seconds as doubles,
+         * then the difference), so a stable tree gives its 4-decimal value bit for bit */
         double ub = (double)tot_u / tck, ua = (double)(tot_u - du) / tck;
         double sb = (double)tot_s / tck, sa = (double)(tot_s - ds) / tck;
-        cur->proc_utime_s = ub - ua > 0 ? ub - ua : 0.0;
-        cur->proc_stime_s = sb - sa > 0 ? sb - sa : 0.0;
+        cur->proc_utime_s = (double)du / tck;
+        cur->proc_stime_s = (double)ds / tck;
         if (cur->dt > 0) {
             double r = ((ub + sb) - (ua + sa)) / cur->dt;
             cur->proc_cpu_usage = r > 0 ? r : 0.0;
