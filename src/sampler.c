@@ -2,6 +2,7 @@
 #include "rtrack/sampler.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -58,6 +59,10 @@ void rt_sampler_store(struct rt_sampler *s)
             s->warned = 1;
         }
     }
+    /* Startup (schema parsing, host facts, the first scans) leaves freed heap behind that
+     * glibc keeps; hand it back once, so the steady state is what the recorder holds. */
+    if (cur->kind == RT_SAMPLE_BASELINE)
+        malloc_trim(0);
     /* the sample just taken becomes the previous one */
     s->prev = cur;
     s->cur = cur == &s->buf[0] ? &s->buf[1] : &s->buf[0];

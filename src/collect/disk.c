@@ -15,6 +15,7 @@
 struct disk_known {
     char name[64];
     int is_partition;
+    int loaded;                  /* ident_load() done */
     struct rt_disk_ident *ident; /* whole disks only */
 };
 
@@ -91,13 +92,11 @@ static int64_t sysfs_int(const struct rt_sysenv *env, const char *name, const ch
     return v;
 }
 
-static struct rt_disk_ident *ident_read(const struct rt_sysenv *env, const char *name,
-                                        int64_t major, int64_t minor)
+/* Model, serial, type and size: several sysfs reads, done once a disk has shown any I/O (an
+ * idle loop device is never stored, and a run starts quicker without reading them). */
+static void ident_load(const struct rt_sysenv *env, struct rt_disk_ident *id)
 {
-    struct rt_disk_ident *id = xcalloc(1, sizeof(*id));
-    id->name = xstrdup(name);
-    id->major = major;
-    id->minor = minor;
+    const char *name = id->name;
     id->model = sysfs_str(env, name, "device/model");
     id->vendor = sysfs_str(env, name, "device/vendor");
     id->serial = sysfs_str(env, name, "device/serial");
@@ -108,7 +107,6 @@ static struct rt_disk_ident *ident_read(const struct rt_sysenv *env, const char 
     int64_t sectors = sysfs_int(env, name, "size");
     id->capacity_bytes = sectors > 0 ? sectors * 512 : RT_NA;
     id->hw_sector_size = sysfs_int(env, name, "queue/hw_sector_size");
-    return id;
 }
 
 static struct disk_known *known_get(struct disk_state *st, const struct rt_sysenv *env,
@@ -127,8 +125,13 @@ static struct disk_known *known_get(struct disk_state *st, const struct rt_sysen
     memset(k, 0, sizeof(*k));
     strcpy(k->name, name);
     k->is_partition = rt_disk_is_partition(env, name);
-    if (!k->is_partition)
-        k->ident = ident_read(env, name, major, minor);
+    if (!k->is_partition) {
+        k->ident = xcalloc(1, sizeof(*k->ident));
+        k->ident->name = xstrdup(name);
+        k->ident->major = major;
+        k->ident->minor = minor;
+        k->ident->capacity_bytes = k->ident->hw_sector_size = RT_NA;
+    }
     return k;
 }
 
@@ -177,6 +180,15 @@ static void disk_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         struct disk_known *k = known_get(st, env, name, (int64_t)major, (int64_t)minor);
         if (!k || k->is_partition)
             continue;
+        if (!k->loaded) {
+            int64_t any = 0;
+            for (int i = 0; i < nf; i++)
+                any |= f[i];
+            if (any) {
+                ident_load(env, k->ident);
+                k->loaded = 1;
+            }
+        }
         struct rt_disk_sample *d = RT_SAMPLE_PUSH(cur->disks, cur->ndisks, cur->disks_cap);
         d->ident = k->ident;
         memcpy(d->f, f, sizeof(f));

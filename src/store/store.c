@@ -25,7 +25,7 @@
 #include "rtrack/version.h"
 
 #define BUSY_TIMEOUT_MS 2000
-#define CACHE_KIB       512 /* page cache cap: keeps the recorder's RSS small and flat */
+#define CACHE_KIB       256 /* page cache cap: keeps the recorder's RSS small and flat */
 
 enum {
     ST_SAMPLE,
@@ -47,7 +47,9 @@ struct rt_store {
     sqlite3_stmt *st[ST_COUNT];
     int64_t run_id;
     int in_tx;
-    int pending;         /* samples added since the last commit */
+    int pending;       /* samples added since the last commit */
+    int needs_upgrade; /* opened for reading, schema older than this rtrack's */
+    int64_t last_sample_id;
     struct rt_map ids;   /* identity pointer -> row id (disks, mounts, nics: few per run) */
     struct rt_map procs; /* process key -> row id, for the processes of the last sample */
     struct rt_map procs_next;
@@ -159,6 +161,7 @@ static int check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
     if (mode == RT_STORE_READ) {
         if (ver == 0)
             return set_err(s, "'%s' holds no rtrack data yet", s->path);
+        s->needs_upgrade = ver < latest;
         return 0;
     }
     if (sqlite3_db_readonly(s->db, "main") == 1)
@@ -256,6 +259,9 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
         goto fail;
     }
     sqlite3_extended_result_codes(s->db, 1);
+    /* no lookaside allocator: ~120 KiB less resident memory, the recorder's allocations are
+     * few and reused anyway */
+    sqlite3_db_config(s->db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 0, 0);
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
     if (check_and_migrate(s, mode) != 0)
         goto fail;
@@ -279,6 +285,22 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
             db_err(s, "cannot write database");
             goto fail;
         }
+        /* a long run's WAL is cut back after each checkpoint instead of keeping its peak size */
+        exec(s, "PRAGMA journal_size_limit = 1048576");
+    }
+    if (s->needs_upgrade) {
+        /* an older database: bring its schema (the export views) up to date once, through a
+         * writing connection, then read */
+        rt_store_close(s);
+        struct rt_store *w;
+        char why[512];
+        if (rt_store_open(path, RT_STORE_WRITE, &w, why, sizeof(why)) != 0) {
+            snprintf(err, errlen, "'%s' has an older schema that must be upgraded first: %s", path,
+                     why);
+            return -1;
+        }
+        rt_store_close(w);
+        return rt_store_open(path, RT_STORE_READ, out, err, errlen);
     }
     *out = s;
     return 0;
@@ -663,6 +685,7 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
     if (step(s, st, NULL) != 0)
         return -1;
     int64_t sid = sqlite3_last_insert_rowid(s->db);
+    s->last_sample_id = sid;
 
     st = s->st[ST_CORE];
     for (int i = 0; i < smp->ncores; i++) {
@@ -859,6 +882,11 @@ int rt_store_commit(struct rt_store *s)
     s->in_tx = 0;
     s->pending = 0;
     return 0;
+}
+
+int64_t rt_store_last_sample_id(const struct rt_store *s)
+{
+    return s->last_sample_id;
 }
 
 int rt_store_has_pending(const struct rt_store *s)

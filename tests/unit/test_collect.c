@@ -214,6 +214,29 @@ static void test_disk_4096_sectors_and_identity(void **state)
     gen_free(&g);
 }
 
+/* A disk idle since boot is sampled (its identity read only once it does I/O): its first active
+ * interval counts from the zero counters of the sample before. */
+static void test_disk_idle_then_active(void **state)
+{
+    (void)state;
+    struct gen g;
+    gen_init(&g);
+    fx_write(g.root, "sys/block/loop0/queue/rotational", "0\n");
+    fx_write(g.root, "sys/block/loop0/size", "2048\n");
+    fx_write(g.root, "proc/diskstats", "   7 0 loop0 0 0 0 0 0 0 0 0 0 0 0\n");
+    gen_open(&g, 0, 0);
+    struct rt_sample *s = gen_sample(&g);
+    assert_int_equal(s->ndisks, 1);
+    assert_true(s->disks[0].ident->capacity_bytes == RT_NA); /* not read while idle */
+    fx_write(g.root, "proc/diskstats", "   7 0 loop0 4 0 64 1 0 0 0 0 0 1 1\n");
+    s = gen_sample(&g);
+    assert_int_equal(s->disk_read_bytes, 64 * 512);
+    assert_int_equal(s->disks[0].read_bytes, 64 * 512);
+    assert_int_equal(s->disks[0].ident->capacity_bytes, 2048 * 512);
+    assert_string_equal(s->disks[0].ident->type, "ssd");
+    gen_free(&g);
+}
+
 /* --- process tree --------------------------------------------------------------------------- */
 
 /* Grandchild reaped by child, child reaped by root, both within one interval. */
@@ -726,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_pid_stat_parse),
         cmocka_unit_test(test_partition_rule),
         cmocka_unit_test(test_disk_4096_sectors_and_identity),
+        cmocka_unit_test(test_disk_idle_then_active),
         cmocka_unit_test(test_tree_cascade_reap),
         cmocka_unit_test(test_tree_vanished_not_reaped_by_tree),
         cmocka_unit_test(test_tree_reap_between_reads),
