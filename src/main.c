@@ -18,6 +18,8 @@ struct command {
 static const struct command commands[] = {
     {"run", cmd_run, "run a command, track its process tree and the system, record to SQLite"},
     {"record", cmd_record, "record the system (and optionally a process tree) to SQLite"},
+    {"export", cmd_export, "write a run as Python-parity CSV or Rust-compatible JSON Lines"},
+    {"runs", cmd_runs, "list the runs in a database"},
 };
 
 static void usage(FILE *out)

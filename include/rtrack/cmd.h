@@ -4,6 +4,8 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
 
 /* Shared by run and record: the database, host facts and the run row, in that order, so any
  * problem is reported before a job starts. Returns NULL after printing the error. */
@@ -12,5 +14,11 @@ struct rt_store;
 struct rt_host_info;
 struct rt_sysenv;
 struct rt_store *cmd_open_store(const struct rt_config *cfg);
+
+/* Shared by export and runs. */
+struct sqlite3;
+/* The id of `arg` ("latest" or a number) and its start time; 0 after printing why not. */
+long long cmd_resolve_run_id(struct sqlite3 *db, const char *db_path, const char *arg,
+                             double *started);
 
 #endif

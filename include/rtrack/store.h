@@ -56,6 +56,8 @@ int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp);
 /* Commit what was added; a failed transaction is rolled back (its samples are not recorded). */
 int rt_store_commit(struct rt_store *s);
 int rt_store_has_pending(const struct rt_store *s);
+/* Row id of the sample added last (live output reads it back through the export views). */
+int64_t rt_store_last_sample_id(const struct rt_store *s);
 
 struct rt_run_end {
     double ended_at;

@@ -93,6 +93,8 @@ refuse "another application's WAL db" otherwal.db
 sqlite3 appid.db "PRAGMA application_id = 1234;"
 refuse "a SQLite db with a foreign application_id" appid.db
 "$RTRACK" run --quiet --db newer.db -- true
+SCHEMA=$(q newer.db "PRAGMA user_version")  # the version this rtrack writes
+check_range "a new database gets a schema version" "$SCHEMA" 1 98
 sqlite3 newer.db "PRAGMA user_version = 99"
 refuse "a newer schema version" newer.db
 grep -q "newer rtrack" refuse.err
@@ -107,7 +109,7 @@ refuse "a directory" dir.db
 check "empty file: run succeeds" "$?" 0
 check "empty file: now an rtrack db (application_id, user_version, 1 run)" \
     "$(q empty.db "PRAGMA application_id"):$(q empty.db "PRAGMA user_version"):$(q empty.db "SELECT count(*) FROM runs")" \
-    "$((0x7274726b)):1:1"
+    "$((0x7274726b)):$SCHEMA:1"
 "$RTRACK" run --quiet --db empty.db -- true
 check "existing rtrack db: runs appended" "$(q empty.db "SELECT group_concat(id, ',') FROM (SELECT id FROM runs ORDER BY id)")" "1,2"
 

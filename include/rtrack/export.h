@@ -1,0 +1,40 @@
+/* export.h - turning recorded samples into the references' formats.
+ *
+ * Rows come from the views in sql/migrations (python_system, python_process, python_combined,
+ * rust_sample); this module only formats them: the Python reference's CSV dialect
+ * (QUOTE_NONNUMERIC, repr() floats, its per-column rounding and int-0 rules) and JSON Lines
+ * produced by SQLite's JSON functions. Export and live output share it, so a live line and the
+ * exported line of the same sample are identical. */
+#ifndef RTRACK_EXPORT_H
+#define RTRACK_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct sqlite3;
+
+enum rt_export_format { RT_FMT_CSV, RT_FMT_JSONL };
+enum rt_export_table { RT_TABLE_COMBINED, RT_TABLE_SYSTEM, RT_TABLE_PROCESS };
+
+struct rt_export_query {
+    enum rt_export_format format;
+    enum rt_export_table table;
+    int64_t run_id;
+    double since, until; /* epoch seconds; NAN = open */
+    int64_t sample_id;   /* > 0: only this sample (live output) */
+};
+
+struct rt_exporter;
+
+/* Prepare the statement for a query; NULL with a message in err on failure. */
+struct rt_exporter *rt_exporter_open(struct sqlite3 *db, const struct rt_export_query *q,
+                                     char *err, size_t errlen);
+/* Write the header line (CSV only; nothing for JSON Lines). */
+int rt_exporter_header(struct rt_exporter *x, FILE *out);
+/* Write the matching rows; returns the number written, or -1 (message in err). */
+int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t errlen);
+/* Live output: rebind to one sample and write its line. */
+int rt_exporter_sample(struct rt_exporter *x, int64_t sample_id, FILE *out);
+void rt_exporter_close(struct rt_exporter *x);
+
+#endif

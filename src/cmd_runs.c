@@ -1,0 +1,155 @@
+/* cmd_runs.c - `rtrack runs`: the runs a database holds. */
+#include <getopt.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtrack/cmd.h"
+#include "rtrack/log.h"
+#include "rtrack/store.h"
+#include "rtrack/util.h"
+
+/* id, job, command (argv joined with spaces), start (UTC), duration, samples, exit code, pid */
+static const char *const runs_sql =
+    "SELECT r.id, r.job_name, "
+    "  CASE WHEN r.command IS NULL THEN NULL ELSE "
+    "    (SELECT group_concat(value, ' ') FROM json_each(r.command)) END, "
+    "  strftime('%Y-%m-%dT%H:%M:%SZ', r.started_at, 'unixepoch'), "
+    "  round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) "
+    "        - r.started_at, 2), "
+    "  (SELECT count(*) FROM samples WHERE run_id = r.id), r.exit_code, r.pid, r.status, "
+    "  r.mode, r.command "
+    "FROM runs r ORDER BY r.id";
+
+static const char *const headers[] = {"id",      "job",       "command", "started",
+                                      "seconds", "samples",   "exit",    "pid",
+                                      "status"};
+#define NCOLS 9
+
+static void csv_field(FILE *f, sqlite3_stmt *st, int i)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL)
+        return;
+    const char *v = (const char *)sqlite3_column_text(st, i);
+    if (sqlite3_column_type(st, i) != SQLITE_TEXT || !strpbrk(v, ",\"\r\n")) {
+        fputs(v, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *v; v++) {
+        if (*v == '"')
+            fputc('"', f);
+        fputc(*v, f);
+    }
+    fputc('"', f);
+}
+
+int cmd_runs(int argc, char **argv)
+{
+    static const struct option lopts[] = {{"db", required_argument, NULL, 'd'},
+                                          {"format", required_argument, NULL, 'f'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    const char *env_db = getenv("RTRACK_DB");
+    const char *db_path = env_db && *env_db ? env_db : "rtrack.db";
+    const char *format = "table";
+    int c;
+    opterr = 0;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "+:d:f:h", lopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db_path = optarg;
+            break;
+        case 'f':
+            format = optarg;
+            break;
+        case 'h':
+            printf("usage: rtrack runs [--db FILE] [--format table|csv|jsonl]\n\n"
+                   "List the runs a database holds: id, job name, command, start (UTC),\n"
+                   "duration, samples, exit code, tracked pid, status.\n");
+            return RT_EXIT_OK;
+        case ':':
+            rt_err("runs: option '%s' needs a value", argv[optind - 1]);
+            return RT_EXIT_USAGE;
+        default:
+            rt_err("runs: unknown option '%s' (see 'rtrack runs --help')", argv[optind - 1]);
+            return RT_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        rt_err("runs: unexpected argument '%s'", argv[optind]);
+        return RT_EXIT_USAGE;
+    }
+    int fmt = !strcmp(format, "table") ? 0
+              : !strcmp(format, "csv") ? 1
+              : (!strcmp(format, "jsonl") || !strcmp(format, "json")) ? 2
+                                                                         : -1;
+    if (fmt < 0) {
+        rt_err("runs: unknown format '%s' (table, csv or jsonl)", format);
+        return RT_EXIT_USAGE;
+    }
+    struct rt_store *store;
+    char err[600];
+    if (rt_store_open(db_path, RT_STORE_READ, &store, err, sizeof(err)) != 0) {
+        rt_err("%s", err);
+        return RT_EXIT_USAGE;
+    }
+    sqlite3 *db = rt_store_db(store);
+    sqlite3_stmt *st;
+    int rc = RT_EXIT_FAILURE;
+    if (fmt == 2) {
+        const char *sql =
+            "SELECT json_object('id', id, 'job_name', job_name, 'mode', mode, 'command', "
+            "json(command), 'started_at', started_at, 'ended_at', ended_at, 'seconds', seconds, "
+            "'samples', samples, 'exit_code', exit_code, 'pid', pid, 'status', status) FROM ("
+            "SELECT r.*, round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = "
+            "r.id)) - r.started_at, 3) AS seconds, (SELECT count(*) FROM samples WHERE run_id = "
+            "r.id) AS samples FROM runs r ORDER BY r.id)";
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+            goto dberr;
+        while (sqlite3_step(st) == SQLITE_ROW)
+            printf("%s\n", sqlite3_column_text(st, 0));
+    } else {
+        if (sqlite3_prepare_v2(db, runs_sql, -1, &st, NULL) != SQLITE_OK)
+            goto dberr;
+        if (fmt == 1) {
+            for (int i = 0; i < NCOLS; i++)
+                printf("%s%s", i ? "," : "", headers[i]);
+            putchar('\n');
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                for (int i = 0; i < NCOLS; i++) {
+                    if (i)
+                        putchar(',');
+                    csv_field(stdout, st, i);
+                }
+                putchar('\n');
+            }
+        } else {
+            printf("%4s  %-16s %-20s %8s %7s %4s %7s %-8s  %s\n", "id", "job", "started",
+                   "seconds", "samples", "exit", "pid", "status", "command");
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                const char *job = (const char *)sqlite3_column_text(st, 1);
+                const char *cmd = (const char *)sqlite3_column_text(st, 2);
+                const char *exitc = (const char *)sqlite3_column_text(st, 6);
+                const char *pid = (const char *)sqlite3_column_text(st, 7);
+                const char *secs = (const char *)sqlite3_column_text(st, 4);
+                printf("%4lld  %-16.16s %-20s %8s %7lld %4s %7s %-8s  %s\n",
+                       (long long)sqlite3_column_int64(st, 0), job ? job : "-",
+                       sqlite3_column_text(st, 3), secs ? secs : "-",
+                       (long long)sqlite3_column_int64(st, 5), exitc ? exitc : "-",
+                       pid ? pid : "-", sqlite3_column_text(st, 8),
+                       cmd ? cmd : (const char *)sqlite3_column_text(st, 9));
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    rc = fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
+    rt_store_close(store);
+    return rc;
+dberr:
+    rt_err("cannot read database '%s': %s", db_path, sqlite3_errmsg(db));
+    rt_store_close(store);
+    return rc;
+}

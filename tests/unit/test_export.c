@@ -1,0 +1,231 @@
+/* test_export.c - the golden cases through the whole pipeline: the real collectors read the
+ * a and b snapshots, the store records them into a real SQLite file, and the real exporter
+ * prints the Python layouts; the bytes must equal the reference's expected-*.csv (or the
+ * *-fixed.csv where rtrack corrects a Python bug, and rtrack's own row for case 10). */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rtrack/config.h"
+#include "rtrack/export.h"
+#include "rtrack/store.h"
+#include "testlib.h"
+
+static char dir[256], dbpath[300];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/rtrack-export.XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(dbpath, sizeof(dbpath), "%s/t.db", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fx_rmtree(dir);
+    return 0;
+}
+
+/* Record a case a -> b (plus further samples) into the db; returns the run id. */
+static int64_t record_case(struct rt_store *s, const char *cname, struct fx_case *c)
+{
+    char cdir[1024];
+    snprintf(cdir, sizeof(cdir), "%s/parity/%s", RT_FIXTURES, cname);
+    fx_case_run(c, cdir, -1, 0);
+    struct rt_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.interval = 1.0;
+    struct rt_host_info h;
+    rt_host_info_read(&c->env, &h);
+    struct rt_run_start rs = {"record", NULL, c->pid, &cfg, c->time_a, &h, &c->env};
+    int64_t run;
+    assert_int_equal(rt_store_begin_run(s, &rs, &run), 0);
+    rt_host_info_free(&h);
+    assert_int_equal(rt_store_add_sample(s, &c->a), 0);
+    assert_int_equal(rt_store_add_sample(s, &c->b), 0);
+    assert_int_equal(rt_store_commit(s), 0);
+    return run;
+}
+
+static char *export_text(sqlite3 *db, int64_t run, enum rt_export_format f, enum rt_export_table t)
+{
+    struct rt_export_query q = {f, t, run, RT_NAN, RT_NAN, 0};
+    char err[256] = "";
+    struct rt_exporter *x = rt_exporter_open(db, &q, err, sizeof(err));
+    if (!x)
+        fail_msg("exporter: %s", err);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    assert_int_equal(rt_exporter_header(x, m), 0);
+    assert_true(rt_exporter_rows(x, m, err, sizeof(err)) >= 0);
+    fclose(m);
+    rt_exporter_close(x);
+    return text;
+}
+
+/* case 10: rtrack's rows (test_parity.c derives each number) */
+static const char c10_system[] =
+    "1795666801.905,5,1.96,0.32,2.2789,11936.9688,8289.8945,784.625,12176.8887,9028.9824,"
+    "8367.0801,1048576,2097152,1000.2,544.59,455.61,182000,5000,0,0,0\n";
+static const char c10_process[] = "1795666801.905,4100,3,1.58,0.22,1.7991,225.583,2056768,2105344,0,0,0\n";
+
+static char *expected(const char *cname, const char *what)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/parity/%s/expected-%s-fixed.csv", RT_FIXTURES, cname, what);
+    char *t = fx_slurp(path);
+    if (!t) {
+        snprintf(path, sizeof(path), "%s/parity/%s/expected-%s.csv", RT_FIXTURES, cname, what);
+        t = fx_slurp(path);
+    }
+    if (t && !strcmp(cname, "10-churn")) {
+        char *nl = strchr(t, '\n');
+        nl[1] = '\0';
+        char *row = !strcmp(what, "system") ? (char *)c10_system : (char *)c10_process;
+        char *n = xasprintf("%s%s", t, row);
+        free(t);
+        t = n;
+    }
+    return t;
+}
+
+static const char *const cases[] = {
+    "01-idle-2core",  "02-busy-8core",      "03-process-tree", "04-zero-deltas",
+    "05-sector-4096", "06-partitions",      "07-no-memavailable",
+    "08-comm-spaces", "09-rounding-edges",  "10-churn",        "11-mount-quirks",
+};
+
+static void test_golden(void **state)
+{
+    const char *cname = *state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run = record_case(s, cname, &c);
+    sqlite3 *db = rt_store_db(s);
+
+    char *want = expected(cname, "system");
+    char *got = export_text(db, run, RT_FMT_CSV, RT_TABLE_SYSTEM);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s system:\nrtrack:   %sexpected: %s", cname, strchr(got, '\n') + 1,
+                 strchr(want, '\n') + 1);
+    free(got);
+    free(want);
+
+    if (c.pid > 0) {
+        want = expected(cname, "process");
+        got = export_text(db, run, RT_FMT_CSV, RT_TABLE_PROCESS);
+        if (strcmp(got, want) != 0)
+            fail_msg("%s process:\nrtrack:   %sexpected: %s", cname, strchr(got, '\n') + 1,
+                     strchr(want, '\n') + 1);
+        free(got);
+        free(want);
+        /* the combined row is the system row, then the process row without its timestamp */
+        char *sys = expected(cname, "system"), *proc = expected(cname, "process");
+        got = export_text(db, run, RT_FMT_CSV, RT_TABLE_COMBINED);
+        char *srow = strchr(sys, '\n') + 1, *prow = strchr(strchr(proc, '\n') + 1, ',') + 1;
+        srow[strlen(srow) - 1] = '\0';
+        char *want_row = xasprintf("%s,%s", srow, prow);
+        const char *got_row = strchr(got, '\n') + 1;
+        if (strcmp(got_row, want_row) != 0)
+            fail_msg("%s combined:\nrtrack:   %sexpected: %s", cname, got_row, want_row);
+        assert_int_equal(strncmp(got, "\"timestamp\",\"system_processes\",", 31), 0);
+        free(want_row);
+        free(got);
+        free(sys);
+        free(proc);
+    }
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
+/* A run without a tree: the process columns of the combined layout are empty strings. */
+static void test_combined_without_tree(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run = record_case(s, "01-idle-2core", &c);
+    char *got = export_text(rt_store_db(s), run, RT_FMT_CSV, RT_TABLE_COMBINED);
+    const char *row = strchr(got, '\n') + 1;
+    assert_non_null(strstr(row, ",0,0,0,\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\"\n"));
+    int commas = 0;
+    for (const char *p = row; *p; p++)
+        commas += *p == ',';
+    assert_int_equal(commas, 31);
+    free(got);
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
+/* JSON Lines: one valid object per sample with the reference's fields and types. */
+static void test_jsonl_fields(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run = record_case(s, "03-process-tree", &c);
+    sqlite3 *db = rt_store_db(s);
+    char *got = export_text(db, run, RT_FMT_JSONL, RT_TABLE_COMBINED);
+    assert_int_equal(strlen(got) > 0 && got[strlen(got) - 1] == '\n', 1);
+    *strchr(got, '\n') = '\0';
+    sqlite3_stmt *st;
+    const char *checks =
+        "SELECT json_valid(?1), json_extract(?1, '$.timestamp_secs'), "
+        "json_type(?1, '$.timestamp_secs'), json_extract(?1, '$.tracked_pid'), "
+        "json_extract(?1, '$.cpu.process_child_count'), "
+        "json_type(?1, '$.memory.used_mib'), json_extract(?1, '$.memory.total_mib'), "
+        "json_type(?1, '$.network'), json_array_length(?1, '$.cpu.per_core_pct'), "
+        "json_type(?1, '$.gpu'), json_extract(?1, '$.cpu.process_pss_mib'), "
+        "json_type(?1, '$.actual_interval_ms'), json_array_length(?1, '$.processes'), "
+        "json_type(?1, '$.disk[0].mounts')";
+    assert_int_equal(sqlite3_prepare_v2(db, checks, -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_text(st, 1, got, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    assert_int_equal(sqlite3_column_int64(st, 1), (int64_t)c.time_b);
+    assert_string_equal(sqlite3_column_text(st, 2), "integer");
+    assert_int_equal(sqlite3_column_int64(st, 3), 19873);
+    assert_int_equal(sqlite3_column_int64(st, 4), 3);
+    assert_string_equal(sqlite3_column_text(st, 5), "integer");
+    assert_int_equal(sqlite3_column_int64(st, 6), c.b.mem_total / 1024);
+    assert_string_equal(sqlite3_column_text(st, 7), "array");
+    assert_int_equal(sqlite3_column_int(st, 8), c.b.ncores);
+    assert_string_equal(sqlite3_column_text(st, 9), "array");
+    assert_int_equal(sqlite3_column_int64(st, 10), c.b.proc_pss_kib / 1024);
+    assert_string_equal(sqlite3_column_text(st, 11), "integer");
+    assert_int_equal(sqlite3_column_int(st, 12), 4);
+    sqlite3_finalize(st);
+    free(got);
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
+int main(void)
+{
+    struct CMUnitTest tests[RT_ARRAY_LEN(cases) + 2];
+    for (size_t i = 0; i < RT_ARRAY_LEN(cases); i++) {
+        tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate_setup_teardown(
+            test_golden, setup, teardown, (void *)cases[i]);
+        tests[i].name = cases[i];
+    }
+    tests[RT_ARRAY_LEN(cases)] =
+        (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_combined_without_tree, setup,
+                                                           teardown);
+    tests[RT_ARRAY_LEN(cases) + 1] =
+        (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_jsonl_fields, setup, teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
