@@ -11,6 +11,7 @@
 
 #include "rtrack/cmd.h"
 #include "rtrack/config.h"
+#include "rtrack/export.h"
 #include "rtrack/log.h"
 #include "rtrack/sampler.h"
 #include "rtrack/store.h"
@@ -32,6 +33,7 @@ int cmd_record(int argc, char **argv)
         rt_config_free(&cfg);
         return RT_EXIT_FAILURE;
     }
+    struct rt_live *live = NULL;
     struct rt_host_info host;
     rt_host_info_read(&env, &host);
     struct rt_run_start rs = {"record", NULL, cfg.pid, &cfg, rt_clock_s(CLOCK_REALTIME),
@@ -42,6 +44,8 @@ int cmd_record(int argc, char **argv)
         rt_err("%s", rt_store_error(store));
         goto out_store;
     }
+    if (cfg.output && !(live = rt_live_open(store, cfg.output, cfg.output_csv)))
+        goto out_store;
     int sfd = rt_signals_open(stop_signals, (int)RT_ARRAY_LEN(stop_signals));
     if (sfd < 0) {
         rt_err("cannot wait for signals: %s", rt_strerror(errno));
@@ -51,6 +55,7 @@ int cmd_record(int argc, char **argv)
     struct rt_sampler smp;
     struct rt_collect_cfg cc = {cfg.pid, 0};
     rt_sampler_open(&smp, &env, &cc, store, cfg.interval);
+    smp.live = live;
     double t0 = rt_clock_s(CLOCK_MONOTONIC);
     struct rt_sample *s = rt_sampler_collect(&smp, RT_SAMPLE_BASELINE);
     const char *reason = NULL;
@@ -104,6 +109,7 @@ int cmd_record(int argc, char **argv)
     rt_sampler_close(&smp);
     close(sfd);
 out_store:
+    rt_live_close(live);
     rt_host_info_free(&host);
     rt_store_close(store);
     rt_config_free(&cfg);

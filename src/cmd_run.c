@@ -19,6 +19,7 @@
 
 #include "rtrack/cmd.h"
 #include "rtrack/config.h"
+#include "rtrack/export.h"
 #include "rtrack/log.h"
 #include "rtrack/sampler.h"
 #include "rtrack/spawn.h"
@@ -94,6 +95,10 @@ int cmd_run(int argc, char **argv)
         goto out_store;
     }
 
+    struct rt_live *live = NULL;
+    if (cfg.output && !(live = rt_live_open(store, cfg.output, cfg.output_csv)))
+        goto out_store;
+
     int sigs[RT_ARRAY_LEN(forwarded) + 1];
     memcpy(sigs, forwarded, sizeof(forwarded));
     sigs[RT_ARRAY_LEN(forwarded)] = SIGCHLD;
@@ -121,6 +126,7 @@ int cmd_run(int argc, char **argv)
     struct rt_sampler smp;
     struct rt_collect_cfg cc = {job, getpid()};
     rt_sampler_open(&smp, &env, &cc, store, cfg.interval);
+    smp.live = live;
     rt_sampler_collect(&smp, RT_SAMPLE_BASELINE);
     rt_sampler_store(&smp);
 
@@ -182,6 +188,7 @@ int cmd_run(int argc, char **argv)
 out_sig:
     if (sfd >= 0)
         close(sfd);
+    rt_live_close(live);
 out_store:
     free(cmd_json);
     rt_host_info_free(&host);

@@ -27,6 +27,8 @@ enum opt_type {
     OT_PID,
     OT_META,
     OT_TAG,
+    OT_OUTPUT,
+    OT_FORMAT,
     OT_CONFIG,
     OT_HELP
 };
@@ -58,6 +60,10 @@ static const struct opt opts[] = {
      "no end-of-run note on stderr"},
     {"pid", 'p', "PID", NULL, "job", "pid", OT_PID, 0, FOR_RECORD,
      "track this process and its descendants"},
+    {"output", 'o', "FILE", "TRACKER_OUTPUT", "tracker", "output", OT_OUTPUT, 0, FOR_BOTH,
+     "also write each sample as a line to FILE ('-' = stdout) as it is recorded"},
+    {"format", 'f', "json|csv", "RTRACK_FORMAT", "tracker", "format", OT_FORMAT, 0, FOR_BOTH,
+     "format of --output lines (default json: JSON Lines; csv: Python combined CSV)"},
     {"duration", 0, "SECS", "RTRACK_DURATION", "tracker", "duration_secs", OT_DURATION, 0,
      FOR_RECORD, "stop after this many seconds"},
     {"job-name", 'n', "NAME", "TRACKER_JOB_NAME", "job", "name", OT_META, RT_META_JOB_NAME,
@@ -124,8 +130,8 @@ void rt_config_usage(enum rt_cmd_kind kind, FILE *out)
     }
     fprintf(out,
             "\nConfig file keys: [job] name, pid, project_name, ...; [tracker] interval_secs,\n"
-            "db, quiet, duration_secs; [tags] KEY = \"VALUE\". Precedence: options >\n"
-            "environment > config file > defaults. See docs/usage.md.\n");
+            "db, quiet, duration_secs, output, format; [tags] KEY = \"VALUE\". Precedence:\n"
+            "options > environment > config file > defaults. See docs/usage.md.\n");
 }
 
 static void tag_set(struct rt_config *cfg, const char *key, size_t klen, const char *value)
@@ -222,6 +228,24 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
         return 0;
     case OT_TAG:
         return tags_add(cfg, val, o->env && strcmp(src, o->env) == 0, src, where);
+    case OT_OUTPUT:
+        if (!*val) {
+            rt_err("%sinvalid value '' for %s: expected a file name or '-'", where, src);
+            return -1;
+        }
+        free(cfg->output);
+        cfg->output = xstrdup(val);
+        return 0;
+    case OT_FORMAT:
+        if (!strcmp(val, "json") || !strcmp(val, "jsonl"))
+            cfg->output_csv = 0;
+        else if (!strcmp(val, "csv"))
+            cfg->output_csv = 1;
+        else {
+            rt_err("%sinvalid value '%s' for %s: expected json or csv", where, val, src);
+            return -1;
+        }
+        return 0;
     case OT_CONFIG:
     case OT_HELP:
         return 0;
@@ -271,7 +295,8 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
             rc = -1;
             break;
         }
-        int want_string = o->type == OT_DB || o->type == OT_META;
+        int want_string =
+            o->type == OT_DB || o->type == OT_META || o->type == OT_OUTPUT || o->type == OT_FORMAT;
         int ok = o->type == OT_TAG     ? 1
                  : want_string         ? e->type == RT_TOML_STRING
                  : o->type == OT_QUIET ? e->type == RT_TOML_BOOL
@@ -447,6 +472,7 @@ void rt_config_free(struct rt_config *cfg)
 {
     free(cfg->db);
     free(cfg->config_file);
+    free(cfg->output);
     for (int i = 0; i < RT_META_N; i++)
         free(cfg->meta[i]);
     for (size_t i = 0; i < cfg->ntags; i++) {

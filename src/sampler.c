@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtrack/export.h"
 #include "rtrack/log.h"
 
 void rt_sampler_open(struct rt_sampler *s, const struct rt_sysenv *env,
@@ -39,6 +40,8 @@ void rt_sampler_store(struct rt_sampler *s)
     int rc = rt_store_add_sample(s->store, cur);
     if (rc == 0) {
         s->uncommitted++;
+        if (cur->kind != RT_SAMPLE_BASELINE)
+            rt_live_write(s->live, rt_store_last_sample_id(s->store));
         if (cur->kind != RT_SAMPLE_PERIODIC ||
             cur->mono + s->interval - s->last_commit > 1.0 + 1e-3) {
             rc = rt_store_commit(s->store);

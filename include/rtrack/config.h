@@ -36,6 +36,8 @@ struct rt_config {
     int quiet;
     pid_t pid;
     double duration; /* 0 = no limit */
+    char *output;    /* live output: a file, "-" for stdout, NULL for none */
+    int output_csv;  /* live output format: 0 JSON Lines, 1 CSV */
     char *meta[RT_META_N];
     struct rt_tag *tags;
     size_t ntags;

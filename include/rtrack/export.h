@@ -27,8 +27,8 @@ struct rt_export_query {
 struct rt_exporter;
 
 /* Prepare the statement for a query; NULL with a message in err on failure. */
-struct rt_exporter *rt_exporter_open(struct sqlite3 *db, const struct rt_export_query *q,
-                                     char *err, size_t errlen);
+struct rt_exporter *rt_exporter_open(struct sqlite3 *db, const struct rt_export_query *q, char *err,
+                                     size_t errlen);
 /* Write the header line (CSV only; nothing for JSON Lines). */
 int rt_exporter_header(struct rt_exporter *x, FILE *out);
 /* Write the matching rows; returns the number written, or -1 (message in err). */
@@ -36,5 +36,15 @@ int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t err
 /* Live output: rebind to one sample and write its line. */
 int rt_exporter_sample(struct rt_exporter *x, int64_t sample_id, FILE *out);
 void rt_exporter_close(struct rt_exporter *x);
+
+/* Live output while recording: each stored sample as one line (JSON Lines, or the combined
+ * CSV with its header first), flushed at once so `tail -f` follows it. A write error (a
+ * closed pipe, a full disk) stops the live output with one warning; recording goes on. */
+struct rt_live;
+struct rt_store;
+/* NULL after printing why the output cannot be opened. */
+struct rt_live *rt_live_open(struct rt_store *store, const char *path, int csv);
+void rt_live_write(struct rt_live *l, int64_t sample_id);
+void rt_live_close(struct rt_live *l);
 
 #endif

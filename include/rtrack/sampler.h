@@ -10,6 +10,8 @@
 #include "rtrack/sample.h"
 #include "rtrack/store.h"
 
+struct rt_live;
+
 struct rt_sampler {
     const struct rt_sysenv *env;
     struct rt_collectors *col;
@@ -20,6 +22,7 @@ struct rt_sampler {
     double last_commit;
     int64_t stored, failed; /* samples committed / lost */
     int64_t uncommitted;    /* added to the open transaction, not committed yet */
+    struct rt_live *live;   /* --output, or NULL */
     int warned;
 };
 

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# rtrack export, rtrack runs and live output (--output): a real recorded run read back in every
+# layout and parsed with Python's own csv and json modules (types, units, column counts, NULL
+# handling), filters, bad input, export during recording, and live lines equal to exported ones.
+. "$(dirname "$0")/lib.sh" "$1"
+PY=${PYTHON:-/usr/bin/python3}
+SPIN=$RT_HELPERS/rt_spin
+
+"$RTRACK" run --quiet --db r.db --interval 0.3 --job-name exp -- "$SPIN" 1.5 2
+check "record a run" "$?" 0
+NS=$(q r.db "SELECT count(*) FROM samples WHERE kind <> 'baseline'")
+check_range "periodic + final samples" "$NS" 4 9
+
+# --- CSV layouts, checked by the csv module with QUOTE_NONNUMERIC (numbers unquoted, "" empty)
+for t in combined system process; do
+    "$RTRACK" export --db r.db --table "$t" -o "$t.csv"
+    check "export --table $t: exit 0" "$?" 0
+done
+"$RTRACK" export --db r.db >default.csv
+check "export: the default is the combined CSV on stdout" "$(cmp -s default.csv combined.csv && echo same)" same
+out=$("$PY" - r.db "$NS" <<'EOF'
+import csv, sqlite3, sys
+db, ns = sys.argv[1], int(sys.argv[2])
+con = sqlite3.connect(db)
+want = {
+    "system": ["timestamp", "processes", "utime", "stime", "cpu_usage", "memory_free_mib",
+               "memory_used_mib", "memory_buffers_mib", "memory_cached_mib", "memory_active_mib",
+               "memory_inactive_mib", "disk_read_bytes", "disk_write_bytes",
+               "disk_space_total_gb", "disk_space_used_gb", "disk_space_free_gb",
+               "net_recv_bytes", "net_sent_bytes", "gpu_usage", "gpu_vram_mib", "gpu_utilized"],
+    "process": ["timestamp", "pid", "children", "utime", "stime", "cpu_usage", "memory_mib",
+                "disk_read_bytes", "disk_write_bytes", "gpu_usage", "gpu_vram_mib",
+                "gpu_utilized"],
+}
+want["combined"] = (["timestamp"] + ["system_" + c for c in want["system"][1:]]
+                    + ["process_" + c for c in want["process"][1:]])
+ints = {"processes", "pid", "disk_read_bytes", "disk_write_bytes", "net_recv_bytes",
+        "net_sent_bytes", "gpu_utilized"}
+problems = []
+for t in ("combined", "system", "process"):
+    with open(t + ".csv", newline="") as f:
+        raw = f.read()
+    if "\r" in raw:
+        problems.append(t + ": CR in output")
+    lines = raw.split("\n")
+    rows = list(csv.reader(lines[:-1], quoting=csv.QUOTE_NONNUMERIC))
+    header, body = rows[0], rows[1:]
+    if header != want[t]:
+        problems.append(t + ": header " + repr(header))
+    if len(body) != ns:
+        problems.append(t + ": %d rows, want %d" % (len(body), ns))
+    for r in body:
+        if len(r) != len(header):
+            problems.append(t + ": row of %d fields" % len(r))
+        for name, v in zip(header, r):
+            base = name.split("_", 1)[1] if name.startswith(("system_", "process_")) else name
+            if v == "":
+                if base != "children":
+                    problems.append("%s: %s empty" % (t, name))
+                continue
+            if not isinstance(v, float):
+                problems.append("%s: %s = %r is not a number" % (t, name, v))
+    # every number printed as an int where Python prints ints, with a '.' for floats
+    for line in lines[1:-1]:
+        for name, text in zip(header, line.split(",")):
+            base = name.split("_", 1)[1] if name.startswith(("system_", "process_")) else name
+            if base in ints and not (text.isdigit() or text == '""'):
+                problems.append("%s: %s printed as %s" % (t, name, text))
+            if base.endswith(("_mib", "_gb")) and not base.startswith("gpu") and "." not in text:
+                problems.append("%s: float %s printed as %s" % (t, name, text))
+# units against the database: MiB from KiB, GB = 1e9 bytes, bytes per interval, seconds
+s = con.execute("SELECT ts, mem_used_kib, disk_space_total_bytes, net_rx_bytes, cpu_utime_s, "
+                "proc_pss_kib, proc_root_pid FROM samples WHERE kind <> 'baseline' ORDER BY seq").fetchall()
+with open("combined.csv", newline="") as f:
+    body = list(csv.reader(f, quoting=csv.QUOTE_NONNUMERIC))[1:]
+h = want["combined"]
+for row, db_row in zip(body, s):
+    ts, used_kib, space, rx, ut, pss, pid = db_row
+    r = dict(zip(h, row))
+    if abs(r["timestamp"] - ts) > 0.0005: problems.append("timestamp")
+    if abs(r["system_memory_used_mib"] - used_kib / 1024) > 0.00005: problems.append("memory MiB")
+    if abs(r["system_disk_space_total_gb"] - space / 1e9) > 0.005: problems.append("space GB")
+    if r["system_net_recv_bytes"] != rx: problems.append("net bytes")
+    if abs(r["system_utime"] - ut) > 0.0000005: problems.append("utime")
+    if abs(r["process_memory_mib"] - pss / 1024) > 0.00005: problems.append("pss MiB")
+    if r["process_pid"] != pid: problems.append("pid")
+print("ok" if not problems else "; ".join(sorted(set(problems))[:8]))
+EOF
+)
+check "CSV layouts parse with QUOTE_NONNUMERIC, types and units right" "$out" ok
+
+# --- JSON Lines: one object per sample, the Rust reference's fields and types
+"$RTRACK" export --db r.db --format jsonl -o r.jsonl
+check "export --format jsonl: exit 0" "$?" 0
+"$RTRACK" export --db r.db --format json >r2.jsonl
+check "json is jsonl" "$(cmp -s r.jsonl r2.jsonl && echo same)" same
+out=$("$PY" - r.jsonl "$NS" <<'EOF'
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+problems = []
+if lines[-1] != "": problems.append("no final newline")
+objs = [json.loads(l) for l in lines[:-1]]
+if len(objs) != int(sys.argv[2]): problems.append("%d objects" % len(objs))
+for o in objs:
+    for k, ty in [("timestamp_secs", int), ("actual_interval_ms", int), ("job_name", str),
+                  ("tracked_pid", int), ("cpu", dict), ("memory", dict), ("network", list),
+                  ("disk", list), ("gpu", list), ("timestamp", float),
+                  ("resource-tracker-version", str)]:
+        if not isinstance(o.get(k), ty): problems.append("%s: %r" % (k, o.get(k)))
+    c, m = o["cpu"], o["memory"]
+    for k in ("utilization_pct", "utime_secs", "stime_secs", "process_cores_used",
+              "process_utime_secs", "process_stime_secs"):
+        if not isinstance(c.get(k), (int, float)): problems.append("cpu." + k)
+    for k in ("process_count", "process_child_count", "process_pss_mib", "process_rss_mib",
+              "process_disk_read_bytes", "process_disk_write_bytes"):
+        if not isinstance(c.get(k), int): problems.append("cpu." + k)
+    if not isinstance(c.get("per_core_pct"), list) or not c["per_core_pct"]: problems.append("per_core")
+    for k in ("total_mib", "free_mib", "available_mib", "used_mib", "buffers_mib", "cached_mib",
+              "active_mib", "inactive_mib", "swap_total_mib", "swap_used_mib"):
+        if not isinstance(m.get(k), int): problems.append("memory." + k)
+    if not (0 <= m["used_pct"] <= 100): problems.append("used_pct")
+    for n in o["network"]:
+        for k in ("interface", "rx_bytes_per_sec", "tx_bytes_per_sec", "rx_bytes_total", "tx_bytes_total"):
+            if k not in n: problems.append("network." + k)
+    for d in o["disk"]:
+        for k in ("device", "read_bytes_per_sec", "write_bytes_total", "mounts"):
+            if k not in d: problems.append("disk." + k)
+    if o["tracked_pid"] != objs[0]["tracked_pid"]: problems.append("pid changes")
+    if not o["processes"]: problems.append("no process detail")
+print("ok" if not problems else "; ".join(sorted(set(problems))[:8]))
+EOF
+)
+check "JSON Lines parse, reference fields with their types" "$out" ok
+
+# --- a system-only recording: the process columns are empty strings, JSON has nulls
+"$RTRACK" record --quiet --db r.db --interval 0.2 --duration 0.7
+"$RTRACK" export --db r.db --run latest >sys.csv
+check "system-only: process columns are \"\"" \
+    "$(sed -n 2p sys.csv | awk -F, '{ print $22 "|" $32 }')" '""|""'
+check "system-only: 32 columns" "$(sed -n 2p sys.csv | awk -F, '{ print NF }')" 32
+check "system-only: JSON tracked_pid is null" \
+    "$("$RTRACK" export --db r.db -f jsonl | head -1 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["tracked_pid"])')" None
+check "--run 1 still exports the first run" "$("$RTRACK" export --db r.db --run 1 | wc -l)" $((NS + 1))
+
+# --- time filters: epoch seconds, ISO 8601, +seconds from the start of the run
+T1=$(q r.db "SELECT printf('%.3f', ts - 0.001) FROM samples WHERE run_id = 1 AND seq = 2")
+T3=$(q r.db "SELECT printf('%.3f', ts + 0.001) FROM samples WHERE run_id = 1 AND seq = 3")
+check "--since/--until epoch: two rows" "$("$RTRACK" export --db r.db --run 1 --since "$T1" --until "$T3" | wc -l)" 3
+ISO=$(q r.db "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ts - 0.0005, 'unixepoch') FROM samples WHERE run_id = 1 AND seq = 2")
+check "--since ISO 8601" "$("$RTRACK" export --db r.db --run 1 --since "$ISO" | wc -l)" $((NS - 1 + 1))
+check "--until +0.1 s after the start: header only" "$("$RTRACK" export --db r.db --run 1 --until +0.1 | wc -l)" 1
+
+# --- bad input: a message, exit 2, nothing on stdout
+bad() { # NAME EXPECTED-IN-MESSAGE ARGS...
+    local name=$1 msg=$2; shift 2
+    "$RTRACK" export "$@" >bad.out 2>bad.err
+    check "$name: exit 2" "$?" 2
+    check "$name: message" "$(grep -c -- "$msg" bad.err)" 1
+    check "$name: no output" "$(wc -c <bad.out)" 0
+}
+bad "unknown run" "no run 99" --db r.db --run 99
+bad "bad run id" "invalid run" --db r.db --run x
+bad "unknown format" "unknown format" --db r.db --format xml
+bad "unknown table" "unknown table" --db r.db --table disks
+bad "--table with jsonl" "one layout" --db r.db --format jsonl --table system
+bad "--since after --until" "is after" --db r.db --since 200 --until 100
+bad "bad time" "invalid time" --db r.db --since yesterday
+bad "missing database" "cannot open database" --db nope.db
+echo "not a database" >text.db
+bad "not a database" "not an rtrack database" --db text.db
+sqlite3 other.db "CREATE TABLE t (x)"
+bad "another application's database" "not an rtrack database" --db other.db
+"$RTRACK" record --quiet --db empty.db --duration 0.1 && sqlite3 empty.db "DELETE FROM runs"
+bad "database without runs" "no runs yet" --db empty.db
+check "missing database not created" "$([ -e nope.db ] && echo yes || echo no)" no
+
+# --- a run with no completed interval exports the header only
+"$RTRACK" record --quiet --db b.db --interval 10 &
+rec=$!
+for _ in $(seq 50); do [ "$(q b.db "SELECT count(*) FROM samples" 2>/dev/null)" = 1 ] && break; sleep 0.05; done
+kill -9 $rec; wait $rec 2>/dev/null
+check "baseline only: header only" "$("$RTRACK" export --db b.db | wc -l)" 1
+check "baseline only: empty JSON Lines" "$("$RTRACK" export --db b.db -f jsonl | wc -c)" 0
+
+# --- export while a recorder writes the same database: always a whole, consistent prefix
+"$RTRACK" record --quiet --db w.db --interval 0.02 --duration 4 &
+rec=$!
+sleep 0.3
+prev=0 badread=0
+for _ in $(seq 20); do
+    "$RTRACK" export --db w.db -o snap.csv || badread=$((badread + 1))
+    n=$("$PY" -c 'import csv,sys; r=list(csv.reader(open("snap.csv"), quoting=csv.QUOTE_NONNUMERIC)); assert all(len(x)==32 for x in r); print(len(r)-1)' 2>/dev/null || echo -1)
+    [ "$n" -ge "$prev" ] || badread=$((badread + 1))
+    prev=$n
+    sleep 0.1
+done
+wait $rec
+check "export during recording: 20 consistent, growing snapshots" "$badread" 0
+check_range "export during recording: rows seen" "$prev" 10 200
+
+# --- live output: the same lines export gives, flushed as they are recorded
+"$RTRACK" run --quiet --db l.db --interval 0.2 --output live.jsonl -- "$SPIN" 1
+"$RTRACK" export --db l.db -f jsonl >exported.jsonl
+check "live JSON Lines equal the exported ones" "$(cmp -s live.jsonl exported.jsonl && echo same)" same
+"$RTRACK" run --quiet --db l.db --interval 0.2 --output live.csv --format csv -- "$SPIN" 1
+"$RTRACK" export --db l.db >exported.csv
+check "live CSV equals the exported one" "$(cmp -s live.csv exported.csv && echo same)" same
+"$RTRACK" record --quiet --db l.db --interval 0.1 --duration 3 --output tail.jsonl &
+rec=$!
+sleep 1.2
+check_range "lines are flushed while recording" "$(wc -l <tail.jsonl)" 5 20
+wait $rec
+check_range "all lines at the end" "$(wc -l <tail.jsonl)" 25 31
+# a closed pipe: one warning, the job and the recording go on
+"$RTRACK" run --db p.db --interval 0.1 --output - -- sh -c 'sleep 1; exit 4' 2>pipe.err | head -c 10 >/dev/null
+check "closed pipe: exit status is the job's" "${PIPESTATUS[0]}" 4
+check "closed pipe: one warning" "$(grep -c 'live output to .stdout. stopped' pipe.err)" 1
+check_range "closed pipe: recording went on" "$(q p.db "SELECT count(*) FROM samples")" 8 13
+"$RTRACK" run --quiet --db p.db --output /nonexistent/dir/x -- touch started 2>out.err
+check "unwritable --output: rtrack fails before the job" "$?" 125
+check "unwritable --output: job not started" "$([ -e started ] && echo yes || echo no)" no
+
+# --- rtrack runs
+"$RTRACK" runs --db r.db >runs.txt
+check "runs: a header and one line per run" "$(wc -l <runs.txt)" 3
+check "runs: the job name and command" "$(sed -n 2p runs.txt | grep -c 'exp .*rt_spin 1.5 2')" 1
+check "runs csv" "$("$RTRACK" runs --db r.db --format csv | "$PY" -c 'import csv,sys; r=list(csv.reader(sys.stdin)); print(len(r), r[0][:3], r[1][5])')" \
+    "3 ['id', 'job', 'command'] $((NS + 1))"
+check "runs jsonl" "$("$RTRACK" runs --db r.db --format jsonl | "$PY" -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; print(len(r), r[0]["command"][-1], r[1]["mode"], r[0]["exit_code"])')" \
+    "2 2 record 0"
+"$RTRACK" runs --db r.db --format xml 2>/dev/null
+check "runs: unknown format exits 2" "$?" 2
+finish
