@@ -87,6 +87,11 @@ CREATE TABLE samples (
     forks_total        INTEGER,  -- 'processes' line of /proc/stat
     ctxt_total         INTEGER,
 
+    -- the cgroup rtrack runs in (its job's, its container's): CPU charged to it
+    cgroup_usage_us        INTEGER,  -- cumulative microseconds (cpu.stat usage_usec, cpuacct.usage)
+    cgroup_cpu_s           REAL,     -- CPU-seconds in the interval
+    cgroup_limit_cores     REAL,     -- CFS quota / period of the tightest ancestor; NULL = none
+
     -- memory: /proc/meminfo, KiB
     mem_total_kib          INTEGER,
     mem_free_kib           INTEGER,

@@ -53,6 +53,7 @@ extern const struct rt_collector rt_collector_cpu;
 extern const struct rt_collector rt_collector_proc;
 extern const struct rt_collector rt_collector_mem;
 extern const struct rt_collector rt_collector_psi;
+extern const struct rt_collector rt_collector_cgroup;
 extern const struct rt_collector rt_collector_disk;
 extern const struct rt_collector rt_collector_mount;
 extern const struct rt_collector rt_collector_net;

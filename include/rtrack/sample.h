@@ -142,6 +142,11 @@ struct rt_sample {
     int64_t mem_total, mem_free, mem_available, mem_used, mem_buffers, mem_cached, mem_sreclaimable,
         mem_shmem, mem_active, mem_inactive, swap_total, swap_free;
 
+    /* the cgroup rtrack runs in */
+    int64_t cgroup_usage_us;   /* cumulative CPU, µs */
+    double cgroup_cpu_s;       /* per interval */
+    double cgroup_limit_cores; /* CFS quota / period; NAN = none */
+
     /* pressure */
     int64_t psi_us[RT_PSI_NRES][RT_PSI_NKIND];
     double psi_pct[RT_PSI_NRES][RT_PSI_NKIND];

@@ -9,8 +9,8 @@
  * interval can never include ticks the system line has not counted yet (resource-tracker-rs
  * 0.1.8 learned this). */
 static const struct rt_collector *const collectors[] = {
-    &rt_collector_cpu,  &rt_collector_proc,  &rt_collector_mem, &rt_collector_psi,
-    &rt_collector_disk, &rt_collector_mount, &rt_collector_net,
+    &rt_collector_cpu, &rt_collector_cgroup, &rt_collector_proc,  &rt_collector_mem,
+    &rt_collector_psi, &rt_collector_disk,   &rt_collector_mount, &rt_collector_net,
 };
 #define NCOLLECTORS RT_ARRAY_LEN(collectors)
 
@@ -93,6 +93,8 @@ void rt_sample_begin(struct rt_sample *s, const struct rt_sample *prev, enum rt_
             s->psi_us[r][k] = RT_NA;
             s->psi_pct[r][k] = RT_NAN;
         }
+    s->cgroup_usage_us = RT_NA;
+    s->cgroup_cpu_s = s->cgroup_limit_cores = RT_NAN;
     s->disk_read_bytes = s->disk_write_bytes = RT_NA;
     s->space_total = s->space_used = s->space_free = RT_NA;
     s->net_rx_bytes = s->net_tx_bytes = RT_NA;

@@ -690,6 +690,59 @@ static void test_cpu_lines(void **state)
     gen_free(&g);
 }
 
+/* --- cgroup --------------------------------------------------------------------------------- */
+
+/* cgroup v2: rtrack's own cgroup (a Slurm job's), the limit from an ancestor's cpu.max */
+static void test_cgroup_v2(void **state)
+{
+    (void)state;
+    struct gen g;
+    gen_init(&g);
+    fx_write(g.root, "proc/self/cgroup", "0::/slurm/job_7/step_0\n");
+    fx_write(g.root, "sys/fs/cgroup/slurm/job_7/step_0/cpu.stat",
+             "usage_usec 5000000\nuser_usec 4000000\nsystem_usec 1000000\n");
+    fx_write(g.root, "sys/fs/cgroup/slurm/job_7/step_0/cpu.max", "max 100000\n");
+    fx_write(g.root, "sys/fs/cgroup/slurm/job_7/cpu.max", "250000 100000\n");
+    fx_write(g.root, "sys/fs/cgroup/slurm/cpu.max", "400000 100000\n");
+    fx_write(g.root, "sys/fs/cgroup/cpu.stat", "usage_usec 99999999999\n");
+    gen_open(&g, 0, 0);
+    struct rt_sample *s = gen_sample(&g);
+    assert_int_equal(s->cgroup_usage_us, 5000000);
+    assert_true(isnan(s->cgroup_cpu_s));
+    assert_true(fabs(s->cgroup_limit_cores - 2.5) < 1e-9);
+    fx_write(g.root, "sys/fs/cgroup/slurm/job_7/step_0/cpu.stat", "usage_usec 6750000\n");
+    s = gen_sample(&g);
+    assert_true(fabs(s->cgroup_cpu_s - 1.75) < 1e-9);
+    gen_free(&g);
+}
+
+/* cgroup v1: cpuacct.usage in ns, quota from the cpu controller; no quota is NULL */
+static void test_cgroup_v1(void **state)
+{
+    (void)state;
+    struct gen g;
+    gen_init(&g);
+    fx_write(g.root, "proc/self/cgroup",
+             "4:memory:/x\n3:cpu,cpuacct:/docker/abc\n0::/\n");
+    fx_write(g.root, "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpuacct.usage", "1000000000\n");
+    fx_write(g.root, "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "-1\n");
+    fx_write(g.root, "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
+    gen_open(&g, 0, 0);
+    struct rt_sample *s = gen_sample(&g);
+    assert_int_equal(s->cgroup_usage_us, 1000000);
+    assert_true(isnan(s->cgroup_limit_cores));
+    fx_write(g.root, "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpuacct.usage", "1500000000\n");
+    s = gen_sample(&g);
+    assert_true(fabs(s->cgroup_cpu_s - 0.5) < 1e-9);
+    gen_free(&g);
+    /* without any cgroup file: NULL, not 0 */
+    gen_init(&g);
+    gen_open(&g, 0, 0);
+    s = gen_sample(&g);
+    assert_true(s->cgroup_usage_us == RT_NA);
+    gen_free(&g);
+}
+
 /* --- the live system --------------------------------------------------------------------- */
 
 static void burn(double secs)
@@ -762,6 +815,8 @@ int main(void)
         cmocka_unit_test(test_net_identity_and_deltas),
         cmocka_unit_test(test_psi),
         cmocka_unit_test(test_cpu_lines),
+        cmocka_unit_test(test_cgroup_v2),
+        cmocka_unit_test(test_cgroup_v1),
         cmocka_unit_test(test_live_self),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
