@@ -1,21 +1,22 @@
 # bash completion for rtrack                                    -*- shell-script -*-
 # Install as share/bash-completion/completions/rtrack, or source it.
 
-_rtrack_opts_common="--interval --db --config --quiet --job-name --project-name --stage-name
-    --task-name --team --env --language --orchestrator --executor --external-run-id
+_rtrack_opts_common="--interval --db --config --quiet --output --format --job-name --project-name
+    --stage-name --task-name --team --env --language --orchestrator --executor --external-run-id
     --container-image --tag --help"
+_rtrack_opts_export="--db --run --format --table --output --since --until --help"
 
 _rtrack()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "run record help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run record export runs help --help --version" -- "$cur"))
         return
     fi
     local cmd=${COMP_WORDS[1]} i
     if [[ $cmd == help ]]; then
-        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record" -- "$cur"))
+        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record export runs" -- "$cur"))
         return
     fi
     # run: once the command has started (after -- or the first word that is not an option or
@@ -51,11 +52,40 @@ _rtrack()
         COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur"))
         return
         ;;
+    --format | -f)
+        case $cmd in
+        export) COMPREPLY=($(compgen -W "csv jsonl" -- "$cur")) ;;
+        runs) COMPREPLY=($(compgen -W "table csv jsonl" -- "$cur")) ;;
+        *) COMPREPLY=($(compgen -W "json csv" -- "$cur")) ;;
+        esac
+        return
+        ;;
+    --table | -t)
+        if [[ $cmd == export ]]; then
+            COMPREPLY=($(compgen -W "combined system process" -- "$cur"))
+            return
+        fi
+        ;;
+    --run | -r)
+        # run ids from the database given on the line (or the default one)
+        local db=rtrack.db
+        for ((i = 2; i < COMP_CWORD; i++)); do
+            [[ ${COMP_WORDS[i]} == --db || ${COMP_WORDS[i]} == -d ]] && db=${COMP_WORDS[i + 1]}
+        done
+        COMPREPLY=($(compgen -W "latest $(sqlite3 -readonly "$db" 'SELECT id FROM runs' 2>/dev/null)" -- "$cur"))
+        return
+        ;;
+    --output | -o)
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return
+        ;;
     esac
     _rtrack_takes_value "$prev" && return
     case $cmd in
     run) COMPREPLY=($(compgen -W "$_rtrack_opts_common" -- "$cur")) ;;
     record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration" -- "$cur")) ;;
+    export) COMPREPLY=($(compgen -W "$_rtrack_opts_export" -- "$cur")) ;;
+    runs) COMPREPLY=($(compgen -W "--db --format --help" -- "$cur")) ;;
     esac
 }
 
@@ -74,7 +104,8 @@ _rtrack_takes_value()
     case $1 in
     -i | --interval | -d | --db | -c | --config | -p | --pid | --duration | -n | --job-name | \
         --project-name | --stage-name | --task-name | --team | --env | --language | \
-        --orchestrator | --executor | --external-run-id | --container-image | -t | --tag)
+        --orchestrator | --executor | --external-run-id | --container-image | -t | --tag | \
+        -o | --output | -f | --format | -r | --run | --table | --since | --until)
         return 0
         ;;
     esac

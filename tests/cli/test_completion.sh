@@ -14,7 +14,13 @@ complete_words() {
     printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
-check "subcommands" "$(complete_words rtrack r)" "record run"
+check "subcommands" "$(complete_words rtrack r)" "record run runs"
+check "export subcommand" "$(complete_words rtrack ex)" "export"
+check "export formats" "$(complete_words rtrack export --format '')" "csv jsonl"
+check "live output formats" "$(complete_words rtrack run --format '')" "csv json"
+check "export tables" "$(complete_words rtrack export --table '')" "combined process system"
+"$RTRACK" record --quiet --db ids.db --duration 0.1 && "$RTRACK" record --quiet --db ids.db --duration 0.1
+check "--run completes run ids from --db" "$(complete_words rtrack export --db ids.db --run '')" "1 2 latest"
 check "help topics" "$(complete_words rtrack help re)" "record"
 check "run options" "$(complete_words rtrack run --in)" "--interval"
 check "record-only option" "$(complete_words rtrack record --du)" "--duration"
@@ -22,7 +28,7 @@ check "run has no --pid" "$(complete_words rtrack run --pi)" ""
 check "no completion for a value" "$(complete_words rtrack run --job-name '')" ""
 touch a.db b.db notes.txt; mkdir sub
 check "--db offers databases and directories" "$(complete_words rtrack record --db '')" \
-    "a.db b.db sub/"
+    "a.db b.db ids.db sub/"
 check "command after --" "$(complete_words rtrack run -- trueXX)" ""
 check "command name after --" "$(complete_words rtrack run -q -- bas | grep -o -w bash | head -1)" "bash"
 check "command name after options" \
