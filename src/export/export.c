@@ -29,30 +29,14 @@ struct colrule {
 };
 
 static const struct colrule rules[] = {
-    {"timestamp", CF_F3},
-    {"processes", CF_INT},
-    {"pid", CF_INT},
-    {"children", CF_CHILDREN},
-    {"utime", CF_CLAMP6},
-    {"stime", CF_CLAMP6},
-    {"cpu_usage", CF_RATE4},
-    {"memory_free_mib", CF_F4},
-    {"memory_used_mib", CF_F4},
-    {"memory_buffers_mib", CF_F4},
-    {"memory_cached_mib", CF_F4},
-    {"memory_active_mib", CF_F4},
-    {"memory_inactive_mib", CF_F4},
-    {"memory_mib", CF_F4},
-    {"disk_read_bytes", CF_INT},
-    {"disk_write_bytes", CF_INT},
-    {"disk_space_total_gb", CF_F2},
-    {"disk_space_used_gb", CF_F2},
-    {"disk_space_free_gb", CF_F2},
-    {"net_recv_bytes", CF_INT},
-    {"net_sent_bytes", CF_INT},
-    {"gpu_usage", CF_GPU_F4},
-    {"gpu_vram_mib", CF_GPU_F4},
-    {"gpu_utilized", CF_GPU_INT},
+    {"timestamp", CF_F3},           {"processes", CF_INT},          {"pid", CF_INT},
+    {"children", CF_CHILDREN},      {"utime", CF_CLAMP6},           {"stime", CF_CLAMP6},
+    {"cpu_usage", CF_RATE4},        {"memory_free_mib", CF_F4},     {"memory_used_mib", CF_F4},
+    {"memory_buffers_mib", CF_F4},  {"memory_cached_mib", CF_F4},   {"memory_active_mib", CF_F4},
+    {"memory_inactive_mib", CF_F4}, {"memory_mib", CF_F4},          {"disk_read_bytes", CF_INT},
+    {"disk_write_bytes", CF_INT},   {"disk_space_total_gb", CF_F2}, {"disk_space_used_gb", CF_F2},
+    {"disk_space_free_gb", CF_F2},  {"net_recv_bytes", CF_INT},     {"net_sent_bytes", CF_INT},
+    {"gpu_usage", CF_GPU_F4},       {"gpu_vram_mib", CF_GPU_F4},    {"gpu_utilized", CF_GPU_INT},
 };
 
 /* Views start with run_id, seq, sample_id; the exported columns follow. */
@@ -151,11 +135,14 @@ int rt_exporter_header(struct rt_exporter *x, FILE *out)
     return fwrite(x->line.p, 1, x->line.len, out) == x->line.len ? 0 : -1;
 }
 
-static void put_float(struct rt_buf *b, double v)
+/* repr(round(v, nd)); returns the rounded value */
+static double put_round(struct rt_buf *b, double v, int nd)
 {
     char num[RT_PYFLOAT_MAX];
-    size_t n = rt_py_repr(v, num);
+    size_t n;
+    double r = rt_py_round_repr(v, nd, num, &n);
     rt_buf_append(b, num, n);
+    return r;
 }
 
 static void put_int(struct rt_buf *b, int64_t v)
@@ -186,7 +173,7 @@ static void put_field(struct rt_exporter *x, int i, int no_process)
         if (x->fmt[i] == CF_GPU_INT)
             put_int(b, sqlite3_column_int64(st, c));
         else
-            put_float(b, rt_py_round(sqlite3_column_double(st, c), 4));
+            put_round(b, sqlite3_column_double(st, c), 4);
         return;
     default:
         break;
@@ -196,7 +183,6 @@ static void put_field(struct rt_exporter *x, int i, int no_process)
         return;
     }
     double v = sqlite3_column_double(st, c);
-    double r;
     switch (x->fmt[i]) {
     case CF_INT:
         put_int(b, sqlite3_column_int64(st, c));
@@ -208,26 +194,27 @@ static void put_field(struct rt_exporter *x, int i, int no_process)
             put_int(b, sqlite3_column_int64(st, c));
         break;
     case CF_F2:
-        put_float(b, rt_py_round(v, 2));
+        put_round(b, v, 2);
         break;
     case CF_F3:
-        put_float(b, rt_py_round(v, 3));
+        put_round(b, v, 3);
         break;
     case CF_F4:
-        put_float(b, rt_py_round(v, 4));
+        put_round(b, v, 4);
         break;
-    case CF_CLAMP6:
-        r = rt_py_round(v > 0 ? v : 0, 6);
-        if (r <= 0)
+    case CF_CLAMP6: {
+        size_t len0 = b->len;
+        if (put_round(b, v > 0 ? v : 0, 6) <= 0) {
+            b->len = len0;
             rt_buf_puts(b, "0");
-        else
-            put_float(b, r);
+        }
         break;
+    }
     case CF_RATE4:
         if (v <= 0)
             rt_buf_puts(b, "0");
         else
-            put_float(b, rt_py_round(v, 4));
+            put_round(b, v, 4);
         break;
     default:
         break;

@@ -80,3 +80,42 @@ size_t rt_py_repr(double x, char out[RT_PYFLOAT_MAX])
     *o = '\0';
     return (size_t)(o - out);
 }
+
+double rt_py_round_repr(double x, int ndigits, char out[RT_PYFLOAT_MAX], size_t *len)
+{
+    /* "%.nf" is Python's round() as text (glibc rounds the exact binary value half-to-even).
+     * With trailing zeros stripped it is also the shortest text of the rounded double -
+     * repr() - when it has at most 15 significant digits (no two decimals of <= 15 digits map
+     * to the same double) and lies where repr() writes positional notation. */
+    char s[400];
+    int n = snprintf(s, sizeof(s), "%.*f", ndigits, x);
+    double r = strtod(s, NULL);
+    if (n > 0 && n < RT_PYFLOAT_MAX && isfinite(r) &&
+        (r == 0 || (fabs(r) >= 1e-4 && fabs(r) < 1e16))) {
+        int end = n;
+        char *dot = strchr(s, '.');
+        if (dot) {
+            while (end > (int)(dot - s) + 2 && s[end - 1] == '0')
+                end--;
+        } else {
+            s[end++] = '.';
+            s[end++] = '0';
+        }
+        s[end] = '\0';
+        int sig = 0, lead = 1;
+        for (const char *p = s; *p; p++) {
+            if (*p < '0' || *p > '9')
+                continue;
+            if (*p != '0')
+                lead = 0;
+            sig += !lead;
+        }
+        if (sig <= 15) {
+            memcpy(out, s, (size_t)end + 1);
+            *len = (size_t)end;
+            return r;
+        }
+    }
+    *len = rt_py_repr(r, out);
+    return r;
+}

@@ -84,11 +84,60 @@ static void test_round(void **state)
     }
 }
 
+/* The one-pass repr(round()) agrees with round() then repr() on many values, including the
+ * awkward ones (large magnitudes, ties, tiny values that need scientific notation). */
+static void test_round_repr_agrees(void **state)
+{
+    (void)state;
+    static const double fixed[] = {0.0,
+                                   -0.0,
+                                   1795663099.754,
+                                   3072.03125,
+                                   136.09375,
+                                   1e-5,
+                                   5e-5,
+                                   0.00012,
+                                   2.675,
+                                   1234567890123456.8,
+                                   9007199254740993.0,
+                                   99999.99995,
+                                   1e15 + 0.3,
+                                   123456789.125,
+                                   0.30000000000000004,
+                                   4.5e-7,
+                                   1e16,
+                                   -2.5,
+                                   1795666500.0005};
+    unsigned long long seed = 88172645463325252ULL;
+    for (int k = 0; k < 200000; k++) {
+        double x;
+        if (k < (int)(sizeof(fixed) / sizeof(fixed[0]))) {
+            x = fixed[k];
+        } else {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            double mant = (double)(seed >> 11) / 9007199254740992.0;
+            int e = (int)(seed % 40) - 12;
+            x = mant * pow(10.0, e);
+        }
+        for (int nd = 0; nd <= 6; nd++) {
+            char a[RT_PYFLOAT_MAX], b[RT_PYFLOAT_MAX];
+            size_t la;
+            double r = rt_py_round_repr(x, nd, a, &la);
+            rt_py_repr(rt_py_round(x, nd), b);
+            if (strcmp(a, b) != 0 || la != strlen(a) || !(r == rt_py_round(x, nd) || isnan(r)))
+                fail_msg("round_repr(%.17g, %d) = '%s', round then repr = '%s'", x, nd, a, b);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_repr),
         cmocka_unit_test(test_round),
+        cmocka_unit_test(test_round_repr_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
