@@ -17,7 +17,7 @@ size_t rt_py_repr(double x, char buf[RT_PYFLOAT_MAX]);
 /* round(x, ndigits) for ndigits >= 0. */
 double rt_py_round(double x, int ndigits);
 /* repr(round(x, ndigits)) into buf, in one formatting pass in the common case; returns the
- * rounded value. */
-double rt_py_round_repr(double x, int ndigits, char buf[RT_PYFLOAT_MAX], size_t *len);
+ * sign of the rounded value (-1, 0, 1). */
+int rt_py_round_repr(double x, int ndigits, char buf[RT_PYFLOAT_MAX], size_t *len);
 
 #endif

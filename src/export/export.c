@@ -135,14 +135,14 @@ int rt_exporter_header(struct rt_exporter *x, FILE *out)
     return fwrite(x->line.p, 1, x->line.len, out) == x->line.len ? 0 : -1;
 }
 
-/* repr(round(v, nd)); returns the rounded value */
-static double put_round(struct rt_buf *b, double v, int nd)
+/* repr(round(v, nd)); returns the sign of the rounded value */
+static int put_round(struct rt_buf *b, double v, int nd)
 {
     char num[RT_PYFLOAT_MAX];
     size_t n;
-    double r = rt_py_round_repr(v, nd, num, &n);
+    int sign = rt_py_round_repr(v, nd, num, &n);
     rt_buf_append(b, num, n);
-    return r;
+    return sign;
 }
 
 static void put_int(struct rt_buf *b, int64_t v)

@@ -2,6 +2,7 @@
 #include "rtrack/pyfmt.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,41 +82,119 @@ size_t rt_py_repr(double x, char out[RT_PYFLOAT_MAX])
     return (size_t)(o - out);
 }
 
-double rt_py_round_repr(double x, int ndigits, char out[RT_PYFLOAT_MAX], size_t *len)
+/* round(x * 10^nd) half-to-even, exactly, for |x * 10^nd| < 2^52: fma gives the exact error e
+ * of the product p, so x * 10^nd = p + e; only when p is next to a half can e decide. */
+static int round_scaled(double x, int nd, double *out)
+{
+    static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
+    if (nd < 0 || nd >= (int)(sizeof(p10) / sizeof(p10[0])))
+        return -1;
+    double p = x * p10[nd];
+    if (!(fabs(p) < 4503599627370496.0))
+        return -1;
+    double e = fma(x, p10[nd], -p);
+    double k = nearbyint(p); /* ties to even */
+    double up = k + 0.5, down = k - 0.5;
+    double du = p - up, dd = p - down; /* exact when p is near them (Sterbenz) */
+    if (du > -e || (du == -e && fmod(k, 2.0) != 0))
+        k += 1;
+    else if (dd < -e || (dd == -e && fmod(k, 2.0) != 0))
+        k -= 1;
+    *out = k;
+    return 0;
+}
+
+/* the digits of round(x, nd) as "%.nf" would print them, from round_scaled */
+static int fixed_text(double x, int nd, char *s, size_t cap)
+{
+    double k;
+    if (round_scaled(x, nd, &k) != 0)
+        return -1;
+    /* |k| < 2^52: exact as an integer; printf's float path is the slow part of export */
+    char digits[32];
+    uint64_t u = (uint64_t)fabs(k);
+    int nd_ = 0;
+    char rev[32];
+    do {
+        rev[nd_++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    for (int i = 0; i < nd_; i++)
+        digits[i] = rev[nd_ - 1 - i];
+    if ((size_t)nd_ + (size_t)nd + 4 > cap)
+        return -1;
+    char *o = s;
+    if (k < 0 || (k == 0 && signbit(x)))
+        *o++ = '-';
+    if (nd == 0) {
+        memcpy(o, digits, (size_t)nd_);
+        o += nd_;
+    } else if (nd_ > nd) {
+        memcpy(o, digits, (size_t)(nd_ - nd));
+        o += nd_ - nd;
+        *o++ = '.';
+        memcpy(o, digits + nd_ - nd, (size_t)nd);
+        o += nd;
+    } else {
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < nd - nd_; i++)
+            *o++ = '0';
+        memcpy(o, digits, (size_t)nd_);
+        o += nd_;
+    }
+    *o = '\0';
+    return (int)(o - s);
+}
+
+int rt_py_round_repr(double x, int ndigits, char out[RT_PYFLOAT_MAX], size_t *len)
 {
     /* "%.nf" is Python's round() as text (glibc rounds the exact binary value half-to-even).
      * With trailing zeros stripped it is also the shortest text of the rounded double -
      * repr() - when it has at most 15 significant digits (no two decimals of <= 15 digits map
-     * to the same double) and lies where repr() writes positional notation. */
+     * to the same double) and lies where repr() writes positional notation, 1e-4 <= |r| < 1e16
+     * (or r == 0). All of that can be read off the digits: no strtod in the common case. */
     char s[400];
-    int n = snprintf(s, sizeof(s), "%.*f", ndigits, x);
-    double r = strtod(s, NULL);
-    if (n > 0 && n < RT_PYFLOAT_MAX && isfinite(r) &&
-        (r == 0 || (fabs(r) >= 1e-4 && fabs(r) < 1e16))) {
-        int end = n;
-        char *dot = strchr(s, '.');
-        if (dot) {
-            while (end > (int)(dot - s) + 2 && s[end - 1] == '0')
-                end--;
-        } else {
-            s[end++] = '.';
-            s[end++] = '0';
-        }
-        s[end] = '\0';
-        int sig = 0, lead = 1;
-        for (const char *p = s; *p; p++) {
-            if (*p < '0' || *p > '9')
+    int n = -1;
+    if (isfinite(x) && (n = fixed_text(x, ndigits, s, sizeof(s))) < 0)
+        n = snprintf(s, sizeof(s), "%.*f", ndigits, x);
+    if (n > 0 && n < RT_PYFLOAT_MAX) {
+        const char *p = s + (s[0] == '-');
+        const char *dot = strchr(p, '.');
+        int intlen = dot ? (int)(dot - p) : (int)strlen(p);
+        /* significant digits, and the decimal exponent of the first non-zero digit */
+        int sig = 0, exp10 = 0, zero = 1;
+        for (int i = 0; p[i]; i++) {
+            if (p[i] == '.')
                 continue;
-            if (*p != '0')
-                lead = 0;
-            sig += !lead;
+            if (zero && p[i] != '0') {
+                zero = 0;
+                exp10 = i < intlen ? intlen - 1 - i : intlen - i;
+            }
+            sig += !zero;
         }
-        if (sig <= 15) {
+        /* trailing zeros of the fraction are not significant */
+        int end = n;
+        if (dot) {
+            while (end > (int)(dot - s) + 2 && s[end - 1] == '0') {
+                end--;
+                sig -= !zero;
+            }
+        }
+        if (sig <= 15 && (zero || (exp10 >= -4 && exp10 < 16))) {
+            if (dot) {
+                s[end] = '\0';
+            } else {
+                s[end++] = '.';
+                s[end++] = '0';
+                s[end] = '\0';
+            }
             memcpy(out, s, (size_t)end + 1);
             *len = (size_t)end;
-            return r;
+            return zero ? 0 : (s[0] == '-' ? -1 : 1);
         }
     }
+    double r = rt_py_round(x, ndigits);
     *len = rt_py_repr(r, out);
-    return r;
+    return r > 0 ? 1 : r < 0 ? -1 : 0;
 }

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# bench/export.sh - export speed and memory on a long run.
+#
+# Records a short real run (a 3-process tree at 50 ms), then grows it to N samples by doubling
+# it in SQL (every sample copied with its per-core, disk, mount, network and process rows, seq
+# and clocks shifted), so the exporter reads a database shaped like a long recording. Then times
+# `rtrack export` for each layout to /dev/null: rows per second and peak RSS, at N and at N/10
+# (RSS must not depend on the run's length). Medians of REPS runs.
+#
+# usage: bench/export.sh [RTRACK]          (default build/rtrack, or $RTRACK)
+#   N=1000000 REPS=3 BENCH_DIR=/tmp/...    environment knobs
+set -eu
+RTRACK=${1:-${RTRACK:-build/rtrack}}
+N=${N:-1000000}
+REPS=${REPS:-3}
+PY=/usr/bin/python3
+DIR=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/rtrack-export.XXXXXX")}
+mkdir -p "$DIR"
+
+grow() { # DB TARGET : double run 1 until it has TARGET samples after the baseline
+    "$PY" - "$1" "$2" <<'EOF'
+import sqlite3, sys
+db, target = sys.argv[1], int(sys.argv[2])
+con = sqlite3.connect(db)
+con.execute("PRAGMA journal_mode = OFF")
+con.execute("PRAGMA synchronous = OFF")
+cols = lambda t: [r[1] for r in con.execute("PRAGMA table_info(%s)" % t)]
+scols = [c for c in cols("samples") if c not in ("id", "seq", "ts", "mono", "kind")]
+children = {t: [c for c in cols(t) if c != "sample_id"]
+            for t in ("cpu_core_samples", "disk_samples", "mount_samples", "nic_samples",
+                      "process_samples")}
+con.execute("UPDATE samples SET kind = 'periodic' WHERE run_id = 1 AND kind = 'final'")
+while True:
+    n, last, span = con.execute(
+        "SELECT count(*), max(seq), max(mono) - min(mono) + avg(interval_s) FROM samples "
+        "WHERE run_id = 1 AND kind <> 'baseline'").fetchone()
+    if n >= target:
+        break
+    take = min(n, target - n)
+    # copy the first `take` periodic samples after the current end
+    con.execute("CREATE TEMP TABLE m AS SELECT id AS old, seq FROM samples WHERE run_id = 1 "
+                "AND kind <> 'baseline' ORDER BY seq LIMIT ?", (take,))
+    con.execute("INSERT INTO samples (seq, ts, mono, kind, %s) SELECT s.seq + ?1, s.ts + ?2, "
+                "s.mono + ?2, 'periodic', %s FROM samples s JOIN m ON m.old = s.id" %
+                (", ".join(scols), ", ".join("s." + c for c in scols)), (last, span))
+    con.execute("CREATE TEMP TABLE map AS SELECT m.old, s.id AS new FROM m JOIN samples s "
+                "ON s.run_id = 1 AND s.seq = m.seq + ?", (last,))
+    for t, c in children.items():
+        con.execute("INSERT INTO %s (sample_id, %s) SELECT map.new, %s FROM %s x JOIN map ON "
+                    "map.old = x.sample_id" % (t, ", ".join(c), ", ".join("x." + k for k in c), t))
+    con.execute("DROP TABLE m")
+    con.execute("DROP TABLE map")
+    con.commit()
+print(con.execute("SELECT count(*) FROM samples WHERE run_id = 1 AND kind <> 'baseline'").fetchone()[0])
+EOF
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+echo "recording a short run..." >&2
+rm -f "$DIR/base.db"*
+"$RTRACK" run --quiet --db "$DIR/base.db" --interval 0.05 -- sh -c 'sleep 2 & sleep 2 & wait'
+for n in $((N / 10)) "$N"; do
+    cp "$DIR/base.db" "$DIR/run-$n.db"
+    echo "growing to $n samples..." >&2
+    rows=$(grow "$DIR/run-$n.db" "$n")
+    echo "size of $rows samples: $(du -m "$DIR/run-$n.db" | cut -f1) MB" >&2
+done
+
+printf '| samples | layout | seconds (median of %s) | rows/s | peak RSS (MiB) |\n|---|---|---|---|---|\n' "$REPS"
+for n in $((N / 10)) "$N"; do
+    for layout in "combined csv" "system csv" "process csv" "jsonl"; do
+        set -- $layout
+        if [ "$1" = jsonl ]; then args="--format jsonl"; else args="--format csv --table $1"; fi
+        secs=() rss=()
+        for _ in $(seq "$REPS"); do
+            out=$( { /usr/bin/time -f '%e %M' "$RTRACK" export --db "$DIR/run-$n.db" --run 1 $args >/dev/null; } 2>&1 | tail -1)
+            secs+=("${out% *}")
+            rss+=("${out#* }")
+        done
+        s=$(printf '%s\n' "${secs[@]}" | median)
+        r=$(printf '%s\n' "${rss[@]}" | median)
+        awk -v n="$n" -v l="$layout" -v s="$s" -v r="$r" \
+            'BEGIN { printf "| %d | %s | %.2f | %.0f | %.1f |\n", n, l, s, n / s, r / 1024 }'
+    done
+done
+[ -n "${BENCH_DIR:-}" ] || rm -rf "$DIR"
