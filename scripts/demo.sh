@@ -38,3 +38,6 @@ sqlite3 -box rtrack.db "
            round(sum(ps.write_bytes) / 1048576.0, 1) AS write_mib
     FROM processes p JOIN process_samples ps ON ps.process_id = p.id
     WHERE p.run_id = $RUN GROUP BY p.id ORDER BY cpu_s DESC LIMIT 8"
+echo
+echo "The same run as the Python resource-tracker's CSV (rtrack export, first rows):"
+"$RTRACK" export --db rtrack.db --run "$RUN" | head -3 | cut -c1-160
