@@ -69,38 +69,6 @@ static int parse_time(sqlite3 *db, const char *s, double run_start, double *out)
     return ok ? 0 : -1;
 }
 
-long long cmd_resolve_run_id(sqlite3 *db, const char *db_path, const char *arg, double *started)
-{
-    int64_t id = 0;
-    if (strcmp(arg, "latest") != 0 && (rt_parse_i64(arg, &id) != 0 || id <= 0)) {
-        rt_err("invalid run '%s': expected a run id or 'latest'", arg);
-        return 0;
-    }
-    sqlite3_stmt *st;
-    const char *sql = id > 0 ? "SELECT id, started_at FROM runs WHERE id = ?1"
-                             : "SELECT id, started_at FROM runs ORDER BY id DESC LIMIT 1";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        rt_err("cannot read database '%s': %s", db_path, sqlite3_errmsg(db));
-        return 0;
-    }
-    if (id > 0)
-        sqlite3_bind_int64(st, 1, id);
-    int64_t found = 0;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        found = sqlite3_column_int64(st, 0);
-        if (started)
-            *started = sqlite3_column_double(st, 1);
-    }
-    sqlite3_finalize(st);
-    if (!found) {
-        if (id > 0)
-            rt_err("no run %lld in '%s' (see 'rtrack runs')", (long long)id, db_path);
-        else
-            rt_err("'%s' has no runs yet", db_path);
-    }
-    return found;
-}
-
 /* An output file is written beside its final name and renamed at the end, so a failed export
  * never leaves half a file under the name asked for. */
 struct out {
@@ -157,10 +125,14 @@ static int out_close(struct out *o, int ok)
 int cmd_export(int argc, char **argv)
 {
     static const struct option lopts[] = {
-        {"db", required_argument, NULL, 'd'},     {"run", required_argument, NULL, 'r'},
-        {"format", required_argument, NULL, 'f'}, {"table", required_argument, NULL, 't'},
-        {"output", required_argument, NULL, 'o'}, {"since", required_argument, NULL, 1},
-        {"until", required_argument, NULL, 2},    {"help", no_argument, NULL, 'h'},
+        {"db", required_argument, NULL, 'd'},
+        {"run", required_argument, NULL, 'r'},
+        {"format", required_argument, NULL, 'f'},
+        {"table", required_argument, NULL, 't'},
+        {"output", required_argument, NULL, 'o'},
+        {"since", required_argument, NULL, 1},
+        {"until", required_argument, NULL, 2},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *env_db = getenv("RTRACK_DB");
@@ -199,12 +171,8 @@ int cmd_export(int argc, char **argv)
         case 'h':
             usage(stdout);
             return RT_EXIT_OK;
-        case ':':
-            rt_err("export: option '%s' needs a value", argv[optind - 1]);
-            return RT_EXIT_USAGE;
         default:
-            rt_err("export: unknown option '%s' (see 'rtrack export --help')", argv[optind - 1]);
-            return RT_EXIT_USAGE;
+            return cmd_option_error("export", c, argv);
         }
     }
     if (optind < argc) {

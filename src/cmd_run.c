@@ -27,17 +27,6 @@
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
-struct rt_store *cmd_open_store(const struct rt_config *cfg)
-{
-    struct rt_store *store;
-    char err[512];
-    if (rt_store_open(cfg->db, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
-        rt_err("%s", err);
-        return NULL;
-    }
-    return store;
-}
-
 static char *argv_json(char **argv, int n)
 {
     struct rt_buf b = {0};

@@ -22,9 +22,8 @@ static const char *const runs_sql =
     "  r.mode, r.command "
     "FROM runs r ORDER BY r.id";
 
-static const char *const headers[] = {"id",      "job",       "command", "started",
-                                      "seconds", "samples",   "exit",    "pid",
-                                      "status"};
+static const char *const headers[] = {"id",      "job",  "command", "started", "seconds",
+                                      "samples", "exit", "pid",     "status"};
 #define NCOLS 9
 
 static void csv_field(FILE *f, sqlite3_stmt *st, int i)
@@ -70,22 +69,18 @@ int cmd_runs(int argc, char **argv)
                    "List the runs a database holds: id, job name, command, start (UTC),\n"
                    "duration, samples, exit code, tracked pid, status.\n");
             return RT_EXIT_OK;
-        case ':':
-            rt_err("runs: option '%s' needs a value", argv[optind - 1]);
-            return RT_EXIT_USAGE;
         default:
-            rt_err("runs: unknown option '%s' (see 'rtrack runs --help')", argv[optind - 1]);
-            return RT_EXIT_USAGE;
+            return cmd_option_error("runs", c, argv);
         }
     }
     if (optind < argc) {
         rt_err("runs: unexpected argument '%s'", argv[optind]);
         return RT_EXIT_USAGE;
     }
-    int fmt = !strcmp(format, "table") ? 0
-              : !strcmp(format, "csv") ? 1
+    int fmt = !strcmp(format, "table")                                ? 0
+              : !strcmp(format, "csv")                                ? 1
               : (!strcmp(format, "jsonl") || !strcmp(format, "json")) ? 2
-                                                                         : -1;
+                                                                      : -1;
     if (fmt < 0) {
         rt_err("runs: unknown format '%s' (table, csv or jsonl)", format);
         return RT_EXIT_USAGE;
@@ -127,8 +122,8 @@ int cmd_runs(int argc, char **argv)
                 putchar('\n');
             }
         } else {
-            printf("%4s  %-16s %-20s %8s %7s %4s %7s %-8s  %s\n", "id", "job", "started",
-                   "seconds", "samples", "exit", "pid", "status", "command");
+            printf("%4s  %-16s %-20s %8s %7s %4s %7s %-8s  %s\n", "id", "job", "started", "seconds",
+                   "samples", "exit", "pid", "status", "command");
             while (sqlite3_step(st) == SQLITE_ROW) {
                 const char *job = (const char *)sqlite3_column_text(st, 1);
                 const char *cmd = (const char *)sqlite3_column_text(st, 2);
@@ -138,8 +133,8 @@ int cmd_runs(int argc, char **argv)
                 printf("%4lld  %-16.16s %-20s %8s %7lld %4s %7s %-8s  %s\n",
                        (long long)sqlite3_column_int64(st, 0), job ? job : "-",
                        sqlite3_column_text(st, 3), secs ? secs : "-",
-                       (long long)sqlite3_column_int64(st, 5), exitc ? exitc : "-",
-                       pid ? pid : "-", sqlite3_column_text(st, 8),
+                       (long long)sqlite3_column_int64(st, 5), exitc ? exitc : "-", pid ? pid : "-",
+                       sqlite3_column_text(st, 8),
                        cmd ? cmd : (const char *)sqlite3_column_text(st, 9));
             }
         }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtrack/cmd.h"
 #include "rtrack/log.h"
 #include "rtrack/toml.h"
 #include "rtrack/util.h"
@@ -379,16 +380,8 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
                 if (opts[i].short_opt == c && (opts[i].cmds & cmd_bit(kind)))
                     o = &opts[i];
         }
-        if (c == ':') {
-            rt_err("%s: option '%s' needs a value", cname, argv[optind - 1]);
-            goto out;
-        }
-        if (!o) {
-            if (optopt && optopt < 1000)
-                rt_err("%s: unknown option '-%c' (see 'rtrack %s --help')", cname, optopt, cname);
-            else
-                rt_err("%s: unknown option '%s' (see 'rtrack %s --help')", cname, argv[optind - 1],
-                       cname);
+        if (c == ':' || !o) {
+            rc = cmd_option_error(cname, c, argv);
             goto out;
         }
         if (o->type == OT_HELP) {

@@ -15,6 +15,9 @@ struct rt_host_info;
 struct rt_sysenv;
 struct rt_store *cmd_open_store(const struct rt_config *cfg);
 
+/* After getopt_long returned ':' or '?': say which option was wrong; returns exit code 2. */
+int cmd_option_error(const char *cmd, int c, char **argv);
+
 /* Shared by export and runs. */
 struct sqlite3;
 /* The id of `arg` ("latest" or a number) and its start time; 0 after printing why not. */

@@ -722,8 +722,7 @@ static void test_cgroup_v1(void **state)
     (void)state;
     struct gen g;
     gen_init(&g);
-    fx_write(g.root, "proc/self/cgroup",
-             "4:memory:/x\n3:cpu,cpuacct:/docker/abc\n0::/\n");
+    fx_write(g.root, "proc/self/cgroup", "4:memory:/x\n3:cpu,cpuacct:/docker/abc\n0::/\n");
     fx_write(g.root, "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpuacct.usage", "1000000000\n");
     fx_write(g.root, "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "-1\n");
     fx_write(g.root, "sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
@@ -765,13 +764,9 @@ static void test_live_self(void **state)
     struct rt_collect_cfg cc = {getpid(), 0};
     struct rt_collectors *col = rt_collectors_open(&env, &cc);
     struct rt_sample a = {0}, b = {0};
-    rt_sample_begin(&a, NULL, RT_SAMPLE_BASELINE, rt_clock_s(CLOCK_REALTIME),
-                    rt_clock_s(CLOCK_MONOTONIC));
-    rt_collectors_sample(col, &a, NULL);
+    fx_live_sample(col, &a, NULL);
     burn(0.3);
-    rt_sample_begin(&b, &a, RT_SAMPLE_PERIODIC, rt_clock_s(CLOCK_REALTIME),
-                    rt_clock_s(CLOCK_MONOTONIC));
-    rt_collectors_sample(col, &b, &a);
+    fx_live_sample(col, &b, &a);
     assert_true(b.mem_total > 0 && b.mem_used > 0 && b.mem_used < b.mem_total);
     assert_int_equal(b.ncores, sysconf(_SC_NPROCESSORS_ONLN));
     assert_true(b.processes > 1);

@@ -19,11 +19,7 @@ static char dir[256], dbpath[300];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/rtrack-export.XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    snprintf(dbpath, sizeof(dbpath), "%s/t.db", dir);
-    return 0;
+    return fx_tmpdir(dir, sizeof(dir), dbpath, sizeof(dbpath));
 }
 
 static int teardown(void **state)
@@ -75,7 +71,8 @@ static char *export_text(sqlite3 *db, int64_t run, enum rt_export_format f, enum
 static const char c10_system[] =
     "1795666801.905,5,1.96,0.32,2.2789,11936.9688,8289.8945,784.625,12176.8887,9028.9824,"
     "8367.0801,1048576,2097152,1000.2,544.59,455.61,182000,5000,0,0,0\n";
-static const char c10_process[] = "1795666801.905,4100,3,1.58,0.22,1.7991,225.583,2056768,2105344,0,0,0\n";
+static const char c10_process[] =
+    "1795666801.905,4100,3,1.58,0.22,1.7991,225.583,2056768,2105344,0,0,0\n";
 
 static char *expected(const char *cname, const char *what)
 {
@@ -98,9 +95,9 @@ static char *expected(const char *cname, const char *what)
 }
 
 static const char *const cases[] = {
-    "01-idle-2core",  "02-busy-8core",      "03-process-tree", "04-zero-deltas",
-    "05-sector-4096", "06-partitions",      "07-no-memavailable",
-    "08-comm-spaces", "09-rounding-edges",  "10-churn",        "11-mount-quirks",
+    "01-idle-2core",     "02-busy-8core", "03-process-tree",    "04-zero-deltas",
+    "05-sector-4096",    "06-partitions", "07-no-memavailable", "08-comm-spaces",
+    "09-rounding-edges", "10-churn",      "11-mount-quirks",
 };
 
 static void test_golden(void **state)
@@ -222,9 +219,8 @@ int main(void)
             test_golden, setup, teardown, (void *)cases[i]);
         tests[i].name = cases[i];
     }
-    tests[RT_ARRAY_LEN(cases)] =
-        (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_combined_without_tree, setup,
-                                                           teardown);
+    tests[RT_ARRAY_LEN(cases)] = (struct CMUnitTest)cmocka_unit_test_setup_teardown(
+        test_combined_without_tree, setup, teardown);
     tests[RT_ARRAY_LEN(cases) + 1] =
         (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_jsonl_fields, setup, teardown);
     return cmocka_run_group_tests(tests, NULL, NULL);

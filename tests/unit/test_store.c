@@ -19,11 +19,7 @@ static char dbpath[300];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/rtrack-store.XXXXXX");
-    if (!mkdtemp(dir))
-        return -1;
-    snprintf(dbpath, sizeof(dbpath), "%s/t.db", dir);
-    return 0;
+    return fx_tmpdir(dir, sizeof(dir), dbpath, sizeof(dbpath));
 }
 
 static int teardown(void **state)
@@ -362,13 +358,9 @@ static void test_live_sample_fills_every_column(void **state)
     struct rt_collect_cfg cc = {getpid(), 0};
     struct rt_collectors *col = rt_collectors_open(&env, &cc);
     struct rt_sample a = {0}, b = {0};
-    rt_sample_begin(&a, NULL, RT_SAMPLE_BASELINE, rt_clock_s(CLOCK_REALTIME),
-                    rt_clock_s(CLOCK_MONOTONIC));
-    rt_collectors_sample(col, &a, NULL);
+    fx_live_sample(col, &a, NULL);
     usleep(20000);
-    rt_sample_begin(&b, &a, RT_SAMPLE_PERIODIC, rt_clock_s(CLOCK_REALTIME),
-                    rt_clock_s(CLOCK_MONOTONIC));
-    rt_collectors_sample(col, &b, &a);
+    fx_live_sample(col, &b, &a);
     struct rt_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.interval = 1;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -294,4 +295,20 @@ void fx_remove_proc(const char *root, pid_t pid)
     char path[2048];
     snprintf(path, sizeof(path), "%s/proc/%d", root, (int)pid);
     fx_rmtree(path);
+}
+
+int fx_tmpdir(char *dir, size_t dcap, char *dbpath, size_t pcap)
+{
+    snprintf(dir, dcap, "/tmp/rtrack-test.XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(dbpath, pcap, "%s/t.db", dir);
+    return 0;
+}
+
+void fx_live_sample(struct rt_collectors *col, struct rt_sample *s, const struct rt_sample *prev)
+{
+    rt_sample_begin(s, prev, prev ? RT_SAMPLE_PERIODIC : RT_SAMPLE_BASELINE,
+                    rt_clock_s(CLOCK_REALTIME), rt_clock_s(CLOCK_MONOTONIC));
+    rt_collectors_sample(col, s, prev);
 }

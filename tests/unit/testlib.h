@@ -52,6 +52,11 @@ double py_round(double x, int n);
 /* Read a whole file into a malloc'd string (NULL when missing). */
 char *fx_slurp(const char *path);
 
+/* A fresh directory under /tmp and the path of a database in it. */
+int fx_tmpdir(char *dir, size_t dcap, char *dbpath, size_t pcap);
+/* One sample of the live system with the real clocks. */
+void fx_live_sample(struct rt_collectors *col, struct rt_sample *s, const struct rt_sample *prev);
+
 /* Fixture trees built by the test itself. */
 void fx_mkdirs(const char *path);
 void fx_write(const char *root, const char *rel, const char *text);

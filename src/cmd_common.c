@@ -1,0 +1,65 @@
+/* cmd_common.c - helpers the subcommands share. */
+#include <getopt.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rtrack/cmd.h"
+#include "rtrack/config.h"
+#include "rtrack/log.h"
+#include "rtrack/store.h"
+#include "rtrack/util.h"
+
+struct rt_store *cmd_open_store(const struct rt_config *cfg)
+{
+    struct rt_store *store;
+    char err[512];
+    if (rt_store_open(cfg->db, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
+        rt_err("%s", err);
+        return NULL;
+    }
+    return store;
+}
+
+int cmd_option_error(const char *cmd, int c, char **argv)
+{
+    if (c == ':')
+        rt_err("%s: option '%s' needs a value", cmd, argv[optind - 1]);
+    else if (optopt > ' ' && optopt < 127)
+        rt_err("%s: unknown option '-%c' (see 'rtrack %s --help')", cmd, optopt, cmd);
+    else
+        rt_err("%s: unknown option '%s' (see 'rtrack %s --help')", cmd, argv[optind - 1], cmd);
+    return RT_EXIT_USAGE;
+}
+
+long long cmd_resolve_run_id(sqlite3 *db, const char *db_path, const char *arg, double *started)
+{
+    int64_t id = 0;
+    if (strcmp(arg, "latest") != 0 && (rt_parse_i64(arg, &id) != 0 || id <= 0)) {
+        rt_err("invalid run '%s': expected a run id or 'latest'", arg);
+        return 0;
+    }
+    sqlite3_stmt *st;
+    const char *sql = id > 0 ? "SELECT id, started_at FROM runs WHERE id = ?1"
+                             : "SELECT id, started_at FROM runs ORDER BY id DESC LIMIT 1";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        rt_err("cannot read database '%s': %s", db_path, sqlite3_errmsg(db));
+        return 0;
+    }
+    if (id > 0)
+        sqlite3_bind_int64(st, 1, id);
+    int64_t found = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        found = sqlite3_column_int64(st, 0);
+        if (started)
+            *started = sqlite3_column_double(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (!found) {
+        if (id > 0)
+            rt_err("no run %lld in '%s' (see 'rtrack runs')", (long long)id, db_path);
+        else
+            rt_err("'%s' has no runs yet", db_path);
+    }
+    return found;
+}
