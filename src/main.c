@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "rtrack/cmd.h"
-#include "rtrack/config.h"
 #include "rtrack/log.h"
 #include "rtrack/util.h"
 #include "rtrack/version.h"
@@ -78,15 +77,15 @@ int main(int argc, char **argv)
             usage(stdout);
             return RT_EXIT_OK;
         }
-        if (!strcmp(argv[2], "run") || !strcmp(argv[2], "record")) {
-            rt_config_usage(!strcmp(argv[2], "run") ? RT_CMD_RUN : RT_CMD_RECORD, stdout);
-            return RT_EXIT_OK;
-        }
         name = argv[2];
-    } else {
-        for (size_t i = 0; i < RT_ARRAY_LEN(commands); i++)
-            if (!strcmp(name, commands[i].name))
-                return commands[i].fn(argc - 1, argv + 1);
+    }
+    for (size_t i = 0; i < RT_ARRAY_LEN(commands); i++) {
+        if (strcmp(name, commands[i].name) != 0)
+            continue;
+        if (name == argv[1])
+            return commands[i].fn(argc - 1, argv + 1);
+        char *help_argv[] = {(char *)commands[i].name, "--help", NULL};
+        return commands[i].fn(2, help_argv);
     }
     const char *best = NULL;
     size_t bestd = 3;

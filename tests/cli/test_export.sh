@@ -220,6 +220,15 @@ check_range "closed pipe: recording went on" "$(q p.db "SELECT count(*) FROM sam
 check "unwritable --output: rtrack fails before the job" "$?" 125
 check "unwritable --output: job not started" "$([ -e started ] && echo yes || echo no)" no
 
+# --- help for every command; a misspelt one gets a suggestion and exit 2
+for c in run record export runs; do
+    check "help $c: usage on stdout" "$("$RTRACK" help $c | head -1 | grep -c "^usage: rtrack $c")" 1
+    check "$c --help: the same text" "$("$RTRACK" $c --help | cmp -s - <("$RTRACK" help $c) && echo same)" same
+done
+"$RTRACK" exprot 2>typo.err
+check "misspelt command: exit 2" "$?" 2
+check "misspelt command: suggestion" "$(grep -c "did you mean 'export'" typo.err)" 1
+
 # --- rtrack runs
 "$RTRACK" runs --db r.db >runs.txt
 check "runs: a header and one line per run" "$(wc -l <runs.txt)" 3
