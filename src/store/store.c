@@ -25,7 +25,7 @@
 #include "rtrack/version.h"
 
 #define BUSY_TIMEOUT_MS 2000
-#define CACHE_KIB       256 /* page cache cap: keeps the recorder's RSS small and flat */
+#define CACHE_KIB       128 /* page cache cap: keeps the recorder's RSS small and flat */
 
 enum {
     ST_SAMPLE,
