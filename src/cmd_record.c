@@ -53,7 +53,7 @@ int cmd_record(int argc, char **argv)
     }
 
     struct rt_sampler smp;
-    struct rt_collect_cfg cc = {cfg.pid, 0};
+    struct rt_collect_cfg cc = {cfg.pid, 0, cfg.interval};
     rt_sampler_open(&smp, &env, &cc, store, cfg.interval);
     smp.live = live;
     double t0 = rt_clock_s(CLOCK_MONOTONIC);

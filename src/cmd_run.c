@@ -113,7 +113,7 @@ int cmd_run(int argc, char **argv)
     if (rt_store_set_run_pid(store, job) != 0)
         rt_warn("recording failed: %s; the job is not affected", rt_store_error(store));
     struct rt_sampler smp;
-    struct rt_collect_cfg cc = {job, getpid()};
+    struct rt_collect_cfg cc = {job, getpid(), cfg.interval};
     rt_sampler_open(&smp, &env, &cc, store, cfg.interval);
     smp.live = live;
     rt_sampler_collect(&smp, RT_SAMPLE_BASELINE);

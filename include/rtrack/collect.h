@@ -37,6 +37,7 @@ struct rt_collect_cfg {
     pid_t root_pid;  /* tracked tree root, 0 = system only */
     pid_t subreaper; /* run mode: rtrack's pid; its children other than the root (orphans of the
                       * job, re-parented to us) belong to the tree too. 0 in record mode. */
+    double interval; /* seconds between samples; bounds how long a GPU reading is waited for */
 };
 
 /* One collector: open() probes and returns its state (NULL = not available on this system),

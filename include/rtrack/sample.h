@@ -121,6 +121,38 @@ struct rt_proc_sample {
     int first_seen;
 };
 
+/* A GPU's identity, read once; owned by its backend (gpu.h) for the backend's lifetime. */
+struct rt_gpu_ident {
+    const char *vendor;   /* "nvidia" or "amd" */
+    int index;            /* the vendor's own device index (nvidia-smi's, card N for AMD) */
+    char *uuid, *name;    /* NULL when unknown */
+    char *pci_bus_id;     /* "0000:65:00.0" form as the driver prints it, NULL when unknown */
+    char *driver_version; /* NULL when unknown */
+    int64_t vram_total_bytes, core_count; /* RT_NA when unknown */
+};
+
+/* One GPU in one sample. Unknown: RT_NA / NAN (no permission, not supported, device lost). */
+struct rt_gpu_sample {
+    const struct rt_gpu_ident *ident;
+    double util_pct;     /* busy %, 0-100 */
+    double mem_util_pct; /* memory controller busy %, 0-100 */
+    int64_t vram_used_bytes, vram_total_bytes;
+    double temperature_c, power_w;
+    int64_t clock_graphics_mhz, clock_sm_mhz, clock_mem_mhz;
+};
+
+/* One process on one GPU. Backends list every process they see (pid only); the GPU collector
+ * keeps those of the tracked tree and fills in their starttime. */
+struct rt_gpu_proc {
+    pid_t pid;
+    int64_t starttime;   /* of the matching tree process; 0 from backends */
+    int dev;             /* index into the sample's (or reading's) GPU array */
+    int64_t vram_bytes;  /* device memory used, RT_NA when the driver does not say */
+    int64_t gtt_bytes;   /* AMD: GTT (system memory mapped for the GPU), RT_NA otherwise */
+    double util_pct;     /* SM (NVIDIA) / gfx engine (AMD) busy % over the interval, NAN unknown */
+    double mem_util_pct; /* NVIDIA: memory controller share %, NAN unknown */
+};
+
 enum { RT_PSI_CPU, RT_PSI_MEMORY, RT_PSI_IO, RT_PSI_NRES };
 enum { RT_PSI_SOME, RT_PSI_FULL, RT_PSI_NKIND };
 
@@ -175,7 +207,16 @@ struct rt_sample {
     int64_t proc_utime_total, proc_stime_total;
     int nprocs, procs_cap;
     struct rt_proc_sample *procs;
+
+    /* GPUs (after the tree: processes are matched against it) */
+    int gpu_state; /* RT_GPU_NONE: no backend; RT_GPU_OK; RT_GPU_MISSED: backends did not answer */
+    int ngpus, gpus_cap;
+    struct rt_gpu_sample *gpus;
+    int ngpu_procs, gpu_procs_cap;
+    struct rt_gpu_proc *gpu_procs; /* processes of the tracked tree only */
 };
+
+enum { RT_GPU_NONE, RT_GPU_OK, RT_GPU_MISSED };
 
 /* Reset the scalar fields to "unknown" and set time and kind; arrays are emptied, not freed. */
 void rt_sample_begin(struct rt_sample *s, const struct rt_sample *prev, enum rt_sample_kind kind,

@@ -21,6 +21,7 @@ struct rt_migration {
 };
 extern const struct rt_migration rt_sql_migrations[]; /* ends with {0, NULL, NULL} */
 extern const char rt_sql_schema[];
+extern const char rt_sql_views[]; /* applied after every upgrade: drops and recreates views */
 #define RT_SCHEMA_BASE_VERSION 1
 /* 'rtrk': marks a SQLite file as an rtrack database (PRAGMA application_id). */
 #define RT_APPLICATION_ID 0x7274726b
@@ -55,7 +56,6 @@ int rt_store_set_run_pid(struct rt_store *s, pid_t pid);
 int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp);
 /* Commit what was added; a failed transaction is rolled back (its samples are not recorded). */
 int rt_store_commit(struct rt_store *s);
-int rt_store_has_pending(const struct rt_store *s);
 /* Row id of the sample added last (live output reads it back through the export views). */
 int64_t rt_store_last_sample_id(const struct rt_store *s);
 

@@ -1,6 +1,8 @@
 /* collect.c - the table of collectors and the sample life cycle. */
 #include "rtrack/collect.h"
 
+#include "rtrack/gpu.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,8 @@ static const struct rt_collector *const collectors[] = {
 struct rt_collectors {
     const struct rt_sysenv *env;
     void *state[NCOLLECTORS];
+    struct rt_gpu *gpu;
+    double gpu_timeout;
 };
 
 struct rt_collectors *rt_collectors_open(const struct rt_sysenv *env,
@@ -26,21 +30,34 @@ struct rt_collectors *rt_collectors_open(const struct rt_sysenv *env,
     c->env = env;
     for (size_t i = 0; i < NCOLLECTORS; i++)
         c->state[i] = collectors[i]->open(env, cfg);
+    c->gpu = rt_gpu_open(env);
+    /* A GPU reading that takes longer than half an interval is not waited for. */
+    c->gpu_timeout = cfg->interval > 0 ? cfg->interval / 2 : 0.5;
+    if (c->gpu_timeout < 0.05)
+        c->gpu_timeout = 0.05;
+    if (c->gpu_timeout > 2.0)
+        c->gpu_timeout = 2.0;
     return c;
 }
 
 void rt_collectors_sample(struct rt_collectors *c, struct rt_sample *cur,
                           const struct rt_sample *prev)
 {
-    for (size_t i = 0; i < NCOLLECTORS; i++)
+    for (size_t i = 0; i < NCOLLECTORS; i++) {
         if (c->state[i])
             collectors[i]->collect(c->state[i], c->env, cur, prev);
+        /* the GPU reading runs beside the remaining collectors, once the tree is known */
+        if (collectors[i] == &rt_collector_proc)
+            rt_gpu_start(c->gpu, cur);
+    }
+    rt_gpu_finish(c->gpu, cur, c->gpu_timeout);
 }
 
 void rt_collectors_close(struct rt_collectors *c)
 {
     if (!c)
         return;
+    rt_gpu_close(c->gpu);
     for (size_t i = 0; i < NCOLLECTORS; i++)
         if (c->state[i])
             collectors[i]->close(c->state[i]);
@@ -58,8 +75,10 @@ void rt_sample_begin(struct rt_sample *s, const struct rt_sample *prev, enum rt_
     struct rt_mount_sample *mounts = s->mounts;
     struct rt_nic_sample *nics = s->nics;
     struct rt_proc_sample *procs = s->procs;
+    struct rt_gpu_sample *gpus = s->gpus;
+    struct rt_gpu_proc *gpu_procs = s->gpu_procs;
     int cc = s->cores_cap, dc = s->disks_cap, mc = s->mounts_cap, nc = s->nics_cap,
-        pc = s->procs_cap;
+        pc = s->procs_cap, gc = s->gpus_cap, gpc = s->gpu_procs_cap;
     memset(s, 0, sizeof(*s));
     s->cores = cores;
     s->disks = disks;
@@ -71,6 +90,10 @@ void rt_sample_begin(struct rt_sample *s, const struct rt_sample *prev, enum rt_
     s->mounts_cap = mc;
     s->nics_cap = nc;
     s->procs_cap = pc;
+    s->gpus = gpus;
+    s->gpu_procs = gpu_procs;
+    s->gpus_cap = gc;
+    s->gpu_procs_cap = gpc;
 
     s->seq = prev ? prev->seq + 1 : 0;
     s->kind = kind;
@@ -114,5 +137,7 @@ void rt_sample_free(struct rt_sample *s)
     free(s->mounts);
     free(s->nics);
     free(s->procs);
+    free(s->gpus);
+    free(s->gpu_procs);
     memset(s, 0, sizeof(*s));
 }

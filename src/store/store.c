@@ -38,6 +38,9 @@ enum {
     ST_NIC_SAMPLE,
     ST_PROCESS,
     ST_PROCESS_SAMPLE,
+    ST_GPU,
+    ST_GPU_SAMPLE,
+    ST_GPU_PROCESS_SAMPLE,
     ST_COUNT
 };
 
@@ -47,7 +50,6 @@ struct rt_store {
     sqlite3_stmt *st[ST_COUNT];
     int64_t run_id;
     int in_tx;
-    int pending;       /* samples added since the last commit */
     int needs_upgrade; /* opened for reading, schema older than this rtrack's */
     int64_t last_sample_id;
     struct rt_map ids;   /* identity pointer -> row id (disks, mounts, nics: few per run) */
@@ -192,6 +194,8 @@ static int check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
             goto fail;
         ver = m->version;
     }
+    if (exec(s, rt_sql_views) != 0)
+        goto fail;
     return exec(s, "COMMIT");
 fail:
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -448,6 +452,16 @@ static const char *const fixed_sql[ST_COUNT] = {
                           "threads, utime, stime, cutime, cstime, rss_kib, pss_kib, "
                           "read_bytes_total, write_bytes_total, cpu_utime_s, cpu_stime_s, "
                           "read_bytes, write_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_GPU] = "INSERT INTO gpus (run_id, idx, vendor, uuid, name, pci_bus_id, driver_version, "
+               "vram_total_bytes, core_count) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (run_id, "
+               "idx) DO UPDATE SET idx = excluded.idx RETURNING id",
+    [ST_GPU_SAMPLE] = "INSERT INTO gpu_samples (sample_id, gpu_id, util_pct, mem_util_pct, "
+                      "vram_used_bytes, vram_total_bytes, temperature_c, power_w, "
+                      "clock_graphics_mhz, clock_sm_mhz, clock_mem_mhz) VALUES "
+                      "(?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_GPU_PROCESS_SAMPLE] = "INSERT INTO gpu_process_samples (sample_id, process_id, gpu_id, "
+                              "vram_used_bytes, gtt_bytes, util_pct, mem_util_pct) VALUES "
+                              "(?,?,?,?,?,?,?)",
 };
 
 static int prepare_all(struct rt_store *s)
@@ -669,6 +683,67 @@ static uint64_t process_key(pid_t pid, int64_t starttime)
     return ((uint64_t)(starttime + 1) << 22) | (uint64_t)pid;
 }
 
+/* GPUs and the tree's processes on them. A GPU's idx is its position in the sample: the
+ * backends list every device in the same order every time. Runs after the processes of the
+ * sample are in `procs_next`. */
+static int insert_gpus(struct rt_store *s, const struct rt_sample *smp, int64_t sid)
+{
+    sqlite3_stmt *st;
+    int64_t gid[64]; /* more GPUs than any host has (16 today) */
+    int n = smp->ngpus < 64 ? smp->ngpus : 64;
+    for (int i = 0; i < n; i++) {
+        const struct rt_gpu_sample *g = &smp->gpus[i];
+        const struct rt_gpu_ident *id = g->ident;
+        if (!rt_map_get(&s->ids, ptr_key(id), &gid[i])) {
+            st = s->st[ST_GPU];
+            sqlite3_bind_int64(st, 1, s->run_id);
+            sqlite3_bind_int64(st, 2, i);
+            bind_t(st, 3, id->vendor);
+            bind_t(st, 4, id->uuid);
+            bind_t(st, 5, id->name);
+            bind_t(st, 6, id->pci_bus_id);
+            bind_t(st, 7, id->driver_version);
+            bind_i(st, 8, id->vram_total_bytes);
+            bind_i(st, 9, id->core_count);
+            if (step(s, st, &gid[i]) != 0)
+                return -1;
+            rt_map_put(&s->ids, ptr_key(id), gid[i]);
+        }
+        st = s->st[ST_GPU_SAMPLE];
+        sqlite3_bind_int64(st, 1, sid);
+        sqlite3_bind_int64(st, 2, gid[i]);
+        bind_f(st, 3, g->util_pct);
+        bind_f(st, 4, g->mem_util_pct);
+        bind_i(st, 5, g->vram_used_bytes);
+        bind_i(st, 6, g->vram_total_bytes);
+        bind_f(st, 7, g->temperature_c);
+        bind_f(st, 8, g->power_w);
+        bind_i(st, 9, g->clock_graphics_mhz);
+        bind_i(st, 10, g->clock_sm_mhz);
+        bind_i(st, 11, g->clock_mem_mhz);
+        if (step(s, st, NULL) != 0)
+            return -1;
+    }
+    st = s->st[ST_GPU_PROCESS_SAMPLE];
+    for (int i = 0; i < smp->ngpu_procs; i++) {
+        const struct rt_gpu_proc *p = &smp->gpu_procs[i];
+        int64_t pid_row;
+        if (p->dev < 0 || p->dev >= n ||
+            !rt_map_get(&s->procs_next, process_key(p->pid, p->starttime), &pid_row))
+            continue;
+        sqlite3_bind_int64(st, 1, sid);
+        sqlite3_bind_int64(st, 2, pid_row);
+        sqlite3_bind_int64(st, 3, gid[p->dev]);
+        bind_i(st, 4, p->vram_bytes);
+        bind_i(st, 5, p->gtt_bytes);
+        bind_f(st, 6, p->util_pct);
+        bind_f(st, 7, p->mem_util_pct);
+        if (step(s, st, NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
 {
     static const char *const kinds[] = {"baseline", "periodic", "final"};
@@ -836,6 +911,8 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
         if (step(s, st, NULL) != 0)
             return -1;
     }
+    if (insert_gpus(s, smp, sid) != 0)
+        return -1;
     struct rt_map t = s->procs;
     s->procs = s->procs_next;
     s->procs_next = t;
@@ -846,7 +923,6 @@ static void rollback(struct rt_store *s)
 {
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     s->in_tx = 0;
-    s->pending = 0;
     /* identity rows of the rolled-back transaction are gone; upserts find the others again */
     rt_map_clear(&s->ids);
     rt_map_clear(&s->procs);
@@ -866,7 +942,6 @@ int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp)
         memcpy(s->err, keep, sizeof(keep));
         return -1;
     }
-    s->pending++;
     return 0;
 }
 
@@ -883,16 +958,10 @@ int rt_store_commit(struct rt_store *s)
         return -1;
     }
     s->in_tx = 0;
-    s->pending = 0;
     return 0;
 }
 
 int64_t rt_store_last_sample_id(const struct rt_store *s)
 {
     return s->last_sample_id;
-}
-
-int rt_store_has_pending(const struct rt_store *s)
-{
-    return s->pending > 0;
 }
