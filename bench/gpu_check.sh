@@ -9,7 +9,9 @@
 # utilization, VRAM, power, temperature and clocks as recorded, the tree's GPU columns, and
 # nvidia-smi's view of the same seconds. Then measures rtrack's own CPU time per sample with
 # the real NVML (system-only `record` at 0.1 s for 5 s, idle GPU) and checks that 0.1 s
-# intervals keep their pace. Needs python3 with torch and nvidia-smi on the PATH.
+# intervals keep their pace; and, while the matmul loop runs again, the CPU per sample of
+# `record --pid` attributing it (0.1 s and 1 s) next to one with NVML left out. Needs python3
+# with torch and nvidia-smi on the PATH.
 set -u
 RTRACK=$(readlink -f "${1:?usage: $0 RTRACK OUTDIR [SECONDS]}")
 OUT=$(readlink -f "${2:?usage: $0 RTRACK OUTDIR [SECONDS]}")
@@ -108,3 +110,36 @@ for label, env in (("nvml", {}), ("no nvml", {"RTRACK_NVML_LIBRARY": "/nonexiste
     print(f"{label:8s} samples {n} (with gpu rows {g}), cpu {cpu:.3f} s -> {cpu / n * 1e6:.0f} us/sample, "
           f"median interval {iv[len(iv) // 2]:.4f} s, max {iv[-1]:.4f} s, VmHWM {hwm} KiB")
 EOF
+
+echo "== rtrack's CPU per sample while the tracked process computes on the GPU (record --pid, 8 s window)"
+python3 work.py >/dev/null 2>&1 &
+job=$!
+sleep 7 # CUDA context up
+python3 - "$RTRACK" "$job" <<'EOF'
+import os, sqlite3, subprocess, sys, time
+rt, pid = sys.argv[1], sys.argv[2]
+cfgs = [("nvml 0.1 s", "0.1", {}), ("nvml 1 s", "1", {}),
+        ("no nvml 0.1 s", "0.1", {"RTRACK_NVML_LIBRARY": "/nonexistent/libnvidia-ml.so.1"})]
+procs = []
+for i, (label, iv, env) in enumerate(cfgs):
+    db = f"busy{i}.db"
+    p = subprocess.Popen([rt, "record", "--pid", pid, "--db", db, "--interval", iv, "--quiet"],
+                         env={**os.environ, **env}, stderr=subprocess.DEVNULL)
+    procs.append((label, db, p))
+time.sleep(2)
+ns = lambda p: int(open(f"/proc/{p.pid}/schedstat").read().split()[0])
+t0, c0 = time.time(), [ns(p) for _, _, p in procs]
+time.sleep(8)
+t1, c1 = time.time(), [ns(p) for _, _, p in procs]
+hwm = [[l.split()[1] for l in open(f"/proc/{p.pid}/status") if l.startswith("VmHWM")][0] for _, _, p in procs]
+for _, _, p in procs:
+    p.terminate()
+    p.wait()
+for (label, db, _), a, b, h in zip(procs, c0, c1, hwm):
+    c = sqlite3.connect(db)
+    n = c.execute("SELECT count(*) FROM samples WHERE ts >= ? AND ts < ?", (t0, t1)).fetchone()[0]
+    g = c.execute("SELECT count(*), avg(util_pct) FROM gpu_process_samples x JOIN samples s ON s.id = x.sample_id WHERE s.ts >= ? AND s.ts < ?", (t0, t1)).fetchone()
+    print(f"{label:14s} {n:3d} samples in the window, {(b - a) / 1e3 / max(n, 1):7.0f} us cpu/sample, "
+          f"{(b - a) / 1e7 / (t1 - t0):5.2f} % of a core, VmHWM {h} KiB, tree gpu rows {g[0]} (mean util {g[1]})")
+EOF
+wait $job

@@ -113,12 +113,22 @@ enum {
     Q_PROC_UTIL = 1 << 9,
 };
 
+#define PROC_UTIL_PERIOD 0.95 /* s: a 1 s interval queries every sample */
+
+struct util_cache {
+    pid_t pid;
+    double sm, mem;
+};
+
 struct nvml_dev {
     nvmlDevice_t h;
     struct rt_gpu_ident id;
-    unsigned skip;                /* Q_* bits not to ask again */
-    int lost;                     /* the driver said the GPU is lost: not asked again */
-    int mem_v1;                   /* the v2 memory query failed once: use v1 */
+    unsigned skip;           /* Q_* bits not to ask again */
+    int lost;                /* the driver said the GPU is lost: not asked again */
+    int mem_v1;              /* the v2 memory query failed once: use v1 */
+    double util_at;          /* when process utilization was last queried (mono s) */
+    int ncached, cached_cap; /* ... and what it said, per pid */
+    struct util_cache *cached;
     unsigned long long last_seen; /* newest process-utilization sample taken, µs */
 };
 
@@ -360,52 +370,11 @@ static int get_list(struct nvml *n, struct nvml_dev *d, int k, unsigned *count)
     return -1;
 }
 
-static void read_procs(struct nvml *n, struct nvml_dev *d, int dev, struct rt_gpu_reading *r)
+/* SM utilization per process: the mean of the driver's samples taken since the last query
+ * (not just the newest one, which is what the references report). A listed process without a
+ * sample was idle. */
+static void proc_util(struct nvml *n, struct nvml_dev *d, struct rt_gpu_reading *r, int first)
 {
-    int first = r->nproc;
-    int listed = 0;
-    for (int k = 0; k < 2; k++) {
-        unsigned q = k == 0 ? Q_PROCS_C : Q_PROCS_G;
-        unsigned count;
-        if (!n->api.procs[k] || (d->skip & q) || d->lost || get_list(n, d, k, &count) != 0)
-            continue;
-        listed = 1;
-        size_t sz = n->api.proc_size[k];
-        for (unsigned i = 0; i < count; i++) {
-            const unsigned char *e = n->buf + i * sz;
-            unsigned pid;
-            unsigned long long used;
-            if (sz == sizeof(nvmlProcessInfo_v1_t)) {
-                const nvmlProcessInfo_v1_t *p = (const void *)e;
-                pid = p->pid;
-                used = p->usedGpuMemory;
-            } else {
-                const nvmlProcessInfo_v2_t *p = (const void *)e;
-                pid = p->pid;
-                used = p->usedGpuMemory;
-            }
-            int64_t vram = used == NVML_VALUE_NOT_AVAILABLE ? RT_NA : (int64_t)used;
-            /* a process in both lists is one process (the Rust reference counts it twice) */
-            struct rt_gpu_proc *p = NULL;
-            for (int j = first; j < r->nproc; j++)
-                if (r->procs[j].pid == (pid_t)pid) {
-                    p = &r->procs[j];
-                    break;
-                }
-            if (!p) {
-                p = rt_gpu_reading_add_proc(r, (pid_t)pid, dev);
-                p->vram_bytes = vram;
-            } else if (vram != RT_NA && (p->vram_bytes == RT_NA || vram > p->vram_bytes)) {
-                p->vram_bytes = vram;
-            }
-        }
-    }
-    if (!listed || r->nproc == first || !n->api.proc_util || (d->skip & Q_PROC_UTIL) || d->lost)
-        return;
-
-    /* SM utilization per process: the mean of the driver's samples taken since the last
-     * reading (not just the newest one, which is what the references report). A listed
-     * process without a sample was idle. */
     unsigned long long since = d->last_seen;
     if (since == 0) {
         struct timeval tv;
@@ -453,13 +422,84 @@ static void read_procs(struct nvml *n, struct nvml_dev *d, int dev, struct rt_gp
         d->last_seen = since;
 }
 
+static void read_procs(struct nvml *n, struct nvml_dev *d, int dev, const pid_t *pids, int npids,
+                       double mono, struct rt_gpu_reading *r)
+{
+    int first = r->nproc;
+    int listed = 0;
+    for (int k = 0; k < 2; k++) {
+        unsigned q = k == 0 ? Q_PROCS_C : Q_PROCS_G;
+        unsigned count;
+        if (!n->api.procs[k] || (d->skip & q) || d->lost || get_list(n, d, k, &count) != 0)
+            continue;
+        listed = 1;
+        size_t sz = n->api.proc_size[k];
+        for (unsigned i = 0; i < count; i++) {
+            const unsigned char *e = n->buf + i * sz;
+            unsigned pid;
+            unsigned long long used;
+            if (sz == sizeof(nvmlProcessInfo_v1_t)) {
+                const nvmlProcessInfo_v1_t *p = (const void *)e;
+                pid = p->pid;
+                used = p->usedGpuMemory;
+            } else {
+                const nvmlProcessInfo_v2_t *p = (const void *)e;
+                pid = p->pid;
+                used = p->usedGpuMemory;
+            }
+            int64_t vram = used == NVML_VALUE_NOT_AVAILABLE ? RT_NA : (int64_t)used;
+            /* a process in both lists is one process (the Rust reference counts it twice) */
+            struct rt_gpu_proc *p = NULL;
+            for (int j = first; j < r->nproc; j++)
+                if (r->procs[j].pid == (pid_t)pid) {
+                    p = &r->procs[j];
+                    break;
+                }
+            if (!p) {
+                p = rt_gpu_reading_add_proc(r, (pid_t)pid, dev);
+                p->vram_bytes = vram;
+            } else if (vram != RT_NA && (p->vram_bytes == RT_NA || vram > p->vram_bytes)) {
+                p->vram_bytes = vram;
+            }
+        }
+    }
+    if (!listed || r->nproc == first || !n->api.proc_util || (d->skip & Q_PROC_UTIL) || d->lost)
+        return;
+    /* nvmlDeviceGetProcessUtilization costs about 2 ms of CPU per call (H200, driver 580),
+     * a hundred times any other query: it is made only for a GPU the tracked tree has a
+     * process on, and at most once a second; samples in between carry that mean. */
+    int ours = 0;
+    for (int j = first; j < r->nproc && !ours; j++)
+        for (int t = 0; t < npids && !ours; t++)
+            ours = r->procs[j].pid == pids[t];
+    if (!ours)
+        return;
+    if (d->util_at > 0 && mono - d->util_at < PROC_UTIL_PERIOD) {
+        for (int j = first; j < r->nproc; j++)
+            for (int c = 0; c < d->ncached; c++)
+                if (d->cached[c].pid == r->procs[j].pid) {
+                    r->procs[j].util_pct = d->cached[c].sm;
+                    r->procs[j].mem_util_pct = d->cached[c].mem;
+                }
+        return;
+    }
+    proc_util(n, d, r, first);
+    d->util_at = mono;
+    d->ncached = 0;
+    for (int j = first; j < r->nproc; j++) {
+        if (isnan(r->procs[j].util_pct))
+            continue;
+        struct util_cache *c = RT_SAMPLE_PUSH(d->cached, d->ncached, d->cached_cap);
+        c->pid = r->procs[j].pid;
+        c->sm = r->procs[j].util_pct;
+        c->mem = r->procs[j].mem_util_pct;
+    }
+}
+
 static void nvml_read(void *state, const struct rt_sysenv *env, const pid_t *pids, int npids,
                       double mono, struct rt_gpu_reading *r)
 {
     (void)env;
-    (void)pids;
-    (void)npids;
-    (void)mono;
     struct nvml *n = state;
     const struct nvml_api *a = &n->api;
     for (int i = 0; i < n->ndev; i++) {
@@ -491,7 +531,7 @@ static void nvml_read(void *state, const struct rt_sysenv *env, const pid_t *pid
             clock_mhz(n, d, NVML_CLOCK_MEM, Q_CLK_MEM, &g->clock_mem_mhz);
         }
         int first_proc = r->nproc;
-        read_procs(n, d, dev, r);
+        read_procs(n, d, dev, pids, npids, mono, r);
         if (d->lost) {
             /* what was read before the loss was noticed in this round is dropped too */
             r->ndev = dev;
@@ -508,8 +548,10 @@ static void nvml_close(void *state)
         return;
     if (n->api.shutdown)
         n->api.shutdown();
-    for (int i = 0; i < n->ndev; i++)
+    for (int i = 0; i < n->ndev; i++) {
         rt_gpu_ident_free(&n->dev[i].id);
+        free(n->dev[i].cached);
+    }
     free(n->dev);
     free(n->buf);
     free(n->us);

@@ -90,6 +90,12 @@ check "fake: host_gpus view" "$(q $DB "SELECT host_gpu_model, host_gpu_count, ho
     "NVIDIA Fake GPU 0|2|163840"
 check "fake: newest symbol versions used" \
     "$(grep -cx -e nvmlInit_v2 -e nvmlDeviceGetCount_v2 -e nvmlDeviceGetComputeRunningProcesses_v3 -e nvmlDeviceGetGraphicsRunningProcesses_v3 -e nvmlDeviceGetPciInfo_v3 calls.log | awk '{ print ($1 > 5) }')" 1
+# per-process utilization costs ~2 ms of driver CPU per call on a real GPU: at most once a
+# second per GPU (2 GPUs, ~1.8 s, 9 samples at 0.2 s: without the limit it would be >= 18)
+check_range "fake: process utilization queried at most once a second per gpu" \
+    "$(grep -cx nvmlDeviceGetProcessUtilization calls.log)" 2 8
+check "fake: process utilization in every sample with tree processes (carried between queries)" \
+    "$(q $DB "SELECT count(*) FROM gpu_process_samples WHERE util_pct IS NULL")" 0
 check "fake: memory from the v2 query (reservation apart)" "$(grep -cx nvmlDeviceGetMemoryInfo_v2 calls.log | awk '{ print ($1 > 5) }')" 1
 check "fake: no unversioned process list used" \
     "$(grep -cx -e nvmlDeviceGetComputeRunningProcesses -e nvmlDeviceGetGraphicsRunningProcesses -e nvmlInit calls.log)" 0
@@ -215,10 +221,13 @@ check "fast: every sample after the baseline has all 8 gpus" \
 # --- record, system only: devices yes, no process attribution -------------------------------------
 DB=rec.db
 echo "0 $$ 2048 10 1 C" >rec.procs
-RTRACK_NVML_LIBRARY=$FULL FAKE_NVML_GPUS=1 FAKE_NVML_PROC_FILE=$T/rec.procs \
+: >calls.log
+RTRACK_NVML_LIBRARY=$FULL FAKE_NVML_GPUS=1 FAKE_NVML_PROC_FILE=$T/rec.procs FAKE_NVML_CALLS=$T/calls.log \
     "$RTRACK" record --db $DB --interval 0.2 --duration 0.7 2>/dev/null
 check "record: exit 0" "$?" 0
 check "record: gpu rows" "$(q $DB "SELECT count(*) > 2 FROM gpu_samples")" 1
 check "record: no process rows" "$(q $DB "SELECT count(*) FROM gpu_process_samples")" 0
+check "record: no process utilization query without a tracked process on the gpu" \
+    "$(grep -cx nvmlDeviceGetProcessUtilization calls.log)" 0
 
 finish
