@@ -98,10 +98,13 @@ int cmd_runs(int argc, char **argv)
         const char *sql =
             "SELECT json_object('id', id, 'job_name', job_name, 'mode', mode, 'command', "
             "json(command), 'started_at', started_at, 'ended_at', ended_at, 'seconds', seconds, "
-            "'samples', samples, 'exit_code', exit_code, 'pid', pid, 'status', status) FROM ("
+            "'samples', samples, 'exit_code', exit_code, 'pid', pid, 'status', status, "
+            "'host_gpu_model', host_gpu_model, 'host_gpu_count', host_gpu_count, "
+            "'host_gpu_memory_mib', host_gpu_memory_mib) FROM ("
             "SELECT r.*, round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = "
             "r.id)) - r.started_at, 3) AS seconds, (SELECT count(*) FROM samples WHERE run_id = "
-            "r.id) AS samples FROM runs r ORDER BY r.id)";
+            "r.id) AS samples, g.host_gpu_model, g.host_gpu_count, g.host_gpu_memory_mib "
+            "FROM runs r LEFT JOIN host_gpus g ON g.run_id = r.id ORDER BY r.id)";
         if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
             goto dberr;
         while (sqlite3_step(st) == SQLITE_ROW)

@@ -48,6 +48,9 @@ gps() { # DB WHERE COLUMNS: gpu_process_samples rows of the last periodic sample
 check "no gpu: exit 0" "$?" 0
 check "no gpu: no gpus rows" "$(q none.db "SELECT count(*) FROM gpus")" 0
 check "no gpu: no gpu_samples rows" "$(q none.db "SELECT count(*) FROM gpu_samples")" 0
+check "no gpu: runs jsonl host GPU fields null" \
+    "$("$RTRACK" runs --db none.db --format jsonl | python3 -c 'import json, sys; r = json.loads(sys.stdin.readline()); print(r["host_gpu_model"], r["host_gpu_count"], r["host_gpu_memory_mib"])')" \
+    "None None None"
 check "no gpu: nothing about gpus on stderr" "$(grep -ci gpu none.err)" 0
 "$RTRACK" export --db none.db --format csv >none.csv
 check "no gpu: csv gpu columns are Python's int 0" \
@@ -88,6 +91,9 @@ check "fake: tree processes on gpus: root on 0 and 1 (listed twice, recorded onc
 check "fake: the outsider is not attributed to the job" "$(gps $DB "p.pid = $$" "count(*)")" 0
 check "fake: host_gpus view" "$(q $DB "SELECT host_gpu_model, host_gpu_count, host_gpu_memory_mib FROM host_gpus")" \
     "NVIDIA Fake GPU 0|2|163840"
+check "fake: rtrack runs --format jsonl has the host GPU fields" \
+    "$("$RTRACK" runs --db $DB --format jsonl | python3 -c 'import json, sys; r = json.loads(sys.stdin.readline()); print(r["host_gpu_model"], r["host_gpu_count"], r["host_gpu_memory_mib"])')" \
+    "NVIDIA Fake GPU 0 2 163840"
 check "fake: newest symbol versions used" \
     "$(grep -cx -e nvmlInit_v2 -e nvmlDeviceGetCount_v2 -e nvmlDeviceGetComputeRunningProcesses_v3 -e nvmlDeviceGetGraphicsRunningProcesses_v3 -e nvmlDeviceGetPciInfo_v3 calls.log | awk '{ print ($1 > 5) }')" 1
 # per-process utilization costs ~2 ms of driver CPU per call on a real GPU: at most once a
