@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rtrack/cmd.h"
@@ -62,4 +63,10 @@ long long cmd_resolve_run_id(sqlite3 *db, const char *db_path, const char *arg, 
             rt_err("'%s' has no runs yet", db_path);
     }
     return found;
+}
+
+const char *cmd_default_db(void)
+{
+    const char *env = getenv("RTRACK_DB");
+    return env && *env ? env : "rtrack.db";
 }

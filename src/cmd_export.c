@@ -135,8 +135,7 @@ int cmd_export(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *env_db = getenv("RTRACK_DB");
-    const char *db_path = env_db && *env_db ? env_db : "rtrack.db";
+    const char *db_path = cmd_default_db();
     const char *run = "latest", *output = NULL, *since = NULL, *until = NULL, *table = NULL;
     struct rt_export_query q = {RT_FMT_CSV, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 0};
     int c;

@@ -50,8 +50,7 @@ int cmd_runs(int argc, char **argv)
                                           {"format", required_argument, NULL, 'f'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
-    const char *env_db = getenv("RTRACK_DB");
-    const char *db_path = env_db && *env_db ? env_db : "rtrack.db";
+    const char *db_path = cmd_default_db();
     const char *format = "table";
     int c;
     opterr = 0;

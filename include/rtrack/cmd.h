@@ -20,6 +20,8 @@ int cmd_option_error(const char *cmd, int c, char **argv);
 
 /* Shared by export and runs. */
 struct sqlite3;
+/* The database when --db is not given: RTRACK_DB, else rtrack.db. */
+const char *cmd_default_db(void);
 /* The id of `arg` ("latest" or a number) and its start time; 0 after printing why not. */
 long long cmd_resolve_run_id(struct sqlite3 *db, const char *db_path, const char *arg,
                              double *started);
