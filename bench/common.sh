@@ -77,14 +77,12 @@ sleep_until_us() {
 us_to_s() { printf '%d.%06d' $(($1 / 1000000)) $(($1 % 1000000)); }
 
 # cpu_read PID VAR: stores "NS TICKS" in VAR, without forking (so reads at a window edge take
-# microseconds): nanoseconds on CPU (field 1 of /proc/PID/schedstat: precise, updated at every
-# context switch) and utime+stime clock ticks (fields 14 and 15 of /proc/PID/stat: a
-# cross-check, 1/CLK_TCK resolution). Summed over threads: rtrack runs its GPU backends on a worker thread (which
-# exits at once on a machine without a GPU); sadc is single threaded.
+# microseconds): nanoseconds on CPU (field 1 of /proc/PID/task/*/schedstat, summed over the
+# threads: precise, updated at every context switch) and utime+stime clock ticks (fields 14 and
+# 15 of /proc/PID/stat: a cross-check, 1/CLK_TCK resolution). rtrack runs its GPU backends on a
+# worker thread, which exits at once on a machine without a GPU; sadc is single threaded.
 cpu_read() {
     local ns=0 t tns rest line
-    # every thread (rtrack's GPU worker, where there is a GPU): task/*/schedstat, not just the
-    # main thread's /proc/PID/schedstat
     for t in /proc/"$1"/task/[0-9]*; do
         read -r tns rest <"$t"/schedstat 2>/dev/null && ns=$((ns + tns))
     done
