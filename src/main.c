@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"record", cmd_record, "record the system (and optionally a process tree) to SQLite"},
     {"export", cmd_export, "write a run as Python-parity CSV or Rust-compatible JSON Lines"},
     {"runs", cmd_runs, "list the runs in a database"},
+    {"summary", cmd_summary, "what a run used and what to request next time"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,247 @@
+/* test_summary.c - rt_summary_json() over hand-made runs (tests/fixtures/summary/runs.sql),
+ * applied to a database rtrack created (the real schema and views). Every expected value
+ * below is worked out by hand from the fixture's numbers. */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtrack/store.h"
+#include "rtrack/summary.h"
+#include "testlib.h"
+
+static char dir[512], dbpath[600];
+static struct rt_store *store;
+static sqlite3 *db;
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[512];
+    if (fx_tmpdir(dir, sizeof(dir), dbpath, sizeof(dbpath)) != 0 ||
+        rt_store_open(dbpath, RT_STORE_WRITE, &store, err, sizeof(err)) != 0)
+        return -1;
+    db = rt_store_db(store);
+    char *sql = fx_slurp(RT_FIXTURES "/summary/runs.sql");
+    if (!sql)
+        return -1;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    free(sql);
+    return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rt_store_close(store);
+    fx_rmtree(dir);
+    return 0;
+}
+
+static struct rt_buf out;
+
+/* The summary of a run (or a job) as JSON text; asserts success. */
+static void summarize(int64_t run, const char *job)
+{
+    struct rt_summary_opts o = {run, job, 0, NULL};
+    int bad = -1;
+    char err[256];
+    out.len = 0;
+    int rc = rt_summary_json(db, &o, &out, &bad, err, sizeof(err));
+    if (rc != 0)
+        fail_msg("summary failed: %s", err);
+    assert_int_equal(bad, 0);
+    rt_buf_append(&out, "", 1); /* NUL */
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_valid(?1)", -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_text(st, 1, out.p, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+}
+
+/* json_extract of the last summary, as text ("null" for null). */
+static const char *jx(const char *path)
+{
+    static char buf[8][512];
+    static int k;
+    sqlite3_stmt *st;
+    assert_int_equal(
+        sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2), json_type(?1, ?2)", -1, &st, NULL),
+        SQLITE_OK);
+    sqlite3_bind_text(st, 1, out.p, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    char *b = buf[k++ & 7];
+    const char *type = (const char *)sqlite3_column_text(st, 1);
+    snprintf(b, sizeof(buf[0]), "%s",
+             !type ? "absent"
+             : sqlite3_column_type(st, 0) == SQLITE_NULL
+                 ? "null"
+                 : (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return b;
+}
+
+static double jnum(const char *path)
+{
+    return strtod(jx(path), NULL);
+}
+
+static void test_round_memory(void **state)
+{
+    (void)state;
+    /* the reference's table, including the edges of issue 6 */
+    static const double in[] = {0, 12, 128, 129, 256, 257, 512, 987, 1024, 1025, 2048, 2049, 3863};
+    static const long want[] = {128,  128,  128,  256,  256,  512, 512,
+                                1024, 1024, 2048, 2048, 3072, 4096};
+    for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+        assert_int_equal(rt_round_memory(in[i]), want[i]);
+}
+
+/* Run 1: 5 one-second intervals; the tree at 0.5 .. 4.5 cores and 100 .. 500 MiB. */
+static void test_run_statistics(void **state)
+{
+    (void)state;
+    summarize(1, NULL);
+    assert_string_equal(jx("$.run.id"), "1");
+    assert_string_equal(jx("$.run.job_name"), "train");
+    assert_string_equal(jx("$.run.samples"), "5");
+    assert_string_equal(jx("$.run.in_progress"), "0");
+    assert_string_equal(jx("$.run.command[1]"), "train.py");
+    assert_string_equal(jx("$.host.vcpus"), "8");
+    assert_float_equal(jnum("$.host.memory_mib"), 16384, 1e-9);
+    /* nearest rank: p50 = 3rd of 5, p95 = 5th of 5 */
+    assert_float_equal(jnum("$.process.cpu_cores.mean"), 2.5, 1e-12);
+    assert_float_equal(jnum("$.process.cpu_cores.p50"), 2.5, 1e-12);
+    assert_float_equal(jnum("$.process.cpu_cores.p95"), 4.5, 1e-12);
+    assert_float_equal(jnum("$.process.cpu_cores.max"), 4.5, 1e-12);
+    assert_float_equal(jnum("$.process.memory_mib.mean"), 300, 1e-9);
+    assert_float_equal(jnum("$.process.memory_mib.max"), 500, 1e-9);
+    assert_float_equal(jnum("$.process.disk_read_bytes_per_s.mean"), 100, 1e-9);
+    assert_float_equal(jnum("$.process.disk_write_bytes"), 1000, 1e-9);
+    assert_string_equal(jx("$.process.gpu_usage"), "null"); /* no GPU rows */
+    assert_string_equal(jx("$.process.net_recv_bytes_per_s"), "absent");
+    assert_float_equal(jnum("$.system.cpu_cores.mean"), 3, 1e-12);
+    assert_float_equal(jnum("$.system.memory_mib.p95"), 1024, 1e-9);
+    assert_float_equal(jnum("$.system.net_recv_bytes_per_s.mean"), 30, 1e-9);
+    assert_float_equal(jnum("$.system.net_recv_bytes_per_s.p50"), 30, 1e-9);
+    assert_float_equal(jnum("$.system.net_recv_bytes"), 150, 1e-9);
+    assert_float_equal(jnum("$.system.disk_read_bytes"), 5000, 1e-9);
+    /* the reference's stats(): 2 dp, duration = max - min + interval */
+    assert_float_equal(jnum("$.python_stats.process_cpu_usage.mean"), 2.5, 1e-12);
+    assert_float_equal(jnum("$.python_stats.process_memory_mib.max"), 500, 1e-12);
+    assert_string_equal(jx("$.python_stats.process_gpu_usage.mean"), "0");
+    assert_float_equal(jnum("$.python_stats.system_disk_space_used_gb.max"), 12.5, 1e-12);
+    assert_float_equal(jnum("$.python_stats.system_net_recv_bytes.sum"), 150, 1e-12);
+    assert_float_equal(jnum("$.python_stats.system_net_sent_bytes.sum"), 25, 1e-12);
+    assert_float_equal(jnum("$.python_stats.timestamp.duration"), 5, 1e-12);
+    /* recommendation: round-half-even(2.5) = 2 vCPUs; 500 MiB x 1.2 = 600 -> 1024 MiB (the
+     * reference's /1024 bug would give 128); p95 4.5 -> 5 */
+    assert_string_equal(jx("$.recommendation.cpu"), "2");
+    assert_string_equal(jx("$.recommendation.cpu_p95"), "5");
+    assert_string_equal(jx("$.recommendation.memory_mib"), "1024");
+    assert_string_equal(jx("$.recommendation.gpu"), "0");
+    assert_string_equal(jx("$.recommendation.text"), "2 vCPUs, 1024 MiB memory");
+    assert_string_equal(jx("$.recommendation.metaflow"), "@resources(cpu=2, memory=1024)");
+    /* efficiency: 2.5 of 8 cores; 500 of 16384 MiB */
+    assert_float_equal(jnum("$.efficiency.cpu_pct"), 31.25, 1e-9);
+    assert_float_equal(jnum("$.efficiency.memory_pct"), 3.05, 1e-9);
+    assert_string_equal(jx("$.efficiency.gpu_pct"), "null");
+    /* system 3 cores > 2.5 + 0.25 */
+    assert_string_equal(jx("$.allocation"), "shared");
+    assert_string_equal(jx("$.top_processes.by_cpu[0].name"), "python");
+    assert_float_equal(jnum("$.top_processes.by_cpu[0].cpu_s"), 10, 1e-9);
+    assert_float_equal(jnum("$.top_processes.by_cpu[1].cpu_s"), 3, 1e-9);
+    assert_float_equal(jnum("$.top_processes.by_pss[0].pss_mib"), 400, 1e-9);
+    assert_string_equal(jx("$.top_processes.by_pss[1].name"), "worker");
+    assert_string_equal(jx("$.server"), "null");
+    /* 5 samples: 5 blocks rising to the peak */
+    assert_string_equal(jx("$.sparklines.cpu_cores"), "\u2582\u2583\u2585\u2586\u2588");
+    assert_string_equal(jx("$.sparklines.gpu_usage"), "null");
+}
+
+/* Run 2: 3.5 cores throughout -> round-half-even gives 4. */
+static void test_half_even(void **state)
+{
+    (void)state;
+    summarize(2, NULL);
+    assert_string_equal(jx("$.recommendation.cpu"), "4");
+    assert_string_equal(jx("$.recommendation.memory_mib"), "2048"); /* 1000 x 1.2 = 1200 */
+    assert_float_equal(jnum("$.python_stats.timestamp.duration"), 2, 1e-12);
+}
+
+/* --job train: runs 1 and 2 like the reference's aggregate_stats (mean of means, max of
+ * maxes, mean duration); percentiles over both runs' samples. */
+static void test_job_history(void **state)
+{
+    (void)state;
+    summarize(0, "train");
+    assert_string_equal(jx("$.run.runs"), "2");
+    assert_string_equal(jx("$.run.id"), "2"); /* the newest run's facts */
+    assert_float_equal(jnum("$.python_stats.process_cpu_usage.mean"), 3, 1e-12);
+    assert_float_equal(jnum("$.python_stats.process_cpu_usage.max"), 4.5, 1e-12);
+    assert_float_equal(jnum("$.python_stats.process_memory_mib.max"), 1000, 1e-12);
+    assert_float_equal(jnum("$.python_stats.timestamp.duration"), 3.5, 1e-12);
+    assert_string_equal(jx("$.recommendation.cpu"), "3");
+    assert_string_equal(jx("$.recommendation.memory_mib"), "2048");
+    /* 7 samples: 0.5 1.5 2.5 3.5 3.5 3.5 4.5 -> p50 = 4th = 3.5, p95 = 7th = 4.5 */
+    assert_float_equal(jnum("$.process.cpu_cores.p50"), 3.5, 1e-12);
+    assert_float_equal(jnum("$.process.cpu_cores.p95"), 4.5, 1e-12);
+}
+
+/* Run 3: recorded without a tree, still running. */
+static void test_system_only_in_progress(void **state)
+{
+    (void)state;
+    summarize(3, NULL);
+    assert_string_equal(jx("$.run.in_progress"), "1");
+    assert_string_equal(jx("$.run.status"), "running");
+    assert_string_equal(jx("$.process"), "null");
+    /* from the system: 0.25, 0.5, 0.75 cores -> mean 0.5 -> max(1, 0) = 1; memory peak
+     * (2097152 + 3072) KiB = 2051 MiB x 1.2 = 2461.2 -> 3072 */
+    assert_float_equal(jnum("$.system.cpu_cores.mean"), 0.5, 1e-12);
+    assert_string_equal(jx("$.recommendation.cpu"), "1");
+    assert_string_equal(jx("$.recommendation.memory_mib"), "3072");
+    assert_float_equal(jnum("$.system.disk_read_bytes_per_s.max"), 0, 1e-12);
+}
+
+static void test_bad_requests(void **state)
+{
+    (void)state;
+    struct {
+        int64_t run;
+        const char *job, *msg;
+    } cases[] = {
+        {4, NULL, "run 4 has fewer than two samples"},
+        {99, NULL, "no run 99 in the database"},
+        {0, "nope", "no runs of job 'nope' in the database"},
+        {0, "short", "no run of job 'short' has two samples yet"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct rt_summary_opts o = {cases[i].run, cases[i].job, 0, NULL};
+        struct rt_buf b = {0};
+        int bad = 0;
+        char err[256];
+        assert_int_equal(rt_summary_json(db, &o, &b, &bad, err, sizeof(err)), -1);
+        assert_int_equal(bad, 1);
+        assert_non_null(strstr(err, cases[i].msg));
+        rt_buf_free(&b);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_memory),
+        cmocka_unit_test(test_run_statistics),
+        cmocka_unit_test(test_half_even),
+        cmocka_unit_test(test_job_history),
+        cmocka_unit_test(test_system_only_in_progress),
+        cmocka_unit_test(test_bad_requests),
+    };
+    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    rt_buf_free(&out);
+    return rc;
+}
