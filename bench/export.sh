@@ -5,7 +5,8 @@
 # it in SQL (every sample copied with its per-core, disk, mount, network and process rows, seq
 # and clocks shifted), so the exporter reads a database shaped like a long recording. Then times
 # `rtrack export` for each layout to /dev/null: rows per second and peak RSS, at N and at N/10
-# (RSS must not depend on the run's length). Medians of REPS runs.
+# (RSS must not depend on the run's length), and `rtrack summary` of the same run (its target:
+# under 2 s for 1 000 000 samples). Medians of REPS runs.
 #
 # usage: bench/export.sh [RTRACK]          (default build/rtrack, or $RTRACK)
 #   N=1000000 REPS=3 BENCH_DIR=/tmp/...    environment knobs
@@ -69,12 +70,16 @@ done
 
 printf '| samples | layout | seconds (median of %s) | rows/s | peak RSS (MiB) |\n|---|---|---|---|---|\n' "$REPS"
 for n in $((N / 10)) "$N"; do
-    for layout in "combined csv" "system csv" "process csv" "jsonl"; do
+    for layout in "combined csv" "system csv" "process csv" "jsonl" "summary json" "summary text"; do
         set -- $layout
-        if [ "$1" = jsonl ]; then args="--format jsonl"; else args="--format csv --table $1"; fi
+        case $1 in
+        jsonl) cmd="export --format jsonl" ;;
+        summary) cmd="summary --format $2" ;;
+        *) cmd="export --format csv --table $1" ;;
+        esac
         secs=() rss=()
         for _ in $(seq "$REPS"); do
-            out=$( { /usr/bin/time -f '%e %M' "$RTRACK" export --db "$DIR/run-$n.db" --run 1 $args >/dev/null; } 2>&1 | tail -1)
+            out=$( { /usr/bin/time -f '%e %M' "$RTRACK" $cmd --db "$DIR/run-$n.db" --run 1 >/dev/null; } 2>&1 | tail -1)
             secs+=("${out% *}")
             rss+=("${out#* }")
         done
