@@ -11,12 +11,12 @@ _rtrack()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "run record export runs help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run record export runs summary report help --help --version" -- "$cur"))
         return
     fi
     local cmd=${COMP_WORDS[1]} i
     if [[ $cmd == help ]]; then
-        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record export runs" -- "$cur"))
+        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record export runs summary report" -- "$cur"))
         return
     fi
     # run: once the command has started (after -- or the first word that is not an option or
@@ -56,6 +56,7 @@ _rtrack()
         case $cmd in
         export) COMPREPLY=($(compgen -W "csv jsonl" -- "$cur")) ;;
         runs) COMPREPLY=($(compgen -W "table csv jsonl" -- "$cur")) ;;
+        summary) COMPREPLY=($(compgen -W "text json markdown" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "json csv" -- "$cur")) ;;
         esac
         return
@@ -86,6 +87,8 @@ _rtrack()
     record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration" -- "$cur")) ;;
     export) COMPREPLY=($(compgen -W "$_rtrack_opts_export" -- "$cur")) ;;
     runs) COMPREPLY=($(compgen -W "--db --format --help" -- "$cur")) ;;
+    summary) COMPREPLY=($(compgen -W "--db --run --job --format --recommend-server --help" -- "$cur")) ;;
+    report) COMPREPLY=($(compgen -W "--db --run --output --recommend-server --help" -- "$cur")) ;;
     esac
 }
 

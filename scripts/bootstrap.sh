@@ -4,7 +4,7 @@
 set -eu
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-dev sqlite3 libcmocka-dev strace python3"
+PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-dev sqlite3 libcmocka-dev strace python3 chromium"
 
 missing=""
 for p in $PACKAGES; do

@@ -14,14 +14,17 @@ complete_words() {
     printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
-check "subcommands" "$(complete_words rtrack r)" "record run runs"
+check "subcommands" "$(complete_words rtrack r)" "record report run runs"
+check "summary subcommand" "$(complete_words rtrack su)" "summary"
+check "summary formats" "$(complete_words rtrack summary --format '')" "json markdown text"
+check "summary options" "$(complete_words rtrack summary --j)" "--job"
 check "export subcommand" "$(complete_words rtrack ex)" "export"
 check "export formats" "$(complete_words rtrack export --format '')" "csv jsonl"
 check "live output formats" "$(complete_words rtrack run --format '')" "csv json"
 check "export tables" "$(complete_words rtrack export --table '')" "combined process system"
 "$RTRACK" record --quiet --db ids.db --duration 0.1 && "$RTRACK" record --quiet --db ids.db --duration 0.1
 check "--run completes run ids from --db" "$(complete_words rtrack export --db ids.db --run '')" "1 2 latest"
-check "help topics" "$(complete_words rtrack help re)" "record"
+check "help topics" "$(complete_words rtrack help re)" "record report"
 check "run options" "$(complete_words rtrack run --in)" "--interval"
 check "record-only option" "$(complete_words rtrack record --du)" "--duration"
 check "run has no --pid" "$(complete_words rtrack run --pi)" ""
