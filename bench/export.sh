@@ -9,7 +9,7 @@
 # under 2 s for 1 000 000 samples). Medians of REPS runs.
 #
 # usage: bench/export.sh [RTRACK]          (default build/rtrack, or $RTRACK)
-#   N=1000000 REPS=3 BENCH_DIR=/tmp/...    environment knobs
+#   N=1000000 REPS=3 BENCH_DIR=/tmp/...    environment knobs (SUMMARY_ONLY=1: only summary rows)
 set -eu
 RTRACK=${1:-${RTRACK:-build/rtrack}}
 N=${N:-1000000}
@@ -72,6 +72,7 @@ printf '| samples | layout | seconds (median of %s) | rows/s | peak RSS (MiB) |\
 for n in $((N / 10)) "$N"; do
     for layout in "combined csv" "system csv" "process csv" "jsonl" "summary json" "summary text"; do
         set -- $layout
+        [ "${SUMMARY_ONLY:-0}" = 1 ] && [ "$1" != summary ] && continue
         case $1 in
         jsonl) cmd="export --format jsonl" ;;
         summary) cmd="summary --format $2" ;;

@@ -1,14 +1,15 @@
 /* summary.c - what a run used and what to ask for next time (summary.h has the JSON schema).
  *
- * One pass over the run's rows of python_combined (the export view, so the figures are the
- * exported ones, unrounded) collects each metric's values; mean and max come from the pass,
- * p50/p95 from a selection (nearest rank: the value at position ceil(p * n) of the sorted
+ * One pass over the run's samples (the columns of the export view python_combined, so the
+ * figures are the exported ones, unrounded) collects each metric's values; mean and max come from
+ * the pass, p50/p95 from a selection (nearest rank: the value at position ceil(p * n) of the sorted
  * values), so a million samples need no sort. The Python reference's stats() and
  * recommend_resources() are computed the way it computes them, with its bugs fixed (memory
  * MiB divided by 1024, an allocation that is never "dedicated", a 512 GiB memory threshold). */
 #include "rtrack/summary.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "rtrack/keeper.h"
 #include "rtrack/pyfmt.h"
+#include "rtrack/sample.h" /* RT_SAMPLE_PUSH */
 
 enum { M_CPU, M_MEM, M_DREAD, M_DWRITE, M_NRECV, M_NSENT, M_GPU, M_VRAM, M_GPUS, M_N };
 
@@ -31,8 +33,10 @@ static const char *const metric_names[M_N] = {
     "gpus_used",
 };
 
+/* Values are kept as floats (7 significant digits, half the memory of doubles: 4 MB per
+ * metric for a million samples) for the percentile selection; sum and max stay exact. */
 struct series {
-    double *v;
+    float *v;
     size_t n, cap;
     double sum, max;
 };
@@ -52,26 +56,27 @@ struct side {
     int has_tot[4];
 };
 
-static void push(struct series *s, double x)
+static void push(struct series *s, double x, size_t rows)
 {
     if (isnan(x))
         return;
     if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 256;
-        s->v = xrealloc(s->v, s->cap * sizeof(double));
+        /* the row count is known before the pass: one allocation of the right size */
+        s->cap = s->cap ? s->cap * 2 : rows > 0 ? rows : 256;
+        s->v = xrealloc(s->v, s->cap * sizeof(float));
     }
     if (s->n == 0 || x > s->max)
         s->max = x;
-    s->v[s->n++] = x;
+    s->v[s->n++] = (float)x;
     s->sum += x;
 }
 
 /* k-th smallest (0-based) of v[0..n), reordering v (Hoare's selection). */
-static double select_k(double *v, size_t n, size_t k)
+static float select_k(float *v, size_t n, size_t k)
 {
     size_t lo = 0, hi = n - 1;
     while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
+        float pivot = v[lo + (hi - lo) / 2];
         size_t i = lo, j = hi;
         while (i <= j) {
             while (v[i] < pivot)
@@ -79,7 +84,7 @@ static double select_k(double *v, size_t n, size_t k)
             while (v[j] > pivot)
                 j--;
             if (i <= j) {
-                double t = v[i];
+                float t = v[i];
                 v[i] = v[j];
                 v[j] = t;
                 i++;
@@ -98,12 +103,16 @@ static double select_k(double *v, size_t n, size_t k)
     return v[k];
 }
 
+/* The value at rank ceil(p * n), back as the shortest decimal of its float (0.1, not
+ * 0.10000000149). */
 static double nearest_rank(struct series *s, double p)
 {
     size_t r = (size_t)ceil(p * (double)s->n);
     if (r < 1)
         r = 1;
-    return select_k(s->v, s->n, r - 1);
+    char t[32];
+    snprintf(t, sizeof(t), "%.7g", (double)select_k(s->v, s->n, r - 1));
+    return strtod(t, NULL);
 }
 
 static void finish_side(struct side *sd)
@@ -116,8 +125,8 @@ static void finish_side(struct side *sd)
         t->ok = 1;
         t->mean = s->sum / (double)s->n;
         t->max = s->max;
-        t->p50 = nearest_rank(s, 0.50);
-        t->p95 = nearest_rank(s, 0.95);
+        t->p50 = fmin(nearest_rank(s, 0.50), t->max);
+        t->p95 = fmin(nearest_rank(s, 0.95), t->max);
     }
 }
 
@@ -288,23 +297,41 @@ static int pick_runs(struct ctx *c)
 /* One pass over the samples after the baseline of every picked run. */
 static int collect(struct ctx *c)
 {
-    char sql[1024];
+    char sql[1536];
+    /* the columns of python_combined, straight from the tables (the view joins two views of
+     * samples, which costs three times as much on a long run); the GPU sums only where the
+     * runs have GPU rows */
+    char gq[384];
+    snprintf(gq, sizeof(gq),
+             "SELECT EXISTS (SELECT 1 FROM gpu_samples WHERE sample_id BETWEEN (SELECT min(id) "
+             "FROM samples WHERE run_id IN (%s)) AND (SELECT max(id) FROM samples WHERE run_id "
+             "IN (%s)))",
+             c->ids, c->ids);
+    sqlite3_stmt *st = prep(c, gq);
+    if (!st)
+        return -1;
+    int gpus = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
     snprintf(sql, sizeof(sql),
-             "SELECT c.run_id, s.interval_s, c.process_pid, c.process_cpu_usage, "
-             "c.process_memory_mib, c.process_disk_read_bytes, c.process_disk_write_bytes, "
-             "c.process_gpu_usage, c.process_gpu_vram_mib, c.process_gpu_utilized, "
-             "c.system_cpu_usage, c.system_memory_used_mib, c.system_disk_read_bytes, "
-             "c.system_disk_write_bytes, c.system_net_recv_bytes, c.system_net_sent_bytes, "
-             "c.system_gpu_usage, c.system_gpu_vram_mib, c.system_gpu_utilized, "
-             "c.system_disk_space_used_gb, c.timestamp, r.interval_s "
-             "FROM python_combined c JOIN samples s ON s.id = c.sample_id "
-             "JOIN runs r ON r.id = c.run_id "
-             "WHERE c.run_id IN (%s) ORDER BY c.run_id, c.seq",
+             "SELECT s.run_id, s.interval_s, s.proc_root_pid, s.proc_cpu_usage, "
+             "s.proc_pss_kib / 1024.0, s.proc_read_bytes, s.proc_write_bytes, %s, "
+             "s.cpu_usage, s.mem_used_kib / 1024.0, s.disk_read_bytes, s.disk_write_bytes, "
+             "s.net_rx_bytes, s.net_tx_bytes, %s, s.disk_space_used_bytes / 1e9, s.ts, "
+             "r.interval_s FROM samples s JOIN runs r ON r.id = s.run_id %s "
+             "WHERE s.run_id IN (%s) AND s.kind <> 'baseline' ORDER BY s.run_id, s.seq",
+             gpus ? "CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_usage, 0.0) END, "
+                    "CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_vram_mib, 0.0) END, "
+                    "CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_utilized, 0) END"
+                  : "NULL, NULL, NULL",
+             gpus ? "g.gpu_usage, g.gpu_vram_mib, g.gpu_utilized" : "NULL, NULL, NULL",
+             gpus ? "LEFT JOIN gpu_totals g ON g.sample_id = s.id "
+                    "LEFT JOIN gpu_process_totals pg ON pg.sample_id = s.id"
+                  : "",
              c->ids);
     char csql[160];
     snprintf(csql, sizeof(csql),
              "SELECT count(*) FROM samples WHERE run_id IN (%s) AND kind <> 'baseline'", c->ids);
-    sqlite3_stmt *st = prep(c, csql);
+    st = prep(c, csql);
     if (!st)
         return -1;
     if (sqlite3_step(st) == SQLITE_ROW)
@@ -351,22 +378,22 @@ static int collect(struct ctx *c)
             t0 = x[20];
         t1 = x[20];
         struct side *p = &c->proc, *y = &c->sys;
-        push(&p->s[M_CPU], x[3]);
-        push(&p->s[M_MEM], x[4]);
-        push(&p->s[M_DREAD], dt > 0 ? x[5] / dt : RT_NAN);
-        push(&p->s[M_DWRITE], dt > 0 ? x[6] / dt : RT_NAN);
-        push(&p->s[M_GPU], x[7]);
-        push(&p->s[M_VRAM], x[8]);
-        push(&p->s[M_GPUS], x[9]);
-        push(&y->s[M_CPU], x[10]);
-        push(&y->s[M_MEM], x[11]);
-        push(&y->s[M_DREAD], dt > 0 ? x[12] / dt : RT_NAN);
-        push(&y->s[M_DWRITE], dt > 0 ? x[13] / dt : RT_NAN);
-        push(&y->s[M_NRECV], dt > 0 ? x[14] / dt : RT_NAN);
-        push(&y->s[M_NSENT], dt > 0 ? x[15] / dt : RT_NAN);
-        push(&y->s[M_GPU], x[16]);
-        push(&y->s[M_VRAM], x[17]);
-        push(&y->s[M_GPUS], x[18]);
+        push(&p->s[M_CPU], x[3], c->rows);
+        push(&p->s[M_MEM], x[4], c->rows);
+        push(&p->s[M_DREAD], dt > 0 ? x[5] / dt : RT_NAN, c->rows);
+        push(&p->s[M_DWRITE], dt > 0 ? x[6] / dt : RT_NAN, c->rows);
+        push(&p->s[M_GPU], x[7], c->rows);
+        push(&p->s[M_VRAM], x[8], c->rows);
+        push(&p->s[M_GPUS], x[9], c->rows);
+        push(&y->s[M_CPU], x[10], c->rows);
+        push(&y->s[M_MEM], x[11], c->rows);
+        push(&y->s[M_DREAD], dt > 0 ? x[12] / dt : RT_NAN, c->rows);
+        push(&y->s[M_DWRITE], dt > 0 ? x[13] / dt : RT_NAN, c->rows);
+        push(&y->s[M_NRECV], dt > 0 ? x[14] / dt : RT_NAN, c->rows);
+        push(&y->s[M_NSENT], dt > 0 ? x[15] / dt : RT_NAN, c->rows);
+        push(&y->s[M_GPU], x[16], c->rows);
+        push(&y->s[M_VRAM], x[17], c->rows);
+        push(&y->s[M_GPUS], x[18], c->rows);
         const int tot_col[2][4] = {{5, 6, -1, -1}, {12, 13, 14, 15}};
         struct side *sides[2] = {p, y};
         for (int k = 0; k < 2; k++)
@@ -709,38 +736,181 @@ static void emit_sparklines(struct ctx *c, struct rt_buf *b)
     rt_buf_puts(b, "}");
 }
 
-static int emit_top(struct ctx *c, struct rt_buf *b)
+/* The tree's busiest processes: CPU time summed and peak PSS per process, from one pass over
+ * the runs' process rows in primary-key order (a run's sample ids are one range), kept for the
+ * runs' processes only; then the five largest of each. (A GROUP BY in SQL sorts every row:
+ * 3 s and 180 MB for a million samples of a 3-process tree.) The pass runs on a thread with
+ * its own read-only connection while the samples are read, so the two reads overlap. */
+struct top_acc {
+    int64_t id, pid;
+    double cpu_s, pss_kib;
+    int has_pss;
+};
+
+struct top {
+    struct top_acc *acc;
+    size_t n, cap;
+    struct rt_map slot; /* processes.id -> index into acc */
+    int64_t lo, hi;     /* the runs' sample ids */
+    const char *path;
+    int threaded, rc;
+    pthread_t th;
+};
+
+static void *top_scan(void *arg)
 {
-    char sql[1024];
-    static const char *const what[2][2] = {
-        {"by_cpu", "sum(coalesce(ps.cpu_utime_s, 0) + coalesce(ps.cpu_stime_s, 0))"},
-        {"by_pss", "max(ps.pss_kib) / 1024.0"}};
+    struct top *t = arg;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    t->rc = -1;
+    if (sqlite3_open_v2(t->path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        goto out;
+    sqlite3_busy_timeout(db, 5000);
+    if (sqlite3_prepare_v2(db,
+                           "SELECT process_id, coalesce(cpu_utime_s, 0) + coalesce(cpu_stime_s, "
+                           "0), pss_kib FROM process_samples WHERE sample_id BETWEEN ?1 AND ?2",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto out;
+    sqlite3_bind_int64(st, 1, t->lo);
+    sqlite3_bind_int64(st, 2, t->hi);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t k;
+        if (!rt_map_get(&t->slot, (uint64_t)sqlite3_column_int64(st, 0), &k))
+            continue; /* another run's process, recorded at the same time */
+        struct top_acc *a = &t->acc[k];
+        a->cpu_s += sqlite3_column_double(st, 1);
+        if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
+            double pss = sqlite3_column_double(st, 2);
+            if (!a->has_pss || pss > a->pss_kib)
+                a->pss_kib = pss;
+            a->has_pss = 1;
+        }
+    }
+    if (rc == SQLITE_DONE)
+        t->rc = 0;
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return NULL;
+}
+
+/* The runs' processes and sample range, then the pass (on a thread when one can be had). */
+static int top_start(struct ctx *c, struct top *t)
+{
+    char sql[256];
+    rt_map_init(&t->slot, 64);
+    snprintf(sql, sizeof(sql), "SELECT id, pid FROM processes WHERE run_id IN (%s)", c->ids);
+    sqlite3_stmt *st = prep(c, sql);
+    if (!st)
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        struct top_acc *a = RT_SAMPLE_PUSH(t->acc, t->n, t->cap);
+        memset(a, 0, sizeof(*a));
+        a->id = sqlite3_column_int64(st, 0);
+        a->pid = sqlite3_column_int64(st, 1);
+        rt_map_put(&t->slot, (uint64_t)a->id, (int64_t)(t->n - 1));
+    }
+    sqlite3_finalize(st);
+    snprintf(sql, sizeof(sql), "SELECT min(id), max(id) FROM samples WHERE run_id IN (%s)", c->ids);
+    if (!(st = prep(c, sql)))
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        t->lo = sqlite3_column_int64(st, 0);
+        t->hi = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    t->path = sqlite3_db_filename(c->db, "main");
+    if (t->n == 0 || !t->path || !*t->path) {
+        t->rc = 0; /* no tree (or an in-memory database): nothing to scan on the side */
+        if (t->n)
+            return -1;
+        return 0;
+    }
+    t->threaded = pthread_create(&t->th, NULL, top_scan, t) == 0;
+    if (!t->threaded)
+        top_scan(t);
+    return 0;
+}
+
+static int by_cpu(const struct top_acc *a, const struct top_acc *b)
+{
+    return a->cpu_s > b->cpu_s || (a->cpu_s == b->cpu_s && a->pid < b->pid);
+}
+
+static int by_pss(const struct top_acc *a, const struct top_acc *b)
+{
+    return a->has_pss && (!b->has_pss || a->pss_kib > b->pss_kib ||
+                          (a->pss_kib == b->pss_kib && a->pid < b->pid));
+}
+
+static void top_wait(struct top *t)
+{
+    if (t->threaded)
+        pthread_join(t->th, NULL);
+    t->threaded = 0;
+}
+
+static void top_free(struct top *t)
+{
+    top_wait(t);
+    free(t->acc);
+    rt_map_free(&t->slot);
+}
+
+static int emit_top(struct ctx *c, struct top *t, struct rt_buf *b)
+{
+    top_wait(t);
+    if (t->rc != 0) {
+        snprintf(c->err, c->errlen, "cannot read the process rows of the database");
+        return -1;
+    }
+    sqlite3_stmt *st = prep(c, "SELECT name FROM processes WHERE id = ?1");
+    if (!st)
+        return -1;
+    static const char *const what[2][2] = {{"by_cpu", "cpu_s"}, {"by_pss", "pss_mib"}};
+    int (*const better[2])(const struct top_acc *, const struct top_acc *) = {by_cpu, by_pss};
+    const struct top_acc *acc = t->acc;
+    size_t n = t->n;
     rt_buf_puts(b, "{");
     for (int k = 0; k < 2; k++) {
-        snprintf(sql, sizeof(sql),
-                 "SELECT p.pid, p.name, %s AS v FROM process_samples ps JOIN processes p ON "
-                 "p.id = ps.process_id WHERE p.run_id IN (%s) GROUP BY p.id HAVING v IS NOT NULL "
-                 "ORDER BY v DESC, p.pid LIMIT 5",
-                 what[k][1], c->ids);
-        sqlite3_stmt *st = prep(c, sql);
-        if (!st)
-            return -1;
         rt_buf_puts(b, k ? ", " : "");
         rt_buf_json_string(b, what[k][0], strlen(what[k][0]));
         rt_buf_puts(b, ": [");
-        for (int n = 0; sqlite3_step(st) == SQLITE_ROW; n++) {
-            rt_buf_puts(b, n ? ", {\"pid\": " : "{\"pid\": ");
-            j_col(b, st, 0);
+        /* five rounds of "the best one not taken yet" */
+        size_t taken[5];
+        for (int r = 0; r < 5; r++) {
+            size_t best = n;
+            for (size_t i = 0; i < n; i++) {
+                int used = 0;
+                for (int u = 0; u < r; u++)
+                    used |= taken[u] == i;
+                if (!used && (k == 0 || acc[i].has_pss) &&
+                    (best == n || better[k](&acc[i], &acc[best])))
+                    best = i;
+            }
+            if (best == n)
+                break;
+            taken[r] = best;
+            sqlite3_reset(st);
+            sqlite3_bind_int64(st, 1, acc[best].id);
+            rt_buf_puts(b, r ? ", {\"pid\": " : "{\"pid\": ");
+            j_num(b, (double)acc[best].pid);
             rt_buf_puts(b, ", \"name\": ");
-            j_col(b, st, 1);
-            rt_buf_puts(b, k ? ", \"pss_mib\": " : ", \"cpu_s\": ");
-            j_num(b, rt_py_round(sqlite3_column_double(st, 2), 3));
+            if (sqlite3_step(st) == SQLITE_ROW)
+                j_col(b, st, 0);
+            else
+                rt_buf_puts(b, "null");
+            rt_buf_puts(b, ", \"");
+            rt_buf_puts(b, what[k][1]);
+            rt_buf_puts(b, "\": ");
+            j_num(b, rt_py_round(k ? acc[best].pss_kib / 1024.0 : acc[best].cpu_s, 3));
             rt_buf_puts(b, "}");
         }
         rt_buf_puts(b, "]");
-        sqlite3_finalize(st);
     }
     rt_buf_puts(b, "}");
+    sqlite3_finalize(st);
     return 0;
 }
 
@@ -758,7 +928,9 @@ int rt_summary_json(sqlite3 *db, const struct rt_summary_opts *o, struct rt_buf 
     int rc = -1;
     /* one snapshot for every query, even while a recorder writes */
     sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-    if (pick_runs(&c) != 0 || collect(&c) != 0)
+    struct top top;
+    memset(&top, 0, sizeof(top));
+    if (pick_runs(&c) != 0 || top_start(&c, &top) != 0 || collect(&c) != 0)
         goto out;
     rt_buf_puts(out, "{");
     if (emit_run(&c, out) != 0)
@@ -783,7 +955,7 @@ int rt_summary_json(sqlite3 *db, const struct rt_summary_opts *o, struct rt_buf 
     rt_buf_puts(out, ", \"sparklines\": ");
     emit_sparklines(&c, out);
     rt_buf_puts(out, ", \"top_processes\": ");
-    if (emit_top(&c, out) != 0)
+    if (emit_top(&c, &top, out) != 0)
         goto out;
     rt_buf_puts(out, ", \"server\": ");
     if (o->recommend_server) {
@@ -803,6 +975,7 @@ int rt_summary_json(sqlite3 *db, const struct rt_summary_opts *o, struct rt_buf 
     rt_buf_puts(out, "}");
     rc = 0;
 out:
+    top_free(&top);
     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     free_side(&c.proc);
     free_side(&c.sys);

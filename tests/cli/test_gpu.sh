@@ -134,6 +134,14 @@ print(len(g), g[0]["name"], g[0]["host_id"], g[0]["utilization_pct"], g[1]["vram
 EOF
 )" "2 NVIDIA Fake GPU 0 0 20.0 $((2 * GIB + 768 * MIB)) 40 101.0 1500 6912 550.00-fake 1.0 1792.0 2"
 
+check "fake: summary: the tree's GPU use and the GPU recommendation (1792 MiB x 1.2 -> 3072)" \
+    "$("$RTRACK" summary --db $DB --format json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+p, r = j["process"], j["recommendation"]
+print(p["gpu_usage"]["max"], p["gpu_vram_mib"]["max"], p["gpus_used"]["max"], r["gpu"], r["vram_mib"], j["host"]["gpu_count"])')" \
+    "1 1792 2 1 3072 2"
+
 # --- the legacy library: unversioned functions with the 16-byte v1 process struct ------------
 DB=legacy.db
 : >calls.log
