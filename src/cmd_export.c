@@ -137,7 +137,7 @@ int cmd_export(int argc, char **argv)
     };
     const char *db_path = cmd_default_db();
     const char *run = "latest", *output = NULL, *since = NULL, *until = NULL, *table = NULL;
-    struct rt_export_query q = {RT_FMT_CSV, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 0};
+    struct rt_export_query q = {RT_FMT_CSV, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 0, 0, 0};
     int c;
     opterr = 0;
     optind = 0;

@@ -16,19 +16,12 @@
 
 #include <curl/curl.h>
 
+#include "rtrack/http.h"
 #include "rtrack/version.h"
 
 #define KEEPER_TIMEOUT_MS         3000L
 #define KEEPER_CONNECT_TIMEOUT_MS 2000L
 #define KEEPER_MAX_BODY           (4L * 1024 * 1024)
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc = CURLE_FAILED_INIT;
-
-static void keeper_curl_init(void)
-{
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 struct keeper_body {
     struct rt_buf buf;
@@ -68,18 +61,6 @@ static void keeper_host(const char *base_url, char *host, size_t cap)
     curl_url_cleanup(u);
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 /* Append body[0] (a JSON object) to out. 0, or -1 with err. */
 static int keeper_first_server(const struct rt_buf *body, struct rt_buf *out, char *err,
                                size_t errlen)
@@ -89,8 +70,8 @@ static int keeper_first_server(const struct rt_buf *body, struct rt_buf *out, ch
     int rc = -1;
     if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) !=
         SQLITE_OK) {
-        set_err(err, errlen, "cannot parse keeper's answer: %s",
-                db ? sqlite3_errmsg(db) : "out of memory");
+        rt_set_err(err, errlen, "cannot parse keeper's answer: %s",
+                   db ? sqlite3_errmsg(db) : "out of memory");
         goto out;
     }
     /* CASE evaluates lazily, so json_type() never sees malformed text (it would raise). */
@@ -102,19 +83,19 @@ static int keeper_first_server(const struct rt_buf *body, struct rt_buf *out, ch
         sqlite3_bind_text(st, 1, body->p ? body->p : "", (int)body->len, SQLITE_STATIC) !=
             SQLITE_OK ||
         sqlite3_step(st) != SQLITE_ROW) {
-        set_err(err, errlen, "cannot parse keeper's answer: %s", sqlite3_errmsg(db));
+        rt_set_err(err, errlen, "cannot parse keeper's answer: %s", sqlite3_errmsg(db));
         goto out;
     }
     const char *type = (const char *)sqlite3_column_text(st, 1);
     const char *first_type = (const char *)sqlite3_column_text(st, 2);
     if (!sqlite3_column_int(st, 0)) {
-        set_err(err, errlen, "keeper answered something that is not JSON");
+        rt_set_err(err, errlen, "keeper answered something that is not JSON");
     } else if (!type || strcmp(type, "array") != 0) {
-        set_err(err, errlen, "keeper answered JSON that is not a list of servers");
+        rt_set_err(err, errlen, "keeper answered JSON that is not a list of servers");
     } else if (!first_type) {
-        set_err(err, errlen, "no server matches");
+        rt_set_err(err, errlen, "no server matches");
     } else if (strcmp(first_type, "object") != 0) {
-        set_err(err, errlen, "keeper answered JSON that is not a list of servers");
+        rt_set_err(err, errlen, "keeper answered JSON that is not a list of servers");
     } else {
         const char *obj = (const char *)sqlite3_column_text(st, 3);
         rt_buf_append(out, obj, (size_t)sqlite3_column_bytes(st, 3));
@@ -130,16 +111,13 @@ int rt_keeper_cheapest(const char *base_url, const struct rt_keeper_query *q, st
                        char *err, size_t errlen)
 {
     if (!q || !out || q->vcpus < 0 || q->memory_mib < 0 || q->gpus < 0 || q->vram_mib < 0) {
-        set_err(err, errlen, "invalid keeper query");
+        rt_set_err(err, errlen, "invalid keeper query");
         return -1;
     }
     if (!base_url || !*base_url)
         base_url = RT_KEEPER_URL;
-    pthread_once(&curl_once, keeper_curl_init);
-    if (curl_init_rc != CURLE_OK) {
-        set_err(err, errlen, "cannot initialise libcurl: %s", curl_easy_strerror(curl_init_rc));
+    if (rt_http_init(err, errlen) != 0)
         return -1;
-    }
 
     size_t blen = strlen(base_url);
     while (blen > 0 && base_url[blen - 1] == '/')
@@ -166,13 +144,13 @@ int rt_keeper_cheapest(const char *base_url, const struct rt_keeper_query *q, st
     struct curl_slist *hdr = NULL;
     CURL *c = curl_easy_init();
     if (!c) {
-        set_err(err, errlen, "cannot initialise libcurl");
+        rt_set_err(err, errlen, "cannot initialise libcurl");
         goto out;
     }
     hdr = curl_slist_append(hdr, "X-Application-ID: rtrack");
     hdr = curl_slist_append(hdr, "Accept: application/json");
     if (!hdr) {
-        set_err(err, errlen, "cannot initialise libcurl");
+        rt_set_err(err, errlen, "cannot initialise libcurl");
         goto out;
     }
     curl_easy_setopt(c, CURLOPT_URL, url.p);
@@ -201,27 +179,27 @@ int rt_keeper_cheapest(const char *base_url, const struct rt_keeper_query *q, st
         curl_off_t connect_us = 0;
         curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us);
         if (connect_us > 0) {
-            set_err(err, errlen, "keeper did not answer within %ld s", KEEPER_TIMEOUT_MS / 1000);
+            rt_set_err(err, errlen, "keeper did not answer within %ld s", KEEPER_TIMEOUT_MS / 1000);
         } else {
             char host[256];
             keeper_host(base_url, host, sizeof(host));
-            set_err(err, errlen, "%s not reachable: no connection within %ld s", host,
-                    KEEPER_CONNECT_TIMEOUT_MS / 1000);
+            rt_set_err(err, errlen, "%s not reachable: no connection within %ld s", host,
+                       KEEPER_CONNECT_TIMEOUT_MS / 1000);
         }
     } else if (body.too_large || cr == CURLE_FILESIZE_EXCEEDED) {
-        set_err(err, errlen, "keeper's answer is larger than %ld MiB",
-                KEEPER_MAX_BODY / (1024 * 1024));
+        rt_set_err(err, errlen, "keeper's answer is larger than %ld MiB",
+                   KEEPER_MAX_BODY / (1024 * 1024));
     } else if (cr != CURLE_OK && status == 0) {
         /* Nothing came back: DNS, connect or TLS failure. curl_easy_strerror() is short and
          * fixed; the error buffer would repeat the address and timings. */
         char host[256];
         keeper_host(base_url, host, sizeof(host));
-        set_err(err, errlen, "%s not reachable: %s", host, curl_easy_strerror(cr));
+        rt_set_err(err, errlen, "%s not reachable: %s", host, curl_easy_strerror(cr));
     } else if (cr != CURLE_OK) {
-        set_err(err, errlen, "keeper answer broke off: %s", curl_easy_strerror(cr));
+        rt_set_err(err, errlen, "keeper answer broke off: %s", curl_easy_strerror(cr));
     } else if (status < 200 || status > 299) {
         /* 3xx included: redirects are not followed, and their body is not the answer. */
-        set_err(err, errlen, "keeper answered HTTP %ld", status);
+        rt_set_err(err, errlen, "keeper answered HTTP %ld", status);
     } else {
         rc = keeper_first_server(&body.buf, out, err, errlen);
     }

@@ -20,6 +20,7 @@ static const struct command commands[] = {
     {"export", cmd_export, "write a run as Python-parity CSV or Rust-compatible JSON Lines"},
     {"runs", cmd_runs, "list the runs in a database"},
     {"summary", cmd_summary, "what a run used and what to request next time"},
+    {"upload", cmd_upload, "send recorded runs to Spare Cores Sentinel (gzip CSV on S3)"},
     {"report", cmd_report, "write a run as a self-contained HTML page with charts"},
 };
 

@@ -8,6 +8,7 @@ int cmd_export(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
 
 /* Shared by run and record: the database, host facts and the run row, in that order, so any
  * problem is reported before a job starts. Returns NULL after printing the error. */

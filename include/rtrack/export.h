@@ -22,6 +22,7 @@ struct rt_export_query {
     int64_t run_id;
     double since, until; /* epoch seconds; NAN = open */
     int64_t sample_id;   /* > 0: only this sample (live output) */
+    int64_t seq_from, seq_to; /* > 0: only samples with seq in [seq_from, seq_to] (batches) */
 };
 
 struct rt_exporter;

@@ -83,7 +83,8 @@ struct rt_exporter *rt_exporter_open(sqlite3 *db, const struct rt_export_query *
     else
         snprintf(sql + l, sizeof(sql) - l,
                  "run_id = ?1 AND (?2 IS NULL OR timestamp >= ?2) AND "
-                 "(?3 IS NULL OR timestamp <= ?3) ORDER BY seq");
+                 "(?3 IS NULL OR timestamp <= ?3) AND (?5 IS NULL OR seq >= ?5) AND "
+                 "(?6 IS NULL OR seq <= ?6) ORDER BY seq");
     if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &x->st, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "cannot read the export views: %s", sqlite3_errmsg(db));
         rt_exporter_close(x);
@@ -117,6 +118,10 @@ struct rt_exporter *rt_exporter_open(sqlite3 *db, const struct rt_export_query *
             sqlite3_bind_double(x->st, 2, q->since);
         if (!isnan(q->until))
             sqlite3_bind_double(x->st, 3, q->until);
+        if (q->seq_from > 0)
+            sqlite3_bind_int64(x->st, 5, q->seq_from);
+        if (q->seq_to > 0)
+            sqlite3_bind_int64(x->st, 6, q->seq_to);
     }
     return x;
 }

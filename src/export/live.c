@@ -30,7 +30,7 @@ struct rt_live *rt_live_open(struct rt_store *store, const char *path, int csv)
     /* the statement reads one sample by id; uncommitted rows of our own connection are
      * visible to it, so the line is written the moment the sample is stored */
     struct rt_export_query q = {
-        csv ? RT_FMT_CSV : RT_FMT_JSONL, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 1};
+        csv ? RT_FMT_CSV : RT_FMT_JSONL, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 1, 0, 0};
     char err[512];
     l->x = rt_exporter_open(rt_store_db(store), &q, err, sizeof(err));
     if (!l->x) {

@@ -1,0 +1,36 @@
+/* upload_run.h - `rtrack upload`'s unit of work: one recorded run to Sentinel, resumable. */
+#ifndef RTRACK_UPLOAD_RUN_H
+#define RTRACK_UPLOAD_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sqlite3;
+struct rt_sentinel;
+
+struct rt_upload_opts {
+    int dry_run;        /* say what would be sent; no network, nothing written */
+    int64_t batch_rows; /* samples per S3 object */
+    int64_t inline_max; /* a run whose whole CSV has at most this many bytes, none of it sent
+                         * yet, goes inline with /finish instead of S3 (0: always S3) */
+};
+
+struct rt_upload_result {
+    int already;                  /* finished before: nothing to do */
+    int skipped;                  /* still being recorded */
+    int bad_input;                /* no such run */
+    int registered;               /* POST /runs made now (else resumed) */
+    int inline_data;              /* finished with data_csv instead of S3 objects */
+    int64_t pending_rows;         /* samples not yet in an uploaded batch, before this call */
+    int64_t batches, rows, bytes; /* sent by this call */
+    char remote_run_id[128];
+};
+
+/* Register (or resume) run `run`, upload the samples not yet in an uploaded batch as gzip CSV
+ * objects, finish it. Progress is committed after every batch. 0 when the run is finished on
+ * Sentinel (or was already, or dry_run); -1 with a one-line reason in err, progress kept. */
+int rt_upload_run(struct sqlite3 *db, int64_t run, const struct rt_sentinel *s,
+                  const struct rt_upload_opts *o, struct rt_upload_result *res, char *err,
+                  size_t errlen);
+
+#endif

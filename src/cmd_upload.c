@@ -1,0 +1,157 @@
+/* cmd_upload.c - `rtrack upload`: recorded runs to Spare Cores Sentinel, after the fact. */
+#include <getopt.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rtrack/cmd.h"
+#include "rtrack/log.h"
+#include "rtrack/sample.h" /* RT_SAMPLE_PUSH */
+#include "rtrack/store.h"
+#include "rtrack/upload.h"
+#include "rtrack/upload_run.h"
+#include "rtrack/util.h"
+
+static const char usage[] =
+    "usage: rtrack upload [--db FILE] [--run ID|latest | --all] [--dry-run]\n\n"
+    "Send recorded runs to Spare Cores Sentinel: register each run, upload its samples as gzip\n"
+    "CSV batches to the S3 location Sentinel assigns, and finish it. Progress is kept in the\n"
+    "database: an interrupted upload resumes where it stopped, a finished run is not sent\n"
+    "again.\n\n"
+    "  -d, --db FILE          database (default rtrack.db) [env RTRACK_DB]\n"
+    "  -r, --run ID|latest    the run (default: latest)\n"
+    "  -a, --all              every finished run not uploaded yet\n"
+    "  -n, --dry-run          say what would be sent; no network\n\n"
+    "environment: SENTINEL_API_TOKEN (required, never stored or printed), SENTINEL_API_URL,\n"
+    "RTRACK_S3_ENDPOINT and RTRACK_S3_REGION (S3-compatible stores), RTRACK_UPLOAD_BATCH_ROWS\n"
+    "(samples per object, 10000), RTRACK_UPLOAD_INLINE_MAX (bytes of CSV sent inline with the\n"
+    "finish call instead of S3, 65536).\n";
+
+int cmd_upload(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"db", required_argument, NULL, 'd'}, {"run", required_argument, NULL, 'r'},
+        {"all", no_argument, NULL, 'a'},      {"dry-run", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0}};
+    const char *db_path = cmd_default_db(), *run = NULL;
+    int all = 0;
+    struct rt_upload_opts o = {0, 10000, 64 * 1024};
+    int c;
+    while ((c = getopt_long(argc, argv, "+:d:r:anh", lopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db_path = optarg;
+            break;
+        case 'r':
+            run = optarg;
+            break;
+        case 'a':
+            all = 1;
+            break;
+        case 'n':
+            o.dry_run = 1;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return RT_EXIT_OK;
+        default:
+            return cmd_option_error("upload", c, argv);
+        }
+    }
+    if (optind < argc) {
+        rt_err("upload: unexpected argument '%s'", argv[optind]);
+        return RT_EXIT_USAGE;
+    }
+    if (run && all) {
+        rt_err("upload: --run and --all cannot be used together");
+        return RT_EXIT_USAGE;
+    }
+    const char *br = getenv("RTRACK_UPLOAD_BATCH_ROWS");
+    if (br && *br && (rt_parse_i64(br, &o.batch_rows) != 0 || o.batch_rows < 1)) {
+        rt_err("upload: invalid RTRACK_UPLOAD_BATCH_ROWS '%s': expected a positive number", br);
+        return RT_EXIT_USAGE;
+    }
+    const char *im = getenv("RTRACK_UPLOAD_INLINE_MAX");
+    if (im && *im && (rt_parse_i64(im, &o.inline_max) != 0 || o.inline_max < 0)) {
+        rt_err("upload: invalid RTRACK_UPLOAD_INLINE_MAX '%s': expected bytes, 0 or more", im);
+        return RT_EXIT_USAGE;
+    }
+    struct rt_sentinel s;
+    memset(&s, 0, sizeof(s));
+    if (!o.dry_run && rt_sentinel_from_env(&s) != 0) {
+        rt_err("upload: SENTINEL_API_TOKEN is not set (the Sentinel API token; see docs/usage.md)");
+        return RT_EXIT_USAGE;
+    }
+    if (access(db_path, F_OK) != 0) {
+        rt_err("upload: no database '%s'", db_path);
+        rt_sentinel_free(&s);
+        return RT_EXIT_USAGE;
+    }
+    struct rt_store *store;
+    char err[512];
+    if (rt_store_open(db_path, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
+        rt_err("%s", err);
+        rt_sentinel_free(&s);
+        return RT_EXIT_USAGE;
+    }
+    sqlite3 *db = rt_store_db(store);
+    int rc = RT_EXIT_OK;
+    /* the runs to send */
+    int64_t *ids = NULL;
+    int nids = 0, cap = 0;
+    if (all) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(
+                db,
+                "SELECT r.id FROM runs r LEFT JOIN uploads u ON u.run_id = r.id "
+                "WHERE r.status <> 'running' AND u.finished_at IS NULL ORDER BY r.id",
+                -1, &st, NULL) != SQLITE_OK) {
+            rt_err("upload: cannot read '%s': %s", db_path, sqlite3_errmsg(db));
+            rc = RT_EXIT_FAILURE;
+            goto out;
+        }
+        while (sqlite3_step(st) == SQLITE_ROW)
+            *RT_SAMPLE_PUSH(ids, nids, cap) = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (nids == 0)
+            rt_note("upload: nothing to upload in '%s'", db_path);
+    } else {
+        int64_t id = cmd_resolve_run_id(db, db_path, run ? run : "latest", NULL);
+        if (!id) {
+            rc = RT_EXIT_USAGE;
+            goto out;
+        }
+        *RT_SAMPLE_PUSH(ids, nids, cap) = id;
+    }
+    for (int i = 0; i < nids; i++) {
+        struct rt_upload_result r;
+        if (rt_upload_run(db, ids[i], &s, &o, &r, err, sizeof(err)) != 0) {
+            if (r.skipped) {
+                rt_note("upload: run %lld skipped: %s", (long long)ids[i], err);
+                continue;
+            }
+            rt_err("upload: run %lld: %s; what was sent is kept, 'rtrack upload' again resumes",
+                   (long long)ids[i], err);
+            rc = r.bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+            continue;
+        }
+        if (r.already)
+            rt_note("upload: run %lld was uploaded before; nothing to do", (long long)ids[i]);
+        else if (o.dry_run)
+            printf("run %lld: %lld samples to upload\n", (long long)ids[i],
+                   (long long)r.pending_rows);
+        else
+            rt_note("upload: run %lld -> sentinel run %s: %lld samples in %lld batch%s, %lld "
+                    "bytes%s",
+                    (long long)ids[i], r.remote_run_id, (long long)r.rows, (long long)r.batches,
+                    r.batches == 1 ? "" : "es", (long long)r.bytes,
+                    r.inline_data ? " (inline with finish)" : "");
+    }
+out:
+    free(ids);
+    rt_store_close(store);
+    rt_sentinel_free(&s);
+    return rc;
+}

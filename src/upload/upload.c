@@ -1,0 +1,363 @@
+/* upload.c - one recorded run to Sentinel: register, gzip CSV batches to S3, finish.
+ *
+ * Progress lives in the database (uploads, upload_batches: sql/migrations/0004), committed
+ * after every batch, so an upload that stops anywhere (network down, kill -9) resumes with the
+ * first sample not yet in an uploaded batch, and a finished run is never sent again. A batch is
+ * the combined 32-column CSV of `rtrack export` (header + rows), gzip'ed with zlib. */
+#include "rtrack/upload_run.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "rtrack/export.h"
+#include "rtrack/log.h"
+#include "rtrack/upload.h"
+
+/* The run as Sentinel's POST /runs wants it (resource-tracker-rs §6.2): metadata keys only when
+ * set, tags as "k=v" strings, command as a JSON-encoded string, every host_* and cloud_* key
+ * (null when unknown), never pid. Built by SQLite's JSON functions. */
+static const char start_sql[] =
+    "WITH o AS (SELECT json_object("
+    "  'job_name', r.job_name, 'project_name', r.project_name, 'stage_name', r.stage_name, "
+    "  'task_name', r.task_name, 'team', r.team, 'env', r.env, 'language', r.language, "
+    "  'orchestrator', r.orchestrator, 'executor', r.executor, "
+    "  'external_run_id', r.external_run_id, 'container_image', r.container_image, "
+    "  'command', r.command, "
+    "  'tags', (SELECT json_group_array(key || '=' || value) FROM "
+    "           (SELECT key, value FROM run_tags WHERE run_id = r.id ORDER BY position)), "
+    "  'host_id', r.host_machine_id, 'host_hostname', r.host_hostname, 'host_ip', NULL, "
+    "  'host_server_allocation', NULL, 'host_vcpus', r.host_vcpus, "
+    "  'host_cpu_model', r.host_cpu_model, 'host_memory_mib', r.host_memory_kib / 1024, "
+    "  'host_gpu_model', g.host_gpu_model, 'host_gpu_count', g.host_gpu_count, "
+    "  'host_gpu_memory_mib', g.host_gpu_memory_mib, 'host_storage_gb', NULL, "
+    "  'cloud_vendor_id', NULL, 'cloud_account_id', NULL, 'cloud_region_id', NULL, "
+    "  'cloud_zone_id', NULL, 'cloud_instance_type', NULL) AS j "
+    "  FROM runs r LEFT JOIN host_gpus g ON g.run_id = r.id WHERE r.id = ?1) "
+    "SELECT json_group_object(e.key, CASE WHEN e.type IN ('array', 'object') THEN json(e.value) "
+    "                                      ELSE e.value END) "
+    "FROM o, json_each(o.j) e "
+    "WHERE (e.type <> 'null' AND NOT (e.key = 'tags' AND e.value = '[]')) "
+    "   OR e.key LIKE 'host\\_%' ESCAPE '\\' OR e.key LIKE 'cloud\\_%' ESCAPE '\\'";
+
+/* POST /runs/{id}/finish (§6.7): the S3 route with every batch's URI, or inline CSV. */
+static const char finish_sql[] =
+    "SELECT json_object('exit_code', coalesce(r.exit_code, 0), "
+    "  'run_status', CASE WHEN r.status = 'failed' OR coalesce(r.exit_code, 0) <> 0 "
+    "                     THEN 'failed' ELSE 'finished' END, "
+    "  'finished_at', strftime('%Y-%m-%dT%H:%M:%SZ', coalesce(r.ended_at, "
+    "                 (SELECT max(ts) FROM samples WHERE run_id = r.id), r.started_at), "
+    "                 'unixepoch'), "
+    "  'data_source', CASE WHEN ?2 IS NULL THEN 's3' ELSE 'inline' END, "
+    "  CASE WHEN ?2 IS NULL THEN 'data_uris' ELSE 'data_csv' END, "
+    "  CASE WHEN ?2 IS NULL THEN (SELECT json_group_array(uri) FROM (SELECT uri FROM "
+    "       upload_batches WHERE run_id = r.id ORDER BY batch)) ELSE ?2 END) "
+    "FROM runs r WHERE r.id = ?1";
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int db_fail(sqlite3 *db, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "cannot use the database: %s", sqlite3_errmsg(db));
+    return -1;
+}
+
+/* One text value of a query with up to two int64 parameters (NULL -> NULL). */
+static char *query_text(sqlite3 *db, const char *sql, int64_t a)
+{
+    sqlite3_stmt *st;
+    char *v = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_int64(st, 1, a);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* The combined CSV (header + rows with seq in [from, to]) into a memory buffer. */
+static int batch_csv(sqlite3 *db, int64_t run, int64_t from, int64_t to, char **text, size_t *len,
+                     int64_t *rows, char *err, size_t errlen)
+{
+    struct rt_export_query q = {RT_FMT_CSV, RT_TABLE_COMBINED, run, RT_NAN, RT_NAN, 0, from, to};
+    struct rt_exporter *x = rt_exporter_open(db, &q, err, errlen);
+    if (!x)
+        return -1;
+    FILE *f = open_memstream(text, len);
+    int rc = -1;
+    if (f && rt_exporter_header(x, f) == 0 && (*rows = rt_exporter_rows(x, f, err, errlen)) >= 0)
+        rc = 0;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    rt_exporter_close(x);
+    if (rc != 0 && !*err)
+        snprintf(err, errlen, "cannot build a batch in memory");
+    return rc;
+}
+
+/* gzip (not zlib/deflate framing) of the CSV text, at zlib's default level. */
+static int gzip_buf(const char *in, size_t len, struct rt_buf *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return -1;
+    size_t bound = deflateBound(&z, (uLong)len);
+    out->len = 0;
+    rt_buf_reserve(out, bound + 1);
+    z.next_in = (Bytef *)in;
+    z.avail_in = (uInt)len;
+    z.next_out = (Bytef *)out->p;
+    z.avail_out = (uInt)bound;
+    int rc = deflate(&z, Z_FINISH);
+    out->len = z.total_out;
+    deflateEnd(&z);
+    return rc == Z_STREAM_END ? 0 : -1;
+}
+
+static int refresh_if_needed(const struct rt_sentinel *s, struct rt_sentinel_run *r, char *err,
+                             size_t errlen)
+{
+    if (r->expires_at - now_s() >= 300)
+        return 0;
+    return rt_sentinel_refresh(s, r, err, errlen);
+}
+
+int rt_upload_run(sqlite3 *db, int64_t run, const struct rt_sentinel *s,
+                  const struct rt_upload_opts *o, struct rt_upload_result *res, char *err,
+                  size_t errlen)
+{
+    memset(res, 0, sizeof(*res));
+    err[0] = '\0';
+    struct rt_sentinel_run r;
+    memset(&r, 0, sizeof(r));
+    struct rt_s3_target t;
+    memset(&t, 0, sizeof(t));
+    struct rt_buf gz = {0};
+    char *csv = NULL, *status = NULL;
+    int rc = -1;
+
+    status = query_text(db, "SELECT status FROM runs WHERE id = ?1", run);
+    if (!status) {
+        snprintf(err, errlen, "no run %lld in the database", (long long)run);
+        res->bad_input = 1;
+        goto out;
+    }
+    if (!strcmp(status, "running")) {
+        snprintf(err, errlen, "run %lld is still being recorded", (long long)run);
+        res->skipped = 1;
+        goto out;
+    }
+    /* where it stands */
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT remote_run_id, upload_uri_prefix, last_seq, finished_at, "
+                           "(SELECT count(*) FROM upload_batches WHERE run_id = ?1), "
+                           "(SELECT max(seq) FROM samples WHERE run_id = ?1) "
+                           "FROM runs LEFT JOIN uploads u ON u.run_id = runs.id WHERE runs.id = ?1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        db_fail(db, err, errlen);
+        goto out;
+    }
+    sqlite3_bind_int64(st, 1, run);
+    int registered = 0, finished = 0;
+    int64_t last_seq = 0, batches = 0, max_seq = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        registered = sqlite3_column_type(st, 0) != SQLITE_NULL;
+        if (registered) {
+            r.run_id = xstrdup((const char *)sqlite3_column_text(st, 0));
+            r.upload_uri_prefix = xstrdup((const char *)sqlite3_column_text(st, 1));
+        }
+        last_seq = sqlite3_column_int64(st, 2);
+        finished = sqlite3_column_type(st, 3) != SQLITE_NULL;
+        batches = sqlite3_column_int64(st, 4);
+        max_seq = sqlite3_column_int64(st, 5);
+    }
+    sqlite3_finalize(st);
+    if (finished) {
+        res->already = 1;
+        rc = 0;
+        goto out;
+    }
+    res->pending_rows = max_seq > last_seq ? max_seq - last_seq : 0;
+    if (o->dry_run) {
+        rc = 0;
+        goto out;
+    }
+
+    /* register, or get fresh credentials for a run registered before */
+    if (!registered) {
+        char *body = query_text(db, start_sql, run);
+        if (!body) {
+            db_fail(db, err, errlen);
+            goto out;
+        }
+        int k = rt_sentinel_start_run(s, body, &r, err, errlen);
+        free(body);
+        if (k != 0)
+            goto out;
+        if (sqlite3_prepare_v2(db,
+                               "INSERT INTO uploads (run_id, api_url, remote_run_id, "
+                               "upload_uri_prefix, registered_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                               -1, &st, NULL) != SQLITE_OK) {
+            db_fail(db, err, errlen);
+            goto out;
+        }
+        sqlite3_bind_int64(st, 1, run);
+        sqlite3_bind_text(st, 2, s->base, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, r.run_id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, r.upload_uri_prefix, -1, SQLITE_STATIC);
+        sqlite3_bind_double(st, 5, now_s());
+        int ok = sqlite3_step(st) == SQLITE_DONE;
+        sqlite3_finalize(st);
+        if (!ok) {
+            db_fail(db, err, errlen);
+            goto out;
+        }
+        res->registered = 1;
+    } else if (rt_sentinel_refresh(s, &r, err, errlen) != 0) {
+        goto out;
+    }
+
+    /* a small finished run that has sent nothing yet goes inline with /finish */
+    char *inline_csv = NULL;
+    size_t csv_len = 0;
+    if (batches == 0 && last_seq == 0) {
+        int64_t rows;
+        if (batch_csv(db, run, 0, 0, &csv, &csv_len, &rows, err, errlen) != 0)
+            goto out;
+        if ((int64_t)csv_len <= o->inline_max) {
+            inline_csv = csv;
+            res->rows = rows;
+        }
+    }
+
+    /* batches of at most o->batch_rows samples, each committed with its progress */
+    while (!inline_csv && last_seq < max_seq) {
+        int64_t to = last_seq + o->batch_rows;
+        if (to > max_seq)
+            to = max_seq;
+        free(csv);
+        csv = NULL;
+        int64_t rows = 0;
+        if (batch_csv(db, run, last_seq + 1, to, &csv, &csv_len, &rows, err, errlen) != 0)
+            goto out;
+        if (rows > 0) {
+            if (gzip_buf(csv, csv_len, &gz) != 0) {
+                snprintf(err, errlen, "cannot compress a batch");
+                goto out;
+            }
+            if (!t.bucket && rt_s3_target_parse(r.upload_uri_prefix, &t, err, errlen) != 0)
+                goto out;
+            if (refresh_if_needed(s, &r, err, errlen) != 0)
+                goto out;
+            char key[160], uri[2048];
+            snprintf(key, sizeof(key), "%s/%06lld.csv.gz", r.run_id, (long long)batches);
+            if (rt_s3_put(&t, &r.creds, key, gz.p, gz.len, uri, sizeof(uri), err, errlen) != 0)
+                goto out;
+            if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+                sqlite3_prepare_v2(db,
+                                   "INSERT INTO upload_batches (run_id, batch, uri, first_seq, "
+                                   "last_seq, rows, bytes, uploaded_at) VALUES "
+                                   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                   -1, &st, NULL) != SQLITE_OK) {
+                db_fail(db, err, errlen);
+                sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+                goto out;
+            }
+            sqlite3_bind_int64(st, 1, run);
+            sqlite3_bind_int64(st, 2, batches);
+            sqlite3_bind_text(st, 3, uri, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 4, last_seq + 1);
+            sqlite3_bind_int64(st, 5, to);
+            sqlite3_bind_int64(st, 6, rows);
+            sqlite3_bind_int64(st, 7, (int64_t)gz.len);
+            sqlite3_bind_double(st, 8, now_s());
+            int ok = sqlite3_step(st) == SQLITE_DONE;
+            sqlite3_finalize(st);
+            res->batches++;
+            res->rows += rows;
+            res->bytes += (int64_t)gz.len;
+            batches++;
+            if (!ok) {
+                db_fail(db, err, errlen);
+                sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+                goto out;
+            }
+        }
+        last_seq = to;
+        if (sqlite3_prepare_v2(db, "UPDATE uploads SET last_seq = ?2 WHERE run_id = ?1", -1, &st,
+                               NULL) != SQLITE_OK) {
+            db_fail(db, err, errlen);
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+            goto out;
+        }
+        sqlite3_bind_int64(st, 1, run);
+        sqlite3_bind_int64(st, 2, last_seq);
+        int ok = sqlite3_step(st) == SQLITE_DONE;
+        sqlite3_finalize(st);
+        if (!ok || sqlite3_exec(db, sqlite3_get_autocommit(db) ? "SELECT 1" : "COMMIT", NULL, NULL,
+                                NULL) != SQLITE_OK) {
+            db_fail(db, err, errlen);
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+            goto out;
+        }
+    }
+
+    /* finish: the S3 route with every batch, or the whole CSV inline */
+    if (sqlite3_prepare_v2(db, finish_sql, -1, &st, NULL) != SQLITE_OK) {
+        db_fail(db, err, errlen);
+        goto out;
+    }
+    sqlite3_bind_int64(st, 1, run);
+    if (inline_csv)
+        sqlite3_bind_text(st, 2, inline_csv, (int)csv_len, SQLITE_STATIC);
+    char *body = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        body = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    if (!body) {
+        db_fail(db, err, errlen);
+        goto out;
+    }
+    int k = rt_sentinel_finish(s, r.run_id, body, err, errlen);
+    free(body);
+    if (k != 0)
+        goto out;
+    res->inline_data = inline_csv != NULL;
+    if (sqlite3_prepare_v2(db,
+                           "UPDATE uploads SET finished_at = ?2, last_seq = max(last_seq, "
+                           "(SELECT coalesce(max(seq), 0) FROM samples WHERE run_id = ?1)) "
+                           "WHERE run_id = ?1",
+                           -1, &st, NULL) != SQLITE_OK) {
+        db_fail(db, err, errlen);
+        goto out;
+    }
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_double(st, 2, now_s());
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (!ok) {
+        db_fail(db, err, errlen);
+        goto out;
+    }
+    snprintf(res->remote_run_id, sizeof(res->remote_run_id), "%s", r.run_id);
+    rc = 0;
+out:
+    free(status);
+    free(csv);
+    rt_buf_free(&gz);
+    rt_s3_target_free(&t);
+    rt_sentinel_run_free(&r);
+    return rc;
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# rtrack upload against real servers on 127.0.0.1: a local S3 that verifies SigV4
+# (tests/s3/with-s3.sh) and a mock Sentinel API (tests/helpers/sentinel_mock.py) that checks
+# the contract and records every request. Asserts the request bodies, that the uploaded objects
+# gunzip to exactly the exported rows, the inline route, resuming after failures, and that the
+# token never reaches the database or the output.
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [ -z "${S3_ENDPOINT:-}" ]; then
+    exec bash "$HERE/../s3/with-s3.sh" bash "$0" "$@"
+fi
+MOCK=$HERE/../helpers/sentinel_mock.py
+. "$HERE/lib.sh" "$1"
+
+TOKEN=tok-$RANDOM-secret-token
+export MOCK_S3_KEY=$S3_TEST_KEY MOCK_S3_SECRET=$S3_TEST_SECRET
+python3 "$MOCK" "$T/api.log" "$TOKEN" >mock.port &
+mock=$!
+trap 'kill $mock 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s mock.port ] && break; sleep 0.05; done
+export SENTINEL_API_URL=http://127.0.0.1:$(head -n 1 mock.port)
+export RTRACK_S3_ENDPOINT=$S3_ENDPOINT
+export RTRACK_UPLOAD_INLINE_MAX=0 # S3 objects even for these short runs; the tiny run below sets it
+: >"$T/api.log"
+PREFIX=sentinel/org-test
+
+s3get() { # KEY: the object's bytes through a signed GET
+    curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$S3_TEST_KEY:$S3_TEST_SECRET" \
+        -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$S3_ENDPOINT/$S3_BUCKET/$1"
+}
+requests() { # METHOD-PATH-REGEX: how many requests the mock saw matching
+    python3 -c 'import json, re, sys
+print(sum(1 for l in open(sys.argv[1]) if re.fullmatch(sys.argv[2], json.loads(l)["method"] + " " + json.loads(l)["path"])))' \
+        "$T/api.log" "$1"
+}
+body() { # N: the body of the mock's N-th request matching PATH-REGEX $2 (1-based), as JSON
+    python3 -c 'import json, re, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if re.fullmatch(sys.argv[3], json.loads(l)["path"])]
+print(r[int(sys.argv[2]) - 1]["body"])' "$T/api.log" "$1" "$2"
+}
+
+# --- a run of ~30 samples, tagged, with a tree ---------------------------------------------------
+"$RTRACK" run --quiet --db up.db --interval 0.05 --job-name upjob --tag team=ml --tag k=v -- \
+    sh -c 'i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done; sleep 1'
+rows=$("$RTRACK" export --db up.db | tail -n +2 | wc -l)
+check_range "run: samples to upload" "$rows" 15 60
+
+# no token: nothing happens
+SENTINEL_API_TOKEN= "$RTRACK" upload --db up.db >out 2>err
+check "no token: exit 2" "$?" 2
+check "no token: says so" "$(grep -c 'SENTINEL_API_TOKEN is not set' err)" 1
+check "no token: no request" "$(wc -l <"$T/api.log")" 0
+
+# dry run: what would be sent, no network
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --dry-run >out 2>err
+check "dry run: exit 0" "$?" 0
+check "dry run: says how many samples" "$(cat out)" "run 1: $rows samples to upload"
+check "dry run: no request" "$(wc -l <"$T/api.log")" 0
+
+# --- the upload: batches of 10 samples ----------------------------------------------------------
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=10 "$RTRACK" upload --db up.db >out 2>err
+check "upload: exit 0" "$?" 0
+nb=$(( (rows + 9) / 10 ))
+check "upload: one POST /runs" "$(requests 'POST /runs')" 1
+check "upload: one finish" "$(requests 'POST /runs/[^/]+/finish')" 1
+check "upload: the note" "$(grep -c "run 1 -> sentinel run run-1: $rows samples in $nb batches" err)" 1
+check "start body: flat, the contract's keys, no pid" "$(body 1 /runs | python3 -c '
+import json, sys
+b = json.loads(sys.stdin.read())
+host = ["host_id", "host_hostname", "host_ip", "host_server_allocation", "host_vcpus", "host_cpu_model",
+        "host_memory_mib", "host_gpu_model", "host_gpu_count", "host_gpu_memory_mib", "host_storage_gb"]
+cloud = ["cloud_vendor_id", "cloud_account_id", "cloud_region_id", "cloud_zone_id", "cloud_instance_type"]
+ok = all(k in b for k in host + cloud) and "pid" not in b and "project_name" not in b
+print(ok, b["job_name"], b["tags"], json.loads(b["command"])[0], type(b["host_vcpus"]).__name__)')" \
+    "True upjob ['team=ml', 'k=v'] sh int"
+check "finish body: the S3 route with every batch in order" "$(body 1 '/runs/[^/]+/finish' | python3 -c '
+import json, sys
+b = json.loads(sys.stdin.read())
+print(sorted(b), b["run_status"], b["exit_code"], b["data_source"], len(b["data_uris"]), b["data_uris"][0])')" \
+    "['data_source', 'data_uris', 'exit_code', 'finished_at', 'run_status'] finished 0 s3 $nb s3://$S3_BUCKET/$PREFIX/run-1/000000.csv.gz"
+# the objects: gzip CSV, each with the header; together exactly the exported rows
+: >got.csv
+for ((i = 0; i < nb; i++)); do
+    s3get "$PREFIX/run-1/$(printf %06d $i).csv.gz" >b$i.gz
+    gunzip -c b$i.gz >b$i.csv || fail "object $i is not gzip"
+    head -n 1 b$i.csv >>headers
+    tail -n +2 b$i.csv >>got.csv
+done
+"$RTRACK" export --db up.db >want.csv
+check "objects: every batch starts with the export's header" "$(sort -u headers)" "$(head -n 1 want.csv)"
+check_cmd "objects: their rows are exactly the exported rows, in order, once" \
+    diff <(tail -n +2 want.csv) got.csv
+check "objects: Content-Type application/gzip" \
+    "$(curl -sfI --aws-sigv4 "aws:amz:us-east-1:s3" --user "$S3_TEST_KEY:$S3_TEST_SECRET" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$S3_ENDPOINT/$S3_BUCKET/$PREFIX/run-1/000000.csv.gz" | tr -d '\r' | grep -i '^content-type:' | cut -d' ' -f2)" \
+    "application/gzip"
+check "database: progress recorded" \
+    "$(q up.db "SELECT remote_run_id, finished_at IS NOT NULL, (SELECT count(*) FROM upload_batches), (SELECT sum(rows) FROM upload_batches) FROM uploads")" \
+    "run-1|1|$nb|$rows"
+
+# again: nothing to do, no request
+n0=$(wc -l <"$T/api.log")
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db >out 2>err
+check "again: exit 0" "$?" 0
+check "again: says so" "$(grep -c 'uploaded before; nothing to do' err)" 1
+check "again: no request" "$(wc -l <"$T/api.log")" "$n0"
+
+# --- a tiny run goes inline with /finish ---------------------------------------------------------
+"$RTRACK" run --quiet --db tiny.db --interval 5 -- sleep 0.2
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_INLINE_MAX=65536 "$RTRACK" upload --db tiny.db >out 2>err
+check "inline: exit 0" "$?" 0
+"$RTRACK" export --db tiny.db >tiny.csv
+check "inline: data_csv is the exported CSV, raw" "$(body 2 '/runs/[^/]+/finish' | python3 -c '
+import json, sys
+b = json.loads(sys.stdin.read())
+print(b["data_source"], b["data_csv"] == open("tiny.csv").read())')" "inline True"
+
+# --- resuming: S3 unreachable after registering, then the finish failing once ---------------------
+"$RTRACK" run --quiet --db res.db --interval 0.05 -- sleep 1
+rrows=$("$RTRACK" export --db res.db | tail -n +2 | wc -l)
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=8 RTRACK_S3_ENDPOINT=http://127.0.0.1:1 \
+    "$RTRACK" upload --db res.db >out 2>err
+check "s3 down: exit 1" "$?" 1
+check "s3 down: says what failed and that it resumes" \
+    "$(grep -c "cannot reach s3 endpoint http://127.0.0.1:1.*'rtrack upload' again resumes" err)" 1
+check "s3 down: registered, nothing uploaded" \
+    "$(q res.db "SELECT remote_run_id, last_seq, finished_at IS NULL, (SELECT count(*) FROM upload_batches) FROM uploads")" \
+    "run-3|0|1|0"
+echo '{"faults": {"finish": {"count": 1, "status": 500}}}' >"$T/api.log.ctl.tmp"
+mv "$T/api.log.ctl.tmp" "$T/api.log.ctl"
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=8 "$RTRACK" upload --db res.db >out 2>err
+check "finish fails: exit 1" "$?" 1
+check "finish fails: the API's answer" "$(grep -c 'sentinel answered HTTP 500' err)" 1
+check "finish fails: resumed the registered run (refresh, no second POST /runs)" \
+    "$(requests 'POST /runs'),$(requests 'POST /runs/run-3/refresh-credentials')" "3,1"
+nb3=$(q res.db "SELECT count(*) FROM upload_batches WHERE run_id = 1")
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=8 "$RTRACK" upload --db res.db >out 2>err
+check "resume: exit 0" "$?" 0
+check "resume: no batch uploaded twice" "$(q res.db "SELECT count(*) FROM upload_batches")" "$nb3"
+check "resume: finished with every batch" "$(body 4 '/runs/[^/]+/finish' | python3 -c '
+import json, sys; print(len(json.loads(sys.stdin.read())["data_uris"]))')" "$nb3"
+: >res-got.csv
+for ((i = 0; i < nb3; i++)); do
+    s3get "$PREFIX/run-3/$(printf %06d $i).csv.gz" | gunzip -c | tail -n +2 >>res-got.csv
+done
+check_cmd "resume: the union of the batches is the exported run, no duplicate, no gap" \
+    diff <("$RTRACK" export --db res.db | tail -n +2) res-got.csv
+check "resume: $rrows rows" "$(wc -l <res-got.csv)" "$rrows"
+
+# --- the token never leaves the environment -------------------------------------------------------
+check "secret: not in any database" "$(cat up.db* tiny.db* res.db* | grep -c -a "$TOKEN")" 0
+check "secret: not in any output" "$(cat out err | grep -c "$TOKEN")" 0
+check "secret: sent as the bearer token" "$(grep -c "Bearer $TOKEN" "$T/api.log" | awk '{ print ($1 > 0) }')" 1
+
+# --- bad input --------------------------------------------------------------------------------------
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 9 >out 2>err
+check "unknown run: exit 2" "$?" 2
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db missing.db >out 2>err
+check "missing database: exit 2, not created" "$?,$(ls missing.db 2>/dev/null | wc -l)" "2,0"
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 1 --all >out 2>err
+check "--run with --all: exit 2" "$?" 2
+
+finish

@@ -1,0 +1,747 @@
+/* test_s3.c - the S3 half of upload.h: SHA-256, key encoding, targets, and PUTs against the local
+ * SigV4-verifying server that tests/s3/with-s3.sh starts (S3_ENDPOINT, S3_DATA_DIR, ...).
+ *
+ * The server accepts unsigned requests and does not check the payload hash against the body
+ * (shared reference test-infrastructure §1), so signing is proven by the wrong-secret case and
+ * the hash by the SHA-256 vectors. The AWS (virtual-hosted) path is checked without a network
+ * through a fake https proxy that records the CONNECT lines and hangs up. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <zlib.h>
+
+#include "rtrack/upload.h"
+#include "rtrack/util.h"
+#include "testlib.h"
+
+#define EMPTY_SHA "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+/* --- helpers -----------------------------------------------------------------------------------
+ */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The 1 MiB test buffer: bytes of a 32-bit LCG (x = x * 1103515245 + 12345, seed 1, top byte). */
+static unsigned char *lcg_bytes(size_t n)
+{
+    unsigned char *b = xmalloc(n);
+    uint32_t x = 1;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        b[i] = (unsigned char)(x >> 24);
+    }
+    return b;
+}
+
+static void gzip_buf(const void *in, size_t n, struct rt_buf *out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    assert_int_equal(
+        deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    out->len = 0;
+    rt_buf_reserve(out, deflateBound(&z, (uLong)n) + 1);
+    z.next_in = (Bytef *)in;
+    z.avail_in = (uInt)n;
+    z.next_out = (Bytef *)out->p;
+    z.avail_out = (uInt)(out->cap - 1);
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    out->len = z.total_out;
+    deflateEnd(&z);
+}
+
+/* A whole file with its length (objects are binary). NULL when missing. */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct rt_buf b = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        rt_buf_append(&b, chunk, n);
+    fclose(f);
+    rt_buf_reserve(&b, 1);
+    *len = b.len;
+    return (unsigned char *)b.p;
+}
+
+static const char *need_env(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        fail_msg("%s is not set: run this test under tests/s3/with-s3.sh", name);
+    return v;
+}
+
+static struct rt_s3_creds test_creds(const char *token)
+{
+    struct rt_s3_creds c = {(char *)need_env("S3_TEST_KEY"), (char *)need_env("S3_TEST_SECRET"),
+                            (char *)token};
+    return c;
+}
+
+/* Point rtrack at the local server, as RTRACK_S3_ENDPOINT. */
+static void use_local_s3(struct rt_s3_target *t, const char *uri)
+{
+    char err[256] = "";
+    setenv("RTRACK_S3_ENDPOINT", need_env("S3_ENDPOINT"), 1);
+    unsetenv("RTRACK_S3_REGION");
+    if (rt_s3_target_parse(uri, t, err, sizeof(err)) != 0)
+        fail_msg("parse %s: %s", uri, err);
+}
+
+/* An error message is one line and carries no credentials. */
+static void assert_clean_err(const char *err)
+{
+    assert_true(err[0] != '\0');
+    assert_null(strchr(err, '\n'));
+    assert_null(strstr(err, "testsecret"));
+    assert_null(strstr(err, "AKIDTEST"));
+    assert_null(strstr(err, "wrongsecret"));
+    assert_null(strstr(err, "TOKEN-"));
+    assert_null(strstr(err, "Credential"));
+    assert_null(strstr(err, "StringToSign"));
+}
+
+static void assert_prefix(const char *s, const char *prefix)
+{
+    if (strncmp(s, prefix, strlen(prefix)) != 0)
+        fail_msg("'%s' does not start with '%s'", s, prefix);
+}
+
+static char *object_path(const char *objkey)
+{
+    return xasprintf("%s/%s/%s._S3rver_object", need_env("S3_DATA_DIR"), need_env("S3_BUCKET"),
+                     objkey);
+}
+
+/* The object as stored by the server must equal body byte for byte. */
+static void assert_stored(const char *objkey, const void *body, size_t len)
+{
+    char *path = object_path(objkey);
+    size_t got_len = 0;
+    unsigned char *got = slurp(path, &got_len);
+    if (!got)
+        fail_msg("object not stored: %s", path);
+    assert_int_equal(got_len, len);
+    assert_memory_equal(got, body, len);
+    free(got);
+    free(path);
+}
+
+struct get_result {
+    long status;
+    char content_type[128];
+    int has_content_encoding;
+    struct rt_buf body;
+};
+
+static size_t get_write(char *data, size_t size, size_t nmemb, void *ud)
+{
+    rt_buf_append(ud, data, size * nmemb);
+    return size * nmemb;
+}
+
+static size_t get_header(char *data, size_t size, size_t nmemb, void *ud)
+{
+    struct get_result *r = ud;
+    if (size * nmemb >= 17 && strncasecmp(data, "content-encoding:", 17) == 0)
+        r->has_content_encoding = 1;
+    return size * nmemb;
+}
+
+/* A signed GET with libcurl, as any S3 client would read the object back. */
+static void s3_get(const char *objkey, struct get_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    struct rt_buf url = {0};
+    rt_buf_puts(&url, need_env("S3_ENDPOINT"));
+    rt_buf_puts(&url, "/");
+    rt_buf_puts(&url, need_env("S3_BUCKET"));
+    rt_buf_puts(&url, "/");
+    rt_s3_encode_key(&url, objkey);
+    CURL *c = curl_easy_init();
+    assert_non_null(c);
+    struct curl_slist *h = curl_slist_append(NULL, "x-amz-content-sha256: " EMPTY_SHA);
+    curl_easy_setopt(c, CURLOPT_URL, url.p);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_AWS_SIGV4, "aws:amz:us-east-1:s3");
+    curl_easy_setopt(c, CURLOPT_USERNAME, need_env("S3_TEST_KEY"));
+    curl_easy_setopt(c, CURLOPT_PASSWORD, need_env("S3_TEST_SECRET"));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, get_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, get_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+    assert_int_equal(curl_easy_perform(c), CURLE_OK);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    char *ct = NULL;
+    curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
+    snprintf(r->content_type, sizeof(r->content_type), "%s", ct ? ct : "");
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    rt_buf_free(&url);
+}
+
+/* PUT body under key, then check the answer, the stored bytes, a GET and the stored metadata. */
+static void put_and_check(const char *uri, const char *key, const char *token, const void *body,
+                          size_t len)
+{
+    struct rt_s3_target t;
+    use_local_s3(&t, uri);
+    struct rt_s3_creds c = test_creds(token);
+    char out[512] = "", err[512] = "";
+    int rc = rt_s3_put(&t, &c, key, body, len, out, sizeof(out), err, sizeof(err));
+    if (rc != 0)
+        fail_msg("put %s: %s", key, err);
+    char *objkey = t.prefix[0] ? xasprintf("%s/%s", t.prefix, key) : xstrdup(key);
+    char *want = xasprintf("s3://%s/%s", t.bucket, objkey);
+    assert_string_equal(out, want);
+    assert_non_null(t.region);
+    assert_string_equal(t.region, "us-east-1"); /* an endpoint without RTRACK_S3_REGION */
+
+    assert_stored(objkey, body, len);
+    struct get_result g;
+    s3_get(objkey, &g);
+    assert_int_equal(g.status, 200);
+    assert_string_equal(g.content_type, "application/gzip");
+    assert_int_equal(g.has_content_encoding, 0);
+    assert_int_equal(g.body.len, len);
+    if (len)
+        assert_memory_equal(g.body.p, body, len);
+    rt_buf_free(&g.body);
+
+    char *meta_path = xasprintf("%s/%s/%s._S3rver_metadata.json", need_env("S3_DATA_DIR"),
+                                need_env("S3_BUCKET"), objkey);
+    char *meta = fx_slurp(meta_path);
+    assert_non_null(meta);
+    assert_non_null(strstr(meta, "\"content-type\": \"application/gzip\""));
+    assert_null(strstr(meta, "content-encoding"));
+    free(meta);
+    free(meta_path);
+    free(want);
+    free(objkey);
+    rt_s3_target_free(&t);
+}
+
+/* A port on 127.0.0.1 that nobody listens on (bound, then closed). */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    socklen_t al = sizeof(a);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+/* --- SHA-256 and key encoding ------------------------------------------------------------------
+ */
+
+static void test_sha256_vectors(void **state)
+{
+    (void)state;
+    char hex[65];
+    rt_sha256_hex("", 0, hex);
+    assert_string_equal(hex, EMPTY_SHA);
+    rt_sha256_hex(NULL, 0, hex);
+    assert_string_equal(hex, EMPTY_SHA);
+    rt_sha256_hex("abc", 3, hex);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    rt_sha256_hex(two, strlen(two), hex);
+    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+
+    char *a = xmalloc(1000000);
+    memset(a, 'a', 1000000);
+    rt_sha256_hex(a, 1000000, hex);
+    assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    free(a);
+
+    /* sha256sum of the same 1 MiB, written out by a separate program */
+    unsigned char *mib = lcg_bytes(1 << 20);
+    assert_int_equal(mib[0], 0x41);
+    assert_int_equal(mib[1], 0x96);
+    rt_sha256_hex(mib, 1 << 20, hex);
+    assert_string_equal(hex, "73cda0e476bc2aa22f0f4434af1933b187b60ce8ee94a58b18774ac61e35688e");
+    free(mib);
+}
+
+static void test_encode_key(void **state)
+{
+    (void)state;
+    struct rt_buf b = {0};
+    rt_s3_encode_key(&b, "a b:c+d=e/f~g.h_i-j");
+    assert_string_equal(b.p, "a%20b%3Ac%2Bd%3De/f~g.h_i-j");
+    assert_int_equal(b.len, strlen(b.p));
+
+    /* appends; UTF-8 bytes one by one, upper-case hex */
+    rt_s3_encode_key(&b, "/\xc3\xa9t\xc3\xa9/\xe2\x82\xac");
+    assert_string_equal(b.p, "a%20b%3Ac%2Bd%3De/f~g.h_i-j/%C3%A9t%C3%A9/%E2%82%AC");
+    rt_buf_free(&b);
+
+    rt_s3_encode_key(&b, "");
+    assert_non_null(b.p);
+    assert_string_equal(b.p, "");
+    rt_s3_encode_key(&b, "AZaz09?#&%\"'\\*");
+    assert_string_equal(b.p, "AZaz09%3F%23%26%25%22%27%5C%2A");
+    rt_buf_free(&b);
+
+    rt_s3_encode_key(&b, "run/000001.csv.gz");
+    assert_string_equal(b.p, "run/000001.csv.gz");
+    rt_buf_free(&b);
+}
+
+/* --- targets -----------------------------------------------------------------------------------
+ */
+
+static void test_target_parse_good(void **state)
+{
+    (void)state;
+    unsetenv("RTRACK_S3_ENDPOINT");
+    unsetenv("RTRACK_S3_REGION");
+    static const struct {
+        const char *uri, *bucket, *prefix;
+    } good[] = {
+        {"s3://bucket", "bucket", ""},
+        {"s3://bucket/", "bucket", ""},
+        {"s3://bucket/a/b/", "bucket", "a/b"},
+        {"s3://bucket/a/b", "bucket", "a/b"},
+        {"s3://my.bucket-01/sentinel/runs", "my.bucket-01", "sentinel/runs"},
+        {"s3://abc/dt=2026-11-26/x y", "abc", "dt=2026-11-26/x y"},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(good); i++) {
+        struct rt_s3_target t;
+        char err[256] = "";
+        if (rt_s3_target_parse(good[i].uri, &t, err, sizeof(err)) != 0)
+            fail_msg("%s: %s", good[i].uri, err);
+        assert_string_equal(t.bucket, good[i].bucket);
+        assert_string_equal(t.prefix, good[i].prefix);
+        assert_null(t.endpoint);
+        assert_null(t.region);
+        rt_s3_target_free(&t);
+        assert_null(t.bucket);
+        rt_s3_target_free(&t); /* twice is harmless */
+    }
+
+    struct rt_s3_target t;
+    char err[256] = "";
+    setenv("RTRACK_S3_ENDPOINT", "http://127.0.0.1:9000//", 1);
+    setenv("RTRACK_S3_REGION", "eu-west-3", 1);
+    assert_int_equal(rt_s3_target_parse("s3://bucket/p", &t, err, sizeof(err)), 0);
+    assert_string_equal(t.endpoint, "http://127.0.0.1:9000");
+    assert_string_equal(t.region, "eu-west-3");
+    rt_s3_target_free(&t);
+    setenv("RTRACK_S3_ENDPOINT", "https://s3.example.org/store", 1);
+    setenv("RTRACK_S3_REGION", "", 1); /* empty = unset */
+    assert_int_equal(rt_s3_target_parse("s3://bucket", &t, err, sizeof(err)), 0);
+    assert_string_equal(t.endpoint, "https://s3.example.org/store");
+    assert_null(t.region);
+    rt_s3_target_free(&t);
+    unsetenv("RTRACK_S3_ENDPOINT");
+    unsetenv("RTRACK_S3_REGION");
+}
+
+static void test_target_parse_bad(void **state)
+{
+    (void)state;
+    unsetenv("RTRACK_S3_ENDPOINT");
+    unsetenv("RTRACK_S3_REGION");
+    static const struct {
+        const char *uri, *want;
+    } bad[] = {
+        {"", "empty"},
+        {"bucket/prefix", "not an s3 uri"},
+        {"http://bucket/prefix", "not an s3 uri"},
+        {"S3://bucket", "not an s3 uri"},
+        {"s3:/bucket", "not an s3 uri"},
+        {"s3://", "no bucket"},
+        {"s3:///prefix", "no bucket"},
+        {"s3://ab", "bad bucket name"},
+        {"s3://Bucket/x", "bad bucket name"},
+        {"s3://bu_cket", "bad bucket name"},
+        {"s3://bucket-/x", "bad bucket name"},
+        {"s3://bucket:9000/x", "bad bucket name"},
+        {"s3://user@bucket/x", "bad bucket name"},
+        {"s3://bucket//a", "bad prefix"},
+        {"s3://bucket/a//b", "bad prefix"},
+        {"s3://bucket/a/b//", "bad prefix"},
+        {"s3://bucket/a/../b", "bad prefix"},
+        {"s3://bucket/./a", "bad prefix"},
+        {"s3://bucket/a\nb", "control characters"},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++) {
+        struct rt_s3_target t;
+        char err[256] = "";
+        if (rt_s3_target_parse(bad[i].uri, &t, err, sizeof(err)) == 0)
+            fail_msg("accepted '%s'", bad[i].uri);
+        if (!strstr(err, bad[i].want))
+            fail_msg("'%s': '%s' lacks '%s'", bad[i].uri, err, bad[i].want);
+        assert_null(strchr(err, '\n'));
+        assert_null(t.bucket);
+        assert_null(t.prefix);
+        rt_s3_target_free(&t);
+    }
+    struct rt_s3_target t;
+    char err[256] = "";
+    assert_int_equal(rt_s3_target_parse(NULL, &t, err, sizeof(err)), -1);
+
+    /* the environment is checked too, and an endpoint's password is never echoed */
+    static const char *bad_ep[] = {"ftp://host", "127.0.0.1:9000", "http://",
+                                   "http://user:pw-SECRET@host:9000", "http://host/?x=1"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad_ep); i++) {
+        setenv("RTRACK_S3_ENDPOINT", bad_ep[i], 1);
+        err[0] = '\0';
+        if (rt_s3_target_parse("s3://bucket", &t, err, sizeof(err)) == 0)
+            fail_msg("accepted endpoint '%s'", bad_ep[i]);
+        assert_non_null(strstr(err, "RTRACK_S3_ENDPOINT"));
+        assert_null(strstr(err, "SECRET"));
+        rt_s3_target_free(&t);
+    }
+    unsetenv("RTRACK_S3_ENDPOINT");
+    static const char *bad_region[] = {"us-east-1:s3", "eu west", "a/b"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad_region); i++) {
+        setenv("RTRACK_S3_REGION", bad_region[i], 1);
+        assert_int_equal(rt_s3_target_parse("s3://bucket", &t, err, sizeof(err)), -1);
+        assert_non_null(strstr(err, "RTRACK_S3_REGION"));
+    }
+    unsetenv("RTRACK_S3_REGION");
+}
+
+/* --- against the local server ------------------------------------------------------------------
+ */
+
+static void test_put_gzip(void **state)
+{
+    (void)state;
+    struct rt_buf csv = {0}, gz = {0};
+    rt_buf_puts(&csv, "timestamp,processes,utime,stime,cpu_usage,memory_free\n");
+    for (int i = 0; i < 5000; i++) {
+        char row[128];
+        snprintf(row, sizeof(row), "%d.5,%d,%d.25,0.5,%d.125,%d\n", 1764000000 + i, i % 7, i % 100,
+                 i % 400, 1000000 - i);
+        rt_buf_puts(&csv, row);
+    }
+    gzip_buf(csv.p, csv.len, &gz);
+    assert_true(gz.len > 1000);
+    assert_true((unsigned char)gz.p[0] == 0x1f && (unsigned char)gz.p[1] == 0x8b);
+    put_and_check("s3://test-bucket/rtrack/tests/", "run-1/000000.csv.gz", NULL, gz.p, gz.len);
+    put_and_check("s3://test-bucket", "run-1/000001.csv.gz", NULL, gz.p, gz.len);
+    rt_buf_free(&csv);
+    rt_buf_free(&gz);
+}
+
+static void test_put_session_token(void **state)
+{
+    (void)state;
+    struct rt_buf gz = {0};
+    const char text[] = "a,b\n1,2\n";
+    gzip_buf(text, sizeof(text) - 1, &gz);
+    put_and_check("s3://test-bucket/sts", "run-2/000000.csv.gz",
+                  "TOKEN-FQoGZXIvYXdzEJr//////////wEaDM+/=abc", gz.p, gz.len);
+    rt_buf_free(&gz);
+}
+
+static void test_put_odd_keys(void **state)
+{
+    (void)state;
+    struct rt_buf gz = {0};
+    gzip_buf("x\n", 2, &gz);
+    static const char *keys[] = {
+        "dt=2026-11-26/a b:c+d.csv.gz",
+        "2026-11-26T08:00:00+00:00/000000.csv.gz",
+        "caf\xc3\xa9/r\xc3\xa9sum\xc3\xa9 (1)&x;y,z@w!$'*.csv.gz",
+        "tilde~/under_score/dash-dot.gz",
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(keys); i++)
+        put_and_check("s3://test-bucket/odd keys=1", keys[i], NULL, gz.p, gz.len);
+    rt_buf_free(&gz);
+}
+
+static void test_put_large_and_empty(void **state)
+{
+    (void)state;
+    /* over 1 MiB: curl sends Expect: 100-continue (left alone, it is signed correctly) */
+    size_t n = 3 * (1 << 20) / 2;
+    unsigned char *big = lcg_bytes(n);
+    put_and_check("s3://test-bucket/big", "000000.csv.gz", NULL, big, n);
+    free(big);
+    put_and_check("s3://test-bucket/big", "empty.csv.gz", NULL, NULL, 0);
+}
+
+static void test_put_wrong_secret(void **state)
+{
+    (void)state;
+    struct rt_s3_target t;
+    use_local_s3(&t, "s3://test-bucket/neg");
+    struct rt_s3_creds good = test_creds(NULL);
+    struct rt_s3_creds c = {good.access_key, "wrongsecret", NULL};
+    char out[256] = "", err[512] = "";
+    assert_int_equal(
+        rt_s3_put(&t, &c, "x/000000.csv.gz", "abc", 3, out, sizeof(out), err, sizeof(err)), -1);
+    assert_string_equal(out, "");
+    assert_non_null(strstr(err, "SignatureDoesNotMatch"));
+    assert_string_equal(err, "s3 answered HTTP 403 (SignatureDoesNotMatch) for "
+                             "s3://test-bucket/neg/x/000000.csv.gz");
+    assert_clean_err(err);
+    char *path = object_path("neg/x/000000.csv.gz");
+    assert_int_equal(access(path, F_OK), -1);
+    free(path);
+
+    /* with a session token too: the token does not leak either */
+    c.session_token = "TOKEN-secret-session";
+    assert_int_equal(
+        rt_s3_put(&t, &c, "x/000001.csv.gz", "abc", 3, out, sizeof(out), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "SignatureDoesNotMatch"));
+    assert_clean_err(err);
+
+    /* an unknown key id */
+    struct rt_s3_creds unknown = {"AKIDUNKNOWN", good.secret_key, NULL};
+    assert_int_equal(
+        rt_s3_put(&t, &unknown, "x/000002.csv.gz", "abc", 3, out, sizeof(out), err, sizeof(err)),
+        -1);
+    assert_non_null(strstr(err, "HTTP 403 (InvalidAccessKeyId)"));
+    assert_null(strstr(err, "AKIDUNKNOWN"));
+    assert_clean_err(err);
+    rt_s3_target_free(&t);
+}
+
+static void test_put_no_bucket(void **state)
+{
+    (void)state;
+    struct rt_s3_target t;
+    use_local_s3(&t, "s3://no-such-bucket/p");
+    struct rt_s3_creds c = test_creds(NULL);
+    char err[512] = "";
+    assert_int_equal(rt_s3_put(&t, &c, "k.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);
+    assert_string_equal(err, "s3 answered HTTP 404 (NoSuchBucket) for s3://no-such-bucket/p/k.gz");
+    rt_s3_target_free(&t);
+}
+
+static void test_put_bad_arguments(void **state)
+{
+    (void)state;
+    struct rt_s3_target t;
+    use_local_s3(&t, "s3://test-bucket/args");
+    struct rt_s3_creds c = test_creds(NULL);
+    char out[64] = "", err[512] = "";
+    static const char *bad_keys[] = {"", "/abs", "a//b", "a/", "a/../b", ".", "a\r\nb"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(bad_keys); i++) {
+        assert_int_equal(
+            rt_s3_put(&t, &c, bad_keys[i], "abc", 3, out, sizeof(out), err, sizeof(err)), -1);
+        assert_non_null(strstr(err, "bad s3 object key"));
+        assert_null(strchr(err, '\n'));
+    }
+    struct rt_s3_creds none = {"", "", NULL};
+    assert_int_equal(rt_s3_put(&t, &none, "k", "abc", 3, out, sizeof(out), err, sizeof(err)), -1);
+    assert_string_equal(err, "no s3 credentials");
+    struct rt_s3_creds ctl = {c.access_key, c.secret_key, "tok\r\nx-evil: 1"};
+    assert_int_equal(rt_s3_put(&t, &ctl, "k", "abc", 3, out, sizeof(out), err, sizeof(err)), -1);
+    assert_string_equal(err, "s3 credentials contain control characters");
+
+    /* no room for the uri: refused before anything is sent */
+    char tiny[16];
+    assert_int_equal(
+        rt_s3_put(&t, &c, "tiny.csv.gz", "abc", 3, tiny, sizeof(tiny), err, sizeof(err)), -1);
+    char *path = object_path("args/tiny.csv.gz");
+    assert_int_equal(access(path, F_OK), -1);
+    free(path);
+    rt_s3_target_free(&t);
+}
+
+static void test_put_unreachable(void **state)
+{
+    (void)state;
+    int port = free_port();
+    char ep[64];
+    snprintf(ep, sizeof(ep), "http://127.0.0.1:%d", port);
+    setenv("RTRACK_S3_ENDPOINT", ep, 1);
+    struct rt_s3_target t;
+    char err[512] = "";
+    assert_int_equal(rt_s3_target_parse("s3://test-bucket/p", &t, err, sizeof(err)), 0);
+    struct rt_s3_creds c = {"AKIDTEST", "testsecret", "TOKEN-x"};
+    double t0 = now_s();
+    assert_int_equal(rt_s3_put(&t, &c, "k.csv.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);
+    double dt = now_s() - t0;
+    assert_true(dt < 5.0);
+    char *want = xasprintf("cannot reach s3 endpoint %s: ", ep);
+    assert_prefix(err, want);
+    assert_clean_err(err);
+    free(want);
+    rt_s3_target_free(&t);
+    unsetenv("RTRACK_S3_ENDPOINT");
+}
+
+/* --- AWS addressing, through a fake https proxy ------------------------------------------------
+ */
+
+struct fake_proxy {
+    int fd;
+    int port;
+    int want; /* connections to take */
+    char lines[4][256];
+    int n;
+    char all[8192]; /* everything the client sent, to check no credential went to the proxy */
+    size_t all_len;
+    pthread_t th;
+};
+
+/* Take `want` connections: record each request head, then hang up without an answer, so the
+ * client sees a failed tunnel and no TLS is needed. */
+static void *fake_proxy_main(void *arg)
+{
+    struct fake_proxy *p = arg;
+    while (p->n < p->want) {
+        struct pollfd pf = {.fd = p->fd, .events = POLLIN};
+        if (poll(&pf, 1, 10000) <= 0)
+            break;
+        int cfd = accept(p->fd, NULL, NULL);
+        if (cfd < 0)
+            break;
+        char head[2048];
+        size_t len = 0;
+        while (len < sizeof(head) - 1) {
+            struct pollfd cf = {.fd = cfd, .events = POLLIN};
+            if (poll(&cf, 1, 5000) <= 0)
+                break;
+            ssize_t r = read(cfd, head + len, sizeof(head) - 1 - len);
+            if (r <= 0)
+                break;
+            len += (size_t)r;
+            head[len] = '\0';
+            if (strstr(head, "\r\n\r\n"))
+                break;
+        }
+        head[len] = '\0';
+        if (p->all_len + len < sizeof(p->all)) {
+            memcpy(p->all + p->all_len, head, len);
+            p->all_len += len;
+            p->all[p->all_len] = '\0';
+        }
+        size_t l = strcspn(head, "\r\n");
+        snprintf(p->lines[p->n], sizeof(p->lines[p->n]), "%.*s", (int)l, head);
+        p->n++;
+        close(cfd);
+    }
+    return NULL;
+}
+
+static void fake_proxy_start(struct fake_proxy *p, int want)
+{
+    memset(p, 0, sizeof(*p));
+    p->want = want;
+    p->fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(p->fd >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(bind(p->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(p->fd, 4), 0);
+    socklen_t al = sizeof(a);
+    assert_int_equal(getsockname(p->fd, (struct sockaddr *)&a, &al), 0);
+    p->port = ntohs(a.sin_port);
+    assert_int_equal(pthread_create(&p->th, NULL, fake_proxy_main, p), 0);
+    char proxy[64];
+    snprintf(proxy, sizeof(proxy), "http://127.0.0.1:%d", p->port);
+    setenv("https_proxy", proxy, 1);
+    unsetenv("HTTPS_PROXY");
+    unsetenv("no_proxy");
+    unsetenv("NO_PROXY");
+    unsetenv("all_proxy");
+    unsetenv("ALL_PROXY");
+}
+
+static void fake_proxy_stop(struct fake_proxy *p)
+{
+    pthread_join(p->th, NULL);
+    close(p->fd);
+    unsetenv("https_proxy");
+}
+
+static void test_aws_virtual_hosted(void **state)
+{
+    (void)state;
+    unsetenv("RTRACK_S3_ENDPOINT");
+    struct rt_s3_creds c = {"AKIDTEST", "testsecret", "TOKEN-sts"};
+    char err[512] = "";
+    struct rt_s3_target t;
+
+    /* RTRACK_S3_REGION given: no probe, one PUT to the regional virtual-hosted name */
+    setenv("RTRACK_S3_REGION", "ap-south-1", 1);
+    assert_int_equal(rt_s3_target_parse("s3://test-bucket/a b", &t, err, sizeof(err)), 0);
+    struct fake_proxy p;
+    fake_proxy_start(&p, 1);
+    assert_int_equal(rt_s3_put(&t, &c, "r/000000.csv.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);
+    fake_proxy_stop(&p);
+    assert_int_equal(p.n, 1);
+    assert_string_equal(p.lines[0], "CONNECT test-bucket.s3.ap-south-1.amazonaws.com:443 HTTP/1.1");
+    assert_prefix(err,
+                  "cannot reach s3 endpoint https://test-bucket.s3.ap-south-1.amazonaws.com: ");
+    assert_clean_err(err);
+    assert_null(strstr(p.all, "testsecret"));
+    assert_null(strstr(p.all, "TOKEN-"));
+    rt_s3_target_free(&t);
+
+    /* no region: HEAD https://BUCKET.s3.amazonaws.com/ first; no answer, so eu-central-1 */
+    unsetenv("RTRACK_S3_REGION");
+    assert_int_equal(rt_s3_target_parse("s3://test-bucket", &t, err, sizeof(err)), 0);
+    fake_proxy_start(&p, 2);
+    double t0 = now_s();
+    assert_int_equal(rt_s3_put(&t, &c, "r/000000.csv.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);
+    double dt = now_s() - t0;
+    fake_proxy_stop(&p);
+    assert_true(dt < 5.0);
+    assert_int_equal(p.n, 2);
+    assert_string_equal(p.lines[0], "CONNECT test-bucket.s3.amazonaws.com:443 HTTP/1.1");
+    assert_string_equal(p.lines[1],
+                        "CONNECT test-bucket.s3.eu-central-1.amazonaws.com:443 HTTP/1.1");
+    assert_string_equal(t.region, "eu-central-1");
+    assert_non_null(strstr(err, "https://test-bucket.s3.eu-central-1.amazonaws.com"));
+    assert_clean_err(err);
+    assert_null(strstr(p.all, "testsecret"));
+
+    /* the region is kept for the run: the next PUT does not probe again */
+    fake_proxy_start(&p, 1);
+    assert_int_equal(rt_s3_put(&t, &c, "r/000001.csv.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);
+    fake_proxy_stop(&p);
+    assert_int_equal(p.n, 1);
+    assert_string_equal(p.lines[0],
+                        "CONNECT test-bucket.s3.eu-central-1.amazonaws.com:443 HTTP/1.1");
+    rt_s3_target_free(&t);
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_encode_key),
+        cmocka_unit_test(test_target_parse_good),  cmocka_unit_test(test_target_parse_bad),
+        cmocka_unit_test(test_put_gzip),           cmocka_unit_test(test_put_session_token),
+        cmocka_unit_test(test_put_odd_keys),       cmocka_unit_test(test_put_large_and_empty),
+        cmocka_unit_test(test_put_wrong_secret),   cmocka_unit_test(test_put_no_bucket),
+        cmocka_unit_test(test_put_bad_arguments),  cmocka_unit_test(test_put_unreachable),
+        cmocka_unit_test(test_aws_virtual_hosted),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return rc;
+}
