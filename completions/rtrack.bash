@@ -3,7 +3,7 @@
 
 _rtrack_opts_common="--interval --db --config --quiet --output --format --job-name --project-name
     --stage-name --task-name --team --env --language --orchestrator --executor --external-run-id
-    --container-image --tag --help"
+    --container-image --tag --upload-interval --sentinel-url --help"
 _rtrack_opts_export="--db --run --format --table --output --since --until --help"
 
 _rtrack()
@@ -11,12 +11,12 @@ _rtrack()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
     if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "run record export runs summary report help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run record export runs summary report upload help --help --version" -- "$cur"))
         return
     fi
     local cmd=${COMP_WORDS[1]} i
     if [[ $cmd == help ]]; then
-        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record export runs summary report" -- "$cur"))
+        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record export runs summary report upload" -- "$cur"))
         return
     fi
     # run: once the command has started (after -- or the first word that is not an option or
@@ -88,6 +88,7 @@ _rtrack()
     export) COMPREPLY=($(compgen -W "$_rtrack_opts_export" -- "$cur")) ;;
     runs) COMPREPLY=($(compgen -W "--db --format --help" -- "$cur")) ;;
     summary) COMPREPLY=($(compgen -W "--db --run --job --format --recommend-server --help" -- "$cur")) ;;
+    upload) COMPREPLY=($(compgen -W "--db --run --all --dry-run --help" -- "$cur")) ;;
     report) COMPREPLY=($(compgen -W "--db --run --output --recommend-server --help" -- "$cur")) ;;
     esac
 }
@@ -108,7 +109,8 @@ _rtrack_takes_value()
     -i | --interval | -d | --db | -c | --config | -p | --pid | --duration | -n | --job-name | \
         --project-name | --stage-name | --task-name | --team | --env | --language | \
         --orchestrator | --executor | --external-run-id | --container-image | -t | --tag | \
-        -o | --output | -f | --format | -r | --run | --table | --since | --until)
+        -o | --output | -f | --format | -r | --run | --table | --since | --until | \
+        --upload-interval | --sentinel-url | -j | --job)
         return 0
         ;;
     esac

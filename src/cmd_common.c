@@ -70,3 +70,12 @@ const char *cmd_default_db(void)
     const char *env = getenv("RTRACK_DB");
     return env && *env ? env : "rtrack.db";
 }
+
+double cmd_upload_wait(void)
+{
+    const char *v = getenv("RTRACK_UPLOAD_WAIT");
+    double d;
+    if (v && *v && rt_parse_double(v, &d) == 0 && d >= 0)
+        return d;
+    return 30.0;
+}

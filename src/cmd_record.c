@@ -14,6 +14,7 @@
 #include "rtrack/export.h"
 #include "rtrack/log.h"
 #include "rtrack/sampler.h"
+#include "rtrack/stream.h"
 #include "rtrack/store.h"
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -51,6 +52,8 @@ int cmd_record(int argc, char **argv)
         rt_err("cannot wait for signals: %s", rt_strerror(errno));
         goto out_store;
     }
+    struct rt_streamer *stream =
+        rt_streamer_start(cfg.db, run_id, cfg.upload_interval, cfg.sentinel_url);
 
     struct rt_sampler smp;
     struct rt_collect_cfg cc = {cfg.pid, 0, cfg.interval};
@@ -102,6 +105,7 @@ int cmd_record(int argc, char **argv)
                            RT_NA, reason};
     if (rt_store_end_run(store, &e) != 0 && !smp.warned)
         rt_warn("recording failed: %s", rt_store_error(store));
+    rt_streamer_finish(stream, cmd_upload_wait());
     exit_code = smp.failed ? RT_EXIT_FAILURE : RT_EXIT_OK;
     rt_note("run %lld: recorded %lld samples over %.2f s in %s (%s)", (long long)run_id,
             (long long)smp.stored, elapsed, cfg.db, reason);

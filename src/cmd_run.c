@@ -22,6 +22,7 @@
 #include "rtrack/export.h"
 #include "rtrack/log.h"
 #include "rtrack/sampler.h"
+#include "rtrack/stream.h"
 #include "rtrack/spawn.h"
 #include "rtrack/store.h"
 
@@ -87,6 +88,9 @@ int cmd_run(int argc, char **argv)
     struct rt_live *live = NULL;
     if (cfg.output && !(live = rt_live_open(store, cfg.output, cfg.output_csv)))
         goto out_store;
+    /* with SENTINEL_API_TOKEN: registered and streamed by a thread, never holding up the job */
+    struct rt_streamer *stream =
+        rt_streamer_start(cfg.db, run_id, cfg.upload_interval, cfg.sentinel_url);
 
     int sigs[RT_ARRAY_LEN(forwarded) + 1];
     memcpy(sigs, forwarded, sizeof(forwarded));
@@ -105,6 +109,7 @@ int cmd_run(int argc, char **argv)
                                "spawn-failed"};
         if (rt_store_end_run(store, &e) != 0)
             rt_warn("%s", rt_store_error(store));
+        rt_streamer_finish(stream, cmd_upload_wait());
         goto out_sig;
     }
     if (sfd < 0)
@@ -165,6 +170,7 @@ int cmd_run(int argc, char **argv)
                            exit_code, sig, sig != RT_NA ? "signaled" : "exited"};
     if (rt_store_end_run(store, &e) != 0 && !smp.warned)
         rt_warn("recording failed: %s", rt_store_error(store));
+    rt_streamer_finish(stream, cmd_upload_wait());
     if (sig != RT_NA)
         rt_note("run %lld: '%s' killed by signal %d after %.2f s; %lld samples in %s",
                 (long long)run_id, cfg.command[0], (int)sig, elapsed, (long long)smp.stored,

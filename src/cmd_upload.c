@@ -106,7 +106,9 @@ int cmd_upload(int argc, char **argv)
         if (sqlite3_prepare_v2(
                 db,
                 "SELECT r.id FROM runs r LEFT JOIN uploads u ON u.run_id = r.id "
-                "WHERE r.status <> 'running' AND u.finished_at IS NULL ORDER BY r.id",
+                "WHERE u.finished_at IS NULL AND (r.status <> 'running' OR (SELECT max(ts) "
+                "FROM samples WHERE run_id = r.id) < (julianday('now') - "
+                "2440587.5) * 86400.0 - 3 * r.interval_s - 2) ORDER BY r.id",
                 -1, &st, NULL) != SQLITE_OK) {
             rt_err("upload: cannot read '%s': %s", db_path, sqlite3_errmsg(db));
             rc = RT_EXIT_FAILURE;

@@ -23,6 +23,8 @@ const char *const rt_meta_columns[RT_META_N] = {
 enum opt_type {
     OT_INTERVAL,
     OT_DURATION,
+    OT_UPLOAD_INTERVAL,
+    OT_API_URL,
     OT_DB,
     OT_QUIET,
     OT_PID,
@@ -67,6 +69,11 @@ static const struct opt opts[] = {
      "format of --output lines (default json: JSON Lines; csv: Python combined CSV)"},
     {"duration", 0, "SECS", "RTRACK_DURATION", "tracker", "duration_secs", OT_DURATION, 0,
      FOR_RECORD, "stop after this many seconds"},
+    {"upload-interval", 0, "SECS", "TRACKER_UPLOAD_INTERVAL", "sentinel", "upload_interval_secs",
+     OT_UPLOAD_INTERVAL, 0, FOR_BOTH,
+     "with SENTINEL_API_TOKEN set: seconds between uploads of new samples (default 60)"},
+    {"sentinel-url", 0, "URL", "SENTINEL_API_URL", "sentinel", "api_url", OT_API_URL, 0, FOR_BOTH,
+     "Sentinel API (default https://api.sentinel.sparecores.net)"},
     {"job-name", 'n', "NAME", "TRACKER_JOB_NAME", "job", "name", OT_META, RT_META_JOB_NAME,
      FOR_BOTH, "job name"},
     {"project-name", 0, "NAME", "TRACKER_PROJECT_NAME", "job", "project_name", OT_META,
@@ -131,8 +138,10 @@ void rt_config_usage(enum rt_cmd_kind kind, FILE *out)
     }
     fprintf(out,
             "\nConfig file keys: [job] name, pid, project_name, ...; [tracker] interval_secs,\n"
-            "db, quiet, duration_secs, output, format; [tags] KEY = \"VALUE\". Precedence:\n"
-            "options > environment > config file > defaults. See docs/usage.md.\n");
+            "db, quiet, duration_secs, output, format; [sentinel] upload_interval_secs, api_url;\n"
+            "[tags] KEY = \"VALUE\". Precedence: options > environment > config file > defaults.\n"
+            "With SENTINEL_API_TOKEN set (environment only), samples are also streamed to Spare\n"
+            "Cores Sentinel while recording. See docs/usage.md.\n");
 }
 
 static void tag_set(struct rt_config *cfg, const char *key, size_t klen, const char *value)
@@ -195,6 +204,21 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
             return -1;
         }
         cfg->duration = d;
+        return 0;
+    case OT_UPLOAD_INTERVAL:
+        if (rt_parse_double(val, &d) != 0 || d < 1 || d > 86400) {
+            rt_err("%sinvalid value '%s' for %s: expected seconds, 1 to 86400", where, val, src);
+            return -1;
+        }
+        cfg->upload_interval = d;
+        return 0;
+    case OT_API_URL:
+        if (strncmp(val, "https://", 8) != 0 && strncmp(val, "http://", 7) != 0) {
+            rt_err("%sinvalid value '%s' for %s: expected an http(s):// URL", where, val, src);
+            return -1;
+        }
+        free(cfg->sentinel_url);
+        cfg->sentinel_url = xstrdup(val);
         return 0;
     case OT_DB:
         if (!*val) {
@@ -291,13 +315,13 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
             if (*e->table)
                 rt_err("%s:%d: unknown key '%s' in [%s]", file, e->line, e->key, e->table);
             else
-                rt_err("%s:%d: unknown key '%s' (keys belong in [job], [tracker] or [tags])", file,
+                rt_err("%s:%d: unknown key '%s' (keys belong in [job], [tracker], [sentinel] or [tags])", file,
                        e->line, e->key);
             rc = -1;
             break;
         }
-        int want_string =
-            o->type == OT_DB || o->type == OT_META || o->type == OT_OUTPUT || o->type == OT_FORMAT;
+        int want_string = o->type == OT_DB || o->type == OT_META || o->type == OT_OUTPUT ||
+                          o->type == OT_FORMAT || o->type == OT_API_URL;
         int ok = o->type == OT_TAG     ? 1
                  : want_string         ? e->type == RT_TOML_STRING
                  : o->type == OT_QUIET ? e->type == RT_TOML_BOOL
@@ -344,6 +368,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->interval = 1.0;
+    cfg->upload_interval = 60.0;
     const char *cname = cmd_name(kind);
 
     /* 1. the command line, kept aside until the lower layers are applied */
@@ -466,6 +491,7 @@ void rt_config_free(struct rt_config *cfg)
     free(cfg->db);
     free(cfg->config_file);
     free(cfg->output);
+    free(cfg->sentinel_url);
     for (int i = 0; i < RT_META_N; i++)
         free(cfg->meta[i]);
     for (size_t i = 0; i < cfg->ntags; i++) {

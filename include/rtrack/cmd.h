@@ -18,6 +18,10 @@ struct rt_host_info;
 struct rt_sysenv;
 struct rt_store *cmd_open_store(const struct rt_config *cfg);
 
+/* How long run/record wait at the end for the stream to Sentinel to finish: RTRACK_UPLOAD_WAIT
+ * seconds, default 30. */
+double cmd_upload_wait(void);
+
 /* After getopt_long returned ':' or '?': say which option was wrong; returns exit code 2. */
 int cmd_option_error(const char *cmd, int c, char **argv);
 

@@ -38,6 +38,8 @@ struct rt_config {
     double duration; /* 0 = no limit */
     char *output;    /* live output: a file, "-" for stdout, NULL for none */
     int output_csv;  /* live output format: 0 JSON Lines, 1 CSV */
+    double upload_interval; /* streaming to Sentinel: seconds between uploads */
+    char *sentinel_url;     /* Sentinel API base URL, NULL = SENTINEL_API_URL's default */
     char *meta[RT_META_N];
     struct rt_tag *tags;
     size_t ntags;

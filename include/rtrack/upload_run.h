@@ -33,4 +33,18 @@ int rt_upload_run(struct sqlite3 *db, int64_t run, const struct rt_sentinel *s,
                   const struct rt_upload_opts *o, struct rt_upload_result *res, char *err,
                   size_t errlen);
 
+/* The steps, for streaming while recording (stream.c): a session registers the run on first
+ * use (or resumes it with fresh credentials), sends every committed sample not yet sent in
+ * batches, and finishes (inline when nothing was sent and the CSV is small). Each call may
+ * fail and be repeated later; nothing is lost or sent twice. res may be NULL. */
+struct rt_upload_session;
+struct rt_upload_session *rt_upload_open(struct sqlite3 *db, int64_t run,
+                                         const struct rt_sentinel *s,
+                                         const struct rt_upload_opts *o);
+int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                   size_t errlen);
+int rt_upload_finish(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                     size_t errlen);
+void rt_upload_close(struct rt_upload_session *u);
+
 #endif

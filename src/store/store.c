@@ -236,11 +236,12 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
     }
     if (exists && mode == RT_STORE_WRITE) {
         /* SQLite would quietly fall back to read-only and, reading a WAL database, leave -wal
-         * and -shm files behind; say why it cannot be written before it touches anything */
-        int fd = open(path, O_RDWR | O_CLOEXEC);
+         * and -shm files behind; say why it cannot be written before it touches anything.
+         * access(), not open() + close(): closing any descriptor of the file would drop every
+         * POSIX lock this process holds on it, those of another connection too (the streaming
+         * thread's second connection did that: a reader could then delete the live WAL). */
+        int fd = access(path, R_OK | W_OK) == 0 ? 0 : -1;
         int e = errno;
-        if (fd >= 0)
-            close(fd);
         char *copy = xstrdup(path);
         const char *dir = dirname(copy);
         if (fd < 0)
@@ -278,14 +279,29 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
     if (mode == RT_STORE_WRITE) {
         /* WAL lets export and summary read while a recorder writes, and several recorders
          * share one file; NORMAL sync: no fsync per commit, still crash-safe. */
-        int rc;
-        sqlite3_stmt *st;
-        rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-        if (rc == SQLITE_OK) {
-            rc = sqlite3_step(st);
-            sqlite3_finalize(st);
+        /* The pragma answers the mode it ended in: a reader that has the file open at that
+         * moment (a sqlite3 shell polling a new database) keeps it in rollback mode, where
+         * readers block commits. Ask again for a second before giving up. */
+        int wal = 0, rc = SQLITE_OK;
+        for (int tries = 0; tries < 100 && !wal && rc == SQLITE_OK; tries++) {
+            sqlite3_stmt *st;
+            rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+            if (rc == SQLITE_OK) {
+                if (sqlite3_step(st) == SQLITE_ROW)
+                    wal = !sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal");
+                sqlite3_finalize(st);
+            }
+            if (!wal)
+                usleep(10000);
         }
-        if (rc != SQLITE_ROW || exec(s, "PRAGMA synchronous = NORMAL") != 0) {
+        if (!wal) {
+            set_err(s,
+                    "cannot write database '%s': cannot switch it to WAL mode (another "
+                    "program keeps it open)",
+                    s->path);
+            goto fail;
+        }
+        if (exec(s, "PRAGMA synchronous = NORMAL") != 0) {
             db_err(s, "cannot write database");
             goto fail;
         }

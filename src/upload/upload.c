@@ -47,7 +47,7 @@ static const char start_sql[] =
 /* POST /runs/{id}/finish (§6.7): the S3 route with every batch's URI, or inline CSV. */
 static const char finish_sql[] =
     "SELECT json_object('exit_code', coalesce(r.exit_code, 0), "
-    "  'run_status', CASE WHEN r.status = 'failed' OR coalesce(r.exit_code, 0) <> 0 "
+    "  'run_status', CASE WHEN r.status IN ('failed', 'running') OR coalesce(r.exit_code, 0) <> 0 "
     "                     THEN 'failed' ELSE 'finished' END, "
     "  'finished_at', strftime('%Y-%m-%dT%H:%M:%SZ', coalesce(r.ended_at, "
     "                 (SELECT max(ts) FROM samples WHERE run_id = r.id), r.started_at), "
@@ -133,231 +133,311 @@ static int refresh_if_needed(const struct rt_sentinel *s, struct rt_sentinel_run
     return rt_sentinel_refresh(s, r, err, errlen);
 }
 
+/* One run's upload: what the database says was sent, and the live credentials. */
+struct rt_upload_session {
+    sqlite3 *db;
+    int64_t run;
+    const struct rt_sentinel *s;
+    struct rt_upload_opts o;
+    struct rt_sentinel_run r;
+    struct rt_s3_target t;
+    int registered, finished;
+    int64_t last_seq, batches;
+    struct rt_buf gz;
+};
+
+/* Where the upload of a run stands (uploads, upload_batches) and the newest sample's seq. */
+static int load_state(struct rt_upload_session *u, int64_t *max_seq, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(u->db,
+                           "SELECT u.remote_run_id, u.upload_uri_prefix, coalesce(u.last_seq, 0), "
+                           "u.finished_at IS NOT NULL, "
+                           "(SELECT count(*) FROM upload_batches WHERE run_id = ?1), "
+                           "(SELECT coalesce(max(seq), 0) FROM samples WHERE run_id = ?1) "
+                           "FROM runs LEFT JOIN uploads u ON u.run_id = runs.id WHERE runs.id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(u->db, err, errlen);
+    sqlite3_bind_int64(st, 1, u->run);
+    int rc = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        u->registered = sqlite3_column_type(st, 0) != SQLITE_NULL;
+        if (u->registered && !u->r.run_id) {
+            u->r.run_id = xstrdup((const char *)sqlite3_column_text(st, 0));
+            u->r.upload_uri_prefix = xstrdup((const char *)sqlite3_column_text(st, 1));
+        }
+        u->last_seq = sqlite3_column_int64(st, 2);
+        u->finished = sqlite3_column_int(st, 3);
+        u->batches = sqlite3_column_int64(st, 4);
+        *max_seq = sqlite3_column_int64(st, 5);
+        rc = 0;
+    } else {
+        db_fail(u->db, err, errlen);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Register the run (POST /runs), or get fresh credentials for one registered before. */
+static int ensure_registered(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                             size_t errlen)
+{
+    if (u->r.creds.secret_key)
+        return 0;
+    if (u->registered)
+        return rt_sentinel_refresh(u->s, &u->r, err, errlen);
+    char *body = query_text(u->db, start_sql, u->run);
+    if (!body)
+        return db_fail(u->db, err, errlen);
+    int k = rt_sentinel_start_run(u->s, body, &u->r, err, errlen);
+    free(body);
+    if (k != 0)
+        return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(u->db,
+                           "INSERT INTO uploads (run_id, api_url, remote_run_id, "
+                           "upload_uri_prefix, registered_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(u->db, err, errlen);
+    sqlite3_bind_int64(st, 1, u->run);
+    sqlite3_bind_text(st, 2, u->s->base, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, u->r.run_id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, u->r.upload_uri_prefix, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 5, now_s());
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (!ok)
+        return db_fail(u->db, err, errlen);
+    u->registered = 1;
+    if (res)
+        res->registered = 1;
+    return 0;
+}
+
+/* Record one uploaded batch and the new progress in one transaction. */
+static int commit_batch(struct rt_upload_session *u, const char *uri, int64_t from, int64_t to,
+                        int64_t rows, char *err, size_t errlen)
+{
+    sqlite3 *db = u->db;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return db_fail(db, err, errlen);
+    if (uri) {
+        if (sqlite3_prepare_v2(db,
+                               "INSERT INTO upload_batches (run_id, batch, uri, first_seq, "
+                               "last_seq, rows, bytes, uploaded_at) VALUES "
+                               "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                               -1, &st, NULL) != SQLITE_OK)
+            goto fail;
+        sqlite3_bind_int64(st, 1, u->run);
+        sqlite3_bind_int64(st, 2, u->batches);
+        sqlite3_bind_text(st, 3, uri, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, from);
+        sqlite3_bind_int64(st, 5, to);
+        sqlite3_bind_int64(st, 6, rows);
+        sqlite3_bind_int64(st, 7, (int64_t)u->gz.len);
+        sqlite3_bind_double(st, 8, now_s());
+        int ok = sqlite3_step(st) == SQLITE_DONE;
+        sqlite3_finalize(st);
+        if (!ok)
+            goto fail;
+    }
+    if (sqlite3_prepare_v2(db, "UPDATE uploads SET last_seq = ?2 WHERE run_id = ?1", -1, &st,
+                           NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_int64(st, 1, u->run);
+    sqlite3_bind_int64(st, 2, to);
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (!ok || sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    if (uri)
+        u->batches++;
+    u->last_seq = to;
+    return 0;
+fail:
+    db_fail(db, err, errlen);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                   size_t errlen)
+{
+    int64_t max_seq;
+    if (load_state(u, &max_seq, err, errlen) != 0 || ensure_registered(u, res, err, errlen) != 0)
+        return -1;
+    while (u->last_seq < max_seq) {
+        int64_t from = u->last_seq + 1, to = u->last_seq + u->o.batch_rows;
+        if (to > max_seq)
+            to = max_seq;
+        char *csv = NULL;
+        size_t csv_len = 0;
+        int64_t rows = 0;
+        if (batch_csv(u->db, u->run, from, to, &csv, &csv_len, &rows, err, errlen) != 0) {
+            free(csv);
+            return -1;
+        }
+        char uri[2048];
+        int rc = 0;
+        if (rows > 0) {
+            char key[160];
+            snprintf(key, sizeof(key), "%s/%06lld.csv.gz", u->r.run_id, (long long)u->batches);
+            if (gzip_buf(csv, csv_len, &u->gz) != 0) {
+                snprintf(err, errlen, "cannot compress a batch");
+                rc = -1;
+            } else if ((!u->t.bucket &&
+                        rt_s3_target_parse(u->r.upload_uri_prefix, &u->t, err, errlen) != 0) ||
+                       refresh_if_needed(u->s, &u->r, err, errlen) != 0 ||
+                       rt_s3_put(&u->t, &u->r.creds, key, u->gz.p, u->gz.len, uri, sizeof(uri), err,
+                                 errlen) != 0) {
+                rc = -1;
+            }
+        }
+        free(csv);
+        if (rc != 0 || commit_batch(u, rows > 0 ? uri : NULL, from, to, rows, err, errlen) != 0)
+            return -1;
+        if (res && rows > 0) {
+            res->batches++;
+            res->rows += rows;
+            res->bytes += (int64_t)u->gz.len;
+        }
+    }
+    return 0;
+}
+
+int rt_upload_finish(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                     size_t errlen)
+{
+    int64_t max_seq;
+    if (load_state(u, &max_seq, err, errlen) != 0)
+        return -1;
+    if (u->finished) {
+        if (res)
+            res->already = 1;
+        return 0;
+    }
+    if (ensure_registered(u, res, err, errlen) != 0)
+        return -1;
+    /* a small run none of which was sent yet goes inline with /finish */
+    char *csv = NULL;
+    size_t csv_len = 0;
+    int inline_data = 0;
+    if (u->batches == 0 && u->last_seq == 0) {
+        int64_t rows;
+        if (batch_csv(u->db, u->run, 0, 0, &csv, &csv_len, &rows, err, errlen) != 0) {
+            free(csv);
+            return -1;
+        }
+        if ((int64_t)csv_len <= u->o.inline_max) {
+            inline_data = 1;
+            if (res)
+                res->rows = rows;
+        } else {
+            free(csv);
+            csv = NULL;
+        }
+    }
+    if (!inline_data && rt_upload_send(u, res, err, errlen) != 0)
+        return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(u->db, finish_sql, -1, &st, NULL) != SQLITE_OK) {
+        free(csv);
+        return db_fail(u->db, err, errlen);
+    }
+    sqlite3_bind_int64(st, 1, u->run);
+    if (inline_data)
+        sqlite3_bind_text(st, 2, csv, (int)csv_len, SQLITE_STATIC);
+    char *body = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        body = xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    free(csv);
+    if (!body)
+        return db_fail(u->db, err, errlen);
+    int k = rt_sentinel_finish(u->s, u->r.run_id, body, err, errlen);
+    free(body);
+    if (k != 0)
+        return -1;
+    if (sqlite3_prepare_v2(u->db,
+                           "UPDATE uploads SET finished_at = ?2, last_seq = max(last_seq, ?3) "
+                           "WHERE run_id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(u->db, err, errlen);
+    sqlite3_bind_int64(st, 1, u->run);
+    sqlite3_bind_double(st, 2, now_s());
+    sqlite3_bind_int64(st, 3, max_seq);
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    sqlite3_finalize(st);
+    if (!ok)
+        return db_fail(u->db, err, errlen);
+    u->finished = 1;
+    if (res) {
+        res->inline_data = inline_data;
+        snprintf(res->remote_run_id, sizeof(res->remote_run_id), "%s", u->r.run_id);
+    }
+    return 0;
+}
+
+struct rt_upload_session *rt_upload_open(sqlite3 *db, int64_t run, const struct rt_sentinel *s,
+                                         const struct rt_upload_opts *o)
+{
+    struct rt_upload_session *u = xcalloc(1, sizeof(*u));
+    u->db = db;
+    u->run = run;
+    u->s = s;
+    u->o = *o;
+    return u;
+}
+
+void rt_upload_close(struct rt_upload_session *u)
+{
+    if (!u)
+        return;
+    rt_buf_free(&u->gz);
+    rt_s3_target_free(&u->t);
+    rt_sentinel_run_free(&u->r);
+    free(u);
+}
+
 int rt_upload_run(sqlite3 *db, int64_t run, const struct rt_sentinel *s,
                   const struct rt_upload_opts *o, struct rt_upload_result *res, char *err,
                   size_t errlen)
 {
     memset(res, 0, sizeof(*res));
     err[0] = '\0';
-    struct rt_sentinel_run r;
-    memset(&r, 0, sizeof(r));
-    struct rt_s3_target t;
-    memset(&t, 0, sizeof(t));
-    struct rt_buf gz = {0};
-    char *csv = NULL, *status = NULL;
-    int rc = -1;
-
-    status = query_text(db, "SELECT status FROM runs WHERE id = ?1", run);
+    /* a run still marked running whose newest sample is older than three intervals and two
+     * seconds was abandoned (its recorder was killed): it is sent as failed */
+    char *status = query_text(db,
+                              "SELECT CASE WHEN status <> 'running' THEN status "
+                              "WHEN (SELECT max(ts) FROM samples WHERE run_id = ?1) < "
+                              "(julianday('now') - 2440587.5) * 86400.0 - 3 * interval_s - 2 "
+                              "THEN 'abandoned' "
+                              "ELSE 'running' END FROM runs WHERE id = ?1",
+                              run);
     if (!status) {
         snprintf(err, errlen, "no run %lld in the database", (long long)run);
         res->bad_input = 1;
-        goto out;
+        return -1;
     }
-    if (!strcmp(status, "running")) {
+    int running = !strcmp(status, "running");
+    free(status);
+    if (running) {
         snprintf(err, errlen, "run %lld is still being recorded", (long long)run);
         res->skipped = 1;
-        goto out;
+        return -1;
     }
-    /* where it stands */
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT remote_run_id, upload_uri_prefix, last_seq, finished_at, "
-                           "(SELECT count(*) FROM upload_batches WHERE run_id = ?1), "
-                           "(SELECT max(seq) FROM samples WHERE run_id = ?1) "
-                           "FROM runs LEFT JOIN uploads u ON u.run_id = runs.id WHERE runs.id = ?1",
-                           -1, &st, NULL) != SQLITE_OK) {
-        db_fail(db, err, errlen);
-        goto out;
-    }
-    sqlite3_bind_int64(st, 1, run);
-    int registered = 0, finished = 0;
-    int64_t last_seq = 0, batches = 0, max_seq = 0;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        registered = sqlite3_column_type(st, 0) != SQLITE_NULL;
-        if (registered) {
-            r.run_id = xstrdup((const char *)sqlite3_column_text(st, 0));
-            r.upload_uri_prefix = xstrdup((const char *)sqlite3_column_text(st, 1));
-        }
-        last_seq = sqlite3_column_int64(st, 2);
-        finished = sqlite3_column_type(st, 3) != SQLITE_NULL;
-        batches = sqlite3_column_int64(st, 4);
-        max_seq = sqlite3_column_int64(st, 5);
-    }
-    sqlite3_finalize(st);
-    if (finished) {
+    struct rt_upload_session *u = rt_upload_open(db, run, s, o);
+    int64_t max_seq;
+    int rc = load_state(u, &max_seq, err, errlen);
+    if (rc == 0 && u->finished) {
         res->already = 1;
-        rc = 0;
-        goto out;
+    } else if (rc == 0 && o->dry_run) {
+        res->pending_rows = max_seq > u->last_seq ? max_seq - u->last_seq : 0;
+    } else if (rc == 0) {
+        res->pending_rows = max_seq > u->last_seq ? max_seq - u->last_seq : 0;
+        rc = rt_upload_finish(u, res, err, errlen);
     }
-    res->pending_rows = max_seq > last_seq ? max_seq - last_seq : 0;
-    if (o->dry_run) {
-        rc = 0;
-        goto out;
-    }
-
-    /* register, or get fresh credentials for a run registered before */
-    if (!registered) {
-        char *body = query_text(db, start_sql, run);
-        if (!body) {
-            db_fail(db, err, errlen);
-            goto out;
-        }
-        int k = rt_sentinel_start_run(s, body, &r, err, errlen);
-        free(body);
-        if (k != 0)
-            goto out;
-        if (sqlite3_prepare_v2(db,
-                               "INSERT INTO uploads (run_id, api_url, remote_run_id, "
-                               "upload_uri_prefix, registered_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                               -1, &st, NULL) != SQLITE_OK) {
-            db_fail(db, err, errlen);
-            goto out;
-        }
-        sqlite3_bind_int64(st, 1, run);
-        sqlite3_bind_text(st, 2, s->base, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, r.run_id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, r.upload_uri_prefix, -1, SQLITE_STATIC);
-        sqlite3_bind_double(st, 5, now_s());
-        int ok = sqlite3_step(st) == SQLITE_DONE;
-        sqlite3_finalize(st);
-        if (!ok) {
-            db_fail(db, err, errlen);
-            goto out;
-        }
-        res->registered = 1;
-    } else if (rt_sentinel_refresh(s, &r, err, errlen) != 0) {
-        goto out;
-    }
-
-    /* a small finished run that has sent nothing yet goes inline with /finish */
-    char *inline_csv = NULL;
-    size_t csv_len = 0;
-    if (batches == 0 && last_seq == 0) {
-        int64_t rows;
-        if (batch_csv(db, run, 0, 0, &csv, &csv_len, &rows, err, errlen) != 0)
-            goto out;
-        if ((int64_t)csv_len <= o->inline_max) {
-            inline_csv = csv;
-            res->rows = rows;
-        }
-    }
-
-    /* batches of at most o->batch_rows samples, each committed with its progress */
-    while (!inline_csv && last_seq < max_seq) {
-        int64_t to = last_seq + o->batch_rows;
-        if (to > max_seq)
-            to = max_seq;
-        free(csv);
-        csv = NULL;
-        int64_t rows = 0;
-        if (batch_csv(db, run, last_seq + 1, to, &csv, &csv_len, &rows, err, errlen) != 0)
-            goto out;
-        if (rows > 0) {
-            if (gzip_buf(csv, csv_len, &gz) != 0) {
-                snprintf(err, errlen, "cannot compress a batch");
-                goto out;
-            }
-            if (!t.bucket && rt_s3_target_parse(r.upload_uri_prefix, &t, err, errlen) != 0)
-                goto out;
-            if (refresh_if_needed(s, &r, err, errlen) != 0)
-                goto out;
-            char key[160], uri[2048];
-            snprintf(key, sizeof(key), "%s/%06lld.csv.gz", r.run_id, (long long)batches);
-            if (rt_s3_put(&t, &r.creds, key, gz.p, gz.len, uri, sizeof(uri), err, errlen) != 0)
-                goto out;
-            if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-                sqlite3_prepare_v2(db,
-                                   "INSERT INTO upload_batches (run_id, batch, uri, first_seq, "
-                                   "last_seq, rows, bytes, uploaded_at) VALUES "
-                                   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                                   -1, &st, NULL) != SQLITE_OK) {
-                db_fail(db, err, errlen);
-                sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-                goto out;
-            }
-            sqlite3_bind_int64(st, 1, run);
-            sqlite3_bind_int64(st, 2, batches);
-            sqlite3_bind_text(st, 3, uri, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 4, last_seq + 1);
-            sqlite3_bind_int64(st, 5, to);
-            sqlite3_bind_int64(st, 6, rows);
-            sqlite3_bind_int64(st, 7, (int64_t)gz.len);
-            sqlite3_bind_double(st, 8, now_s());
-            int ok = sqlite3_step(st) == SQLITE_DONE;
-            sqlite3_finalize(st);
-            res->batches++;
-            res->rows += rows;
-            res->bytes += (int64_t)gz.len;
-            batches++;
-            if (!ok) {
-                db_fail(db, err, errlen);
-                sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-                goto out;
-            }
-        }
-        last_seq = to;
-        if (sqlite3_prepare_v2(db, "UPDATE uploads SET last_seq = ?2 WHERE run_id = ?1", -1, &st,
-                               NULL) != SQLITE_OK) {
-            db_fail(db, err, errlen);
-            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-            goto out;
-        }
-        sqlite3_bind_int64(st, 1, run);
-        sqlite3_bind_int64(st, 2, last_seq);
-        int ok = sqlite3_step(st) == SQLITE_DONE;
-        sqlite3_finalize(st);
-        if (!ok || sqlite3_exec(db, sqlite3_get_autocommit(db) ? "SELECT 1" : "COMMIT", NULL, NULL,
-                                NULL) != SQLITE_OK) {
-            db_fail(db, err, errlen);
-            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-            goto out;
-        }
-    }
-
-    /* finish: the S3 route with every batch, or the whole CSV inline */
-    if (sqlite3_prepare_v2(db, finish_sql, -1, &st, NULL) != SQLITE_OK) {
-        db_fail(db, err, errlen);
-        goto out;
-    }
-    sqlite3_bind_int64(st, 1, run);
-    if (inline_csv)
-        sqlite3_bind_text(st, 2, inline_csv, (int)csv_len, SQLITE_STATIC);
-    char *body = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        body = xstrdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    if (!body) {
-        db_fail(db, err, errlen);
-        goto out;
-    }
-    int k = rt_sentinel_finish(s, r.run_id, body, err, errlen);
-    free(body);
-    if (k != 0)
-        goto out;
-    res->inline_data = inline_csv != NULL;
-    if (sqlite3_prepare_v2(db,
-                           "UPDATE uploads SET finished_at = ?2, last_seq = max(last_seq, "
-                           "(SELECT coalesce(max(seq), 0) FROM samples WHERE run_id = ?1)) "
-                           "WHERE run_id = ?1",
-                           -1, &st, NULL) != SQLITE_OK) {
-        db_fail(db, err, errlen);
-        goto out;
-    }
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_double(st, 2, now_s());
-    int ok = sqlite3_step(st) == SQLITE_DONE;
-    sqlite3_finalize(st);
-    if (!ok) {
-        db_fail(db, err, errlen);
-        goto out;
-    }
-    snprintf(res->remote_run_id, sizeof(res->remote_run_id), "%s", r.run_id);
-    rc = 0;
-out:
-    free(status);
-    free(csv);
-    rt_buf_free(&gz);
-    rt_s3_target_free(&t);
-    rt_sentinel_run_free(&r);
+    rt_upload_close(u);
     return rc;
 }

@@ -1,0 +1,20 @@
+/* stream.h - streaming a run to Spare Cores Sentinel while `run` or `record` records it. */
+#ifndef RTRACK_STREAM_H
+#define RTRACK_STREAM_H
+
+#include <stdint.h>
+
+struct rt_streamer;
+
+/* Start streaming run `run` of the database at db_path: a background thread registers the run
+ * and uploads the samples committed since the last batch every `interval` seconds. NULL, and
+ * no network connection at all, when SENTINEL_API_TOKEN is not set. api_url: the Sentinel API
+ * (NULL: SENTINEL_API_URL, else the public one). */
+struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double interval,
+                                      const char *api_url);
+/* The run has ended (its end is stored): send the rest and finish, waiting at most `budget`
+ * seconds. 0 when the run is finished on Sentinel; -1 otherwise (warned about once; what was
+ * not sent stays pending in the database for `rtrack upload`). NULL is fine. */
+int rt_streamer_finish(struct rt_streamer *st, double budget);
+
+#endif

@@ -1,0 +1,177 @@
+/* stream.c - streaming a run to Sentinel while it is recorded.
+ *
+ * A thread with its own database connection registers the run, then every upload interval
+ * sends the samples committed since the last batch (rt_upload_send: the same batches as
+ * `rtrack upload`, read back from the database, so nothing grows in memory with the run).
+ * When the run has ended it sends the rest and finishes, within a bounded time; whatever does
+ * not get through stays pending in the database for `rtrack upload`. A failure is reported
+ * once per streak and retried at the next interval: a batch is never dropped. */
+#include "rtrack/stream.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rtrack/log.h"
+#include "rtrack/store.h"
+#include "rtrack/upload.h"
+#include "rtrack/upload_run.h"
+#include "rtrack/util.h"
+
+struct rt_streamer {
+    char *db_path;
+    int64_t run;
+    double interval;
+    struct rt_sentinel s;
+    struct rt_upload_opts o;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;      /* wakes the thread: stop */
+    pthread_cond_t done_cv; /* wakes the main thread: done */
+    int stop, done, ok;
+};
+
+static struct timespec deadline_in(double s)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double d = t.tv_sec + t.tv_nsec / 1e9 + s;
+    t.tv_sec = (time_t)d;
+    t.tv_nsec = (long)((d - (double)t.tv_sec) * 1e9);
+    return t;
+}
+
+static void *streamer(void *arg)
+{
+    struct rt_streamer *st = arg;
+    struct rt_store *store = NULL;
+    struct rt_upload_session *u = NULL;
+    char err[512];
+    int failing = 0;
+    if (rt_store_open(st->db_path, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
+        rt_warn("sentinel: cannot open '%s' for streaming: %s; 'rtrack upload' sends the run "
+                "later",
+                st->db_path, err);
+        goto out;
+    }
+    u = rt_upload_open(rt_store_db(store), st->run, &st->s, &st->o);
+    for (int first = 1;; first = 0) {
+        pthread_mutex_lock(&st->mu);
+        if (!first) {
+            struct timespec dl = deadline_in(st->interval);
+            while (!st->stop)
+                if (pthread_cond_timedwait(&st->cv, &st->mu, &dl) != 0)
+                    break;
+        }
+        int stop = st->stop;
+        pthread_mutex_unlock(&st->mu);
+        if (stop)
+            break;
+        /* the first round only registers the run; later ones send what was committed */
+        if (rt_upload_send(u, NULL, err, sizeof(err)) != 0) {
+            if (!failing)
+                rt_warn("sentinel: streaming paused: %s; recording goes on, retried every %.0f s",
+                        err, st->interval);
+            failing = 1;
+        } else if (failing) {
+            rt_note("sentinel: streaming resumed");
+            failing = 0;
+        }
+    }
+    /* the run has ended: the rest, then finish */
+    if (rt_upload_finish(u, NULL, err, sizeof(err)) == 0) {
+        st->ok = 1;
+    } else {
+        rt_warn("sentinel: the run was not finished: %s; what was sent is kept, 'rtrack upload' "
+                "completes it",
+                err);
+    }
+out:
+    rt_upload_close(u);
+    rt_store_close(store);
+    pthread_mutex_lock(&st->mu);
+    st->done = 1;
+    pthread_cond_broadcast(&st->done_cv);
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double interval,
+                                      const char *api_url)
+{
+    struct rt_streamer *st = xcalloc(1, sizeof(*st));
+    if (rt_sentinel_from_env(&st->s) != 0) {
+        free(st); /* no token: no network at all */
+        return NULL;
+    }
+    if (api_url) {
+        free(st->s.base);
+        st->s.base = xstrdup(api_url);
+        size_t l = strlen(st->s.base);
+        while (l > 0 && st->s.base[l - 1] == '/')
+            st->s.base[--l] = '\0';
+    }
+    st->db_path = xstrdup(db_path);
+    st->run = run;
+    st->interval = interval;
+    st->o.batch_rows = 100000;
+    st->o.inline_max = 64 * 1024;
+    const char *im = getenv("RTRACK_UPLOAD_INLINE_MAX");
+    int64_t v;
+    if (im && *im && rt_parse_i64(im, &v) == 0 && v >= 0)
+        st->o.inline_max = v;
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&st->cv, &ca);
+    pthread_cond_init(&st->done_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&st->th, NULL, streamer, st);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        /* no thread to be had (pids.max): nothing streams, the run stays for `rtrack upload` */
+        rt_warn("sentinel: cannot start the upload thread; 'rtrack upload' sends the run later");
+        rt_sentinel_free(&st->s);
+        free(st->db_path);
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+int rt_streamer_finish(struct rt_streamer *st, double budget)
+{
+    if (!st)
+        return 0;
+    pthread_mutex_lock(&st->mu);
+    st->stop = 1;
+    pthread_cond_signal(&st->cv);
+    struct timespec dl = deadline_in(budget);
+    while (!st->done)
+        if (pthread_cond_timedwait(&st->done_cv, &st->mu, &dl) != 0)
+            break;
+    int done = st->done, ok = st->ok;
+    pthread_mutex_unlock(&st->mu);
+    if (!done) {
+        rt_warn("sentinel: the upload did not end within %.0f s; what was sent is kept, "
+                "'rtrack upload' completes it",
+                budget);
+        pthread_detach(st->th); /* it may still be inside a network call: left to exit() */
+        return -1;
+    }
+    pthread_join(st->th, NULL);
+    rt_sentinel_free(&st->s);
+    free(st->db_path);
+    pthread_mutex_destroy(&st->mu);
+    pthread_cond_destroy(&st->cv);
+    pthread_cond_destroy(&st->done_cv);
+    free(st);
+    return ok ? 0 : -1;
+}
