@@ -14,6 +14,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "rtrack/cloud.h"
 #include "rtrack/export.h"
 #include "rtrack/log.h"
 #include "rtrack/upload.h"
@@ -35,8 +36,8 @@ static const char start_sql[] =
     "  'host_cpu_model', r.host_cpu_model, 'host_memory_mib', r.host_memory_kib / 1024, "
     "  'host_gpu_model', g.host_gpu_model, 'host_gpu_count', g.host_gpu_count, "
     "  'host_gpu_memory_mib', g.host_gpu_memory_mib, 'host_storage_gb', NULL, "
-    "  'cloud_vendor_id', NULL, 'cloud_account_id', NULL, 'cloud_region_id', NULL, "
-    "  'cloud_zone_id', NULL, 'cloud_instance_type', NULL) AS j "
+    "  'cloud_vendor_id', ?2, 'cloud_account_id', ?3, 'cloud_region_id', ?4, "
+    "  'cloud_zone_id', ?5, 'cloud_instance_type', ?6) AS j "
     "  FROM runs r LEFT JOIN host_gpus g ON g.run_id = r.id WHERE r.id = ?1) "
     "SELECT json_group_object(e.key, CASE WHEN e.type IN ('array', 'object') THEN json(e.value) "
     "                                      ELSE e.value END) "
@@ -186,14 +187,35 @@ static int ensure_registered(struct rt_upload_session *u, struct rt_upload_resul
         return 0;
     if (u->registered)
         return rt_sentinel_refresh(u->s, &u->r, err, errlen);
-    char *body = query_text(u->db, start_sql, u->run);
+    /* the cloud_* fields: asked of the metadata services only when the run was recorded on
+     * this very machine (a database copied elsewhere and uploaded there must not claim that
+     * machine's cloud) */
+    struct rt_cloud cloud;
+    memset(&cloud, 0, sizeof(cloud));
+    char *rec_id = query_text(u->db, "SELECT host_machine_id FROM runs WHERE id = ?1", u->run);
+    char here[128];
+    if (rec_id && rt_read_small("/etc/machine-id", here, sizeof(here)) > 0 && !strcmp(rec_id, here))
+        rt_cloud_discover(&cloud, 2.0);
+    free(rec_id);
+    sqlite3_stmt *st;
+    char *body = NULL;
+    if (sqlite3_prepare_v2(u->db, start_sql, -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, u->run);
+        const char *cv[5] = {cloud.vendor_id, cloud.account_id, cloud.region_id, cloud.zone_id,
+                             cloud.instance_type};
+        for (int i = 0; i < 5; i++)
+            sqlite3_bind_text(st, i + 2, cv[i], -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+            body = xstrdup((const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    rt_cloud_free(&cloud);
     if (!body)
         return db_fail(u->db, err, errlen);
     int k = rt_sentinel_start_run(u->s, body, &u->r, err, errlen);
     free(body);
     if (k != 0)
         return -1;
-    sqlite3_stmt *st;
     if (sqlite3_prepare_v2(u->db,
                            "INSERT INTO uploads (run_id, api_url, remote_run_id, "
                            "upload_uri_prefix, registered_at) VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -20,6 +20,7 @@ trap 'kill $mock 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 100); do [ -s mock.port ] && break; sleep 0.05; done
 API=http://127.0.0.1:$(head -n 1 mock.port)
 export RTRACK_S3_ENDPOINT=$S3_ENDPOINT RTRACK_UPLOAD_INLINE_MAX=0
+export RTRACK_CLOUD_DISCOVERY=0 # covered by test_upload.sh and unit_cloud
 PREFIX=sentinel/org-test
 
 s3get() {

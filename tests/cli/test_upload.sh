@@ -15,10 +15,17 @@ TOKEN=tok-$RANDOM-secret-token
 export MOCK_S3_KEY=$S3_TEST_KEY MOCK_S3_SECRET=$S3_TEST_SECRET
 python3 "$MOCK" "$T/api.log" "$TOKEN" >mock.port &
 mock=$!
-trap 'kill $mock 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $mock $imds 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 100); do [ -s mock.port ] && break; sleep 0.05; done
 export SENTINEL_API_URL=http://127.0.0.1:$(head -n 1 mock.port)
 export RTRACK_S3_ENDPOINT=$S3_ENDPOINT
+# cloud discovery: this "machine" is an AWS instance (tests/helpers/imds_mock.py), no other
+# vendor answers
+python3 "$HERE/../helpers/imds_mock.py" aws >imds.port &
+imds=$!
+for _ in $(seq 100); do [ -s imds.port ] && break; sleep 0.05; done
+for v in GCP AZURE HETZNER UPCLOUD VULTR ALICLOUD OVH; do export RTRACK_IMDS_$v=http://127.0.0.1:1; done
+export RTRACK_IMDS_AWS=http://127.0.0.1:$(head -n 1 imds.port)
 export RTRACK_UPLOAD_INLINE_MAX=0 # S3 objects even for these short runs; the tiny run below sets it
 : >"$T/api.log"
 PREFIX=sentinel/org-test
@@ -72,6 +79,11 @@ cloud = ["cloud_vendor_id", "cloud_account_id", "cloud_region_id", "cloud_zone_i
 ok = all(k in b for k in host + cloud) and "pid" not in b and "project_name" not in b
 print(ok, b["job_name"], b["tags"], json.loads(b["command"])[0], type(b["host_vcpus"]).__name__)')" \
     "True upjob ['team=ml', 'k=v'] sh int"
+check "start body: the cloud, from the instance metadata service" "$(body 1 /runs | python3 -c '
+import json, sys
+b = json.loads(sys.stdin.read())
+print(b["cloud_vendor_id"], b["cloud_account_id"], b["cloud_region_id"], b["cloud_zone_id"], b["cloud_instance_type"])')" \
+    "aws 123456789012 eu-west-1 eu-west-1b m5.large"
 check "finish body: the S3 route with every batch in order" "$(body 1 '/runs/[^/]+/finish' | python3 -c '
 import json, sys
 b = json.loads(sys.stdin.read())

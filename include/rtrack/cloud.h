@@ -1,0 +1,36 @@
+/* cloud.h - which cloud this host runs on, from the vendors' instance metadata services:
+ * Sentinel's cloud_vendor_id, cloud_account_id, cloud_region_id, cloud_zone_id and
+ * cloud_instance_type.
+ *
+ * Nothing here connects anywhere unless rt_cloud_discover() is called: the caller decides
+ * (only when uploading or streaming to Sentinel). */
+#ifndef RTRACK_CLOUD_H
+#define RTRACK_CLOUD_H
+
+/* Each field is a malloc'd string, or NULL when unknown. vendor_id is one of aws, gcp, azure,
+ * hcloud, upcloud, vultr, alicloud, ovh (Spare Cores' vendor ids), or NULL off-cloud. */
+struct rt_cloud {
+    char *vendor_id;
+    char *account_id;
+    char *region_id;
+    char *zone_id;
+    char *instance_type;
+};
+
+/* Probe the metadata services of AWS, GCP, Azure, Hetzner, UpCloud, Vultr, AliCloud and OVH
+ * in parallel (one thread each; a probe whose thread cannot be created runs on the caller) and
+ * fill *out from the first vendor found in that order; all NULL when none answers. Each
+ * request has a 1 s connect and a 1 s total timeout, and the whole discovery returns within
+ * budget_s seconds (probes still running then are abandoned; they finish on their own, each
+ * request cut at the budget). Never fails, never blocks longer than budget_s.
+ *
+ * Environment: RTRACK_CLOUD_DISCOVERY=0 (or false/no/off) returns all NULL without any request;
+ * RTRACK_IMDS_AWS, _GCP, _AZURE, _HETZNER, _UPCLOUD, _VULTR, _ALICLOUD, _OVH replace a vendor's
+ * base URL (for tests; defaults http://169.254.169.254, http://metadata.google.internal for GCP,
+ * http://100.100.100.200 for AliCloud). */
+void rt_cloud_discover(struct rt_cloud *out, double budget_s);
+
+/* Free the fields and set them to NULL (c may be NULL). */
+void rt_cloud_free(struct rt_cloud *c);
+
+#endif
