@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "rtrack/cloud.h"
@@ -283,6 +284,22 @@ fail:
     return -1;
 }
 
+/* One object, tried three times (after 1 s and 3 s) before the call gives up; the batch is
+ * not dropped either way: it stays the next one to send. */
+static int put_with_retries(struct rt_upload_session *u, const char *key, char *uri, size_t uricap,
+                            char *err, size_t errlen)
+{
+    static const unsigned waits_ms[] = {0, 1000, 3000};
+    for (size_t i = 0; i < RT_ARRAY_LEN(waits_ms); i++) {
+        if (waits_ms[i])
+            usleep(waits_ms[i] * 1000);
+        if (refresh_if_needed(u->s, &u->r, err, errlen) == 0 &&
+            rt_s3_put(&u->t, &u->r.creds, key, u->gz.p, u->gz.len, uri, uricap, err, errlen) == 0)
+            return 0;
+    }
+    return -1;
+}
+
 int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
                    size_t errlen)
 {
@@ -310,9 +327,7 @@ int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, ch
                 rc = -1;
             } else if ((!u->t.bucket &&
                         rt_s3_target_parse(u->r.upload_uri_prefix, &u->t, err, errlen) != 0) ||
-                       refresh_if_needed(u->s, &u->r, err, errlen) != 0 ||
-                       rt_s3_put(&u->t, &u->r.creds, key, u->gz.p, u->gz.len, uri, sizeof(uri), err,
-                                 errlen) != 0) {
+                       put_with_retries(u, key, uri, sizeof(uri), err, errlen) != 0) {
                 rc = -1;
             }
         }

@@ -56,12 +56,16 @@ else
 fi
 check "no token: nothing registered" "$(q none.db "SELECT count(*) FROM uploads")" 0
 
-# --- streaming during the run ---------------------------------------------------------------------
+# --- streaming during the run (credentials that expire within 300 s: refreshed before each batch)
+echo '{"ttl": 60}' >"$T/api.log.ctl"
 SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API "$RTRACK" run --quiet --db st.db --interval 0.1 \
     --upload-interval 1 -- sh -c 'sleep 3.2; exit 3' 2>st.err
 check "stream: the job's exit code" "$?" 3
 check "stream: no warning" "$(wc -l <st.err)" 0
+echo '{}' >"$T/api.log.ctl"
 check "stream: registered once" "$(requests /runs)" 1
+check "stream: short-lived credentials refreshed before the batches" \
+    "$(requests '/runs/run-1/refresh-credentials' | awk -v b="$(q st.db "SELECT count(*) FROM upload_batches")" '{ print ($1 >= b) }')" 1
 check_range "stream: batches during the run and at the end" "$(q st.db "SELECT count(*) FROM upload_batches")" 3 6
 check "stream: finished as failed with exit code 3, every batch" "$(last_finish | python3 -c '
 import json, sys
