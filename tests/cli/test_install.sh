@@ -30,7 +30,7 @@ if cmake --install "$BUILD" --prefix "$T/root/usr" >install.log 2>&1; then
     files_in "$T/root" "cmake --install"
     check "cmake --install: nothing else is installed" \
         "$(cd "$T/root" && find . -type f | sort | tr '\n' ' ')" \
-        "./usr/bin/rtrack ./usr/share/bash-completion/completions/rtrack ./usr/share/man/man1/rtrack.1 "
+        "./usr/bin/rtrack ./usr/share/bash-completion/completions/rtrack ./usr/share/fish/vendor_completions.d/rtrack.fish ./usr/share/man/man1/rtrack.1 ./usr/share/zsh/vendor-completions/_rtrack "
     # the installed completion works from its installed name
     check "installed completion registers _rtrack" \
         "$(bash -c ". '$T/root/usr/share/bash-completion/completions/rtrack' && complete -p rtrack")" \
@@ -80,7 +80,8 @@ if command -v ldd >/dev/null && command -v dpkg >/dev/null; then
     done
 fi
 contents=$(dpkg-deb -c "$deb" | awk '{ print $NF }')
-for f in ./usr/bin/rtrack ./usr/share/man/man1/rtrack.1 ./usr/share/bash-completion/completions/rtrack; do
+for f in ./usr/bin/rtrack ./usr/share/man/man1/rtrack.1 ./usr/share/bash-completion/completions/rtrack \
+    ./usr/share/zsh/vendor-completions/_rtrack ./usr/share/fish/vendor_completions.d/rtrack.fish; do
     grep -qx -- "$f" <<<"$contents" && pass ".deb holds $f" || fail ".deb lacks $f"
 done
 if dpkg -x "$deb" "$T/deb" 2>dpkg.log; then
