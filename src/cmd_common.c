@@ -1,9 +1,11 @@
 /* cmd_common.c - helpers the subcommands share. */
 #include <getopt.h>
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rtrack/cmd.h"
 #include "rtrack/config.h"
@@ -78,4 +80,52 @@ double cmd_upload_wait(void)
     if (v && *v && rt_parse_double(v, &d) == 0 && d >= 0)
         return d;
     return 30.0;
+}
+
+/* An output file is written beside its final name and renamed at the end, so a failed export
+ * or report never leaves half a file under the name asked for. */
+int cmd_out_open(struct cmd_out *o, const char *path)
+{
+    memset(o, 0, sizeof(*o));
+    if (!path || !strcmp(path, "-")) {
+        o->f = stdout;
+        return 0;
+    }
+    o->path = xstrdup(path);
+    o->tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
+    o->f = fopen(o->tmp, "w");
+    if (!o->f) {
+        rt_err("cannot write '%s': %s", path, rt_strerror(errno));
+        free(o->path);
+        free(o->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_out_close(struct cmd_out *o, int ok)
+{
+    int rc = 0;
+    if (o->f == stdout) {
+        if (fflush(stdout) != 0 && ok) {
+            rt_err("cannot write the output: %s", rt_strerror(errno));
+            rc = -1;
+        }
+        return rc;
+    }
+    if (fclose(o->f) != 0 && ok) {
+        rt_err("cannot write '%s': %s", o->path, rt_strerror(errno));
+        rc = -1;
+        ok = 0;
+    }
+    if (ok && rename(o->tmp, o->path) != 0) {
+        rt_err("cannot write '%s': %s", o->path, rt_strerror(errno));
+        rc = -1;
+        ok = 0;
+    }
+    if (!ok)
+        unlink(o->tmp);
+    free(o->path);
+    free(o->tmp);
+    return rc;
 }

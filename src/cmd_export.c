@@ -69,59 +69,6 @@ static int parse_time(sqlite3 *db, const char *s, double run_start, double *out)
     return ok ? 0 : -1;
 }
 
-/* An output file is written beside its final name and renamed at the end, so a failed export
- * never leaves half a file under the name asked for. */
-struct out {
-    FILE *f;
-    char *path, *tmp;
-};
-
-static int out_open(struct out *o, const char *path)
-{
-    memset(o, 0, sizeof(*o));
-    if (!path || !strcmp(path, "-")) {
-        o->f = stdout;
-        return 0;
-    }
-    o->path = xstrdup(path);
-    o->tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
-    o->f = fopen(o->tmp, "w");
-    if (!o->f) {
-        rt_err("cannot write '%s': %s", path, rt_strerror(errno));
-        free(o->path);
-        free(o->tmp);
-        return -1;
-    }
-    return 0;
-}
-
-static int out_close(struct out *o, int ok)
-{
-    int rc = 0;
-    if (o->f == stdout) {
-        if (fflush(stdout) != 0 && ok) {
-            rt_err("cannot write the output: %s", rt_strerror(errno));
-            rc = -1;
-        }
-        return rc;
-    }
-    if (fclose(o->f) != 0 && ok) {
-        rt_err("cannot write '%s': %s", o->path, rt_strerror(errno));
-        rc = -1;
-        ok = 0;
-    }
-    if (ok && rename(o->tmp, o->path) != 0) {
-        rt_err("cannot write '%s': %s", o->path, rt_strerror(errno));
-        rc = -1;
-        ok = 0;
-    }
-    if (!ok)
-        unlink(o->tmp);
-    free(o->path);
-    free(o->tmp);
-    return rc;
-}
-
 int cmd_export(int argc, char **argv)
 {
     static const struct option lopts[] = {
@@ -228,13 +175,13 @@ int cmd_export(int argc, char **argv)
     }
     /* one read transaction: a recorder writing meanwhile is not seen half-way */
     sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-    struct out o;
+    struct cmd_out o;
     rc = RT_EXIT_FAILURE;
-    if (out_open(&o, output) == 0) {
+    if (cmd_out_open(&o, output) == 0) {
         int ok = rt_exporter_header(x, o.f) == 0 && rt_exporter_rows(x, o.f, err, sizeof(err)) >= 0;
         if (!ok)
             rt_err("export: %s", err[0] ? err : "cannot write the output");
-        if (out_close(&o, ok) == 0 && ok)
+        if (cmd_out_close(&o, ok) == 0 && ok)
             rc = RT_EXIT_OK;
     }
     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);

@@ -29,43 +29,16 @@ static void usage(FILE *out)
             "  -h, --help                 show this help\n");
 }
 
-/* The page is written beside its final name and renamed at the end, so a failed report never
- * leaves half a file under the name asked for. */
+/* The page, through the write-then-rename output export uses too. */
 static int write_file(const char *path, const struct rt_buf *page)
 {
-    if (!strcmp(path, "-")) {
-        if (fwrite(page->p, 1, page->len, stdout) != page->len || fflush(stdout) != 0) {
-            rt_err("cannot write the output: %s", rt_strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    char *tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
-    int rc = -1;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        rt_err("cannot write '%s': %s", path, rt_strerror(errno));
-        free(tmp);
+    struct cmd_out o;
+    if (cmd_out_open(&o, path) != 0)
         return -1;
-    }
-    int ok = fwrite(page->p, 1, page->len, f) == page->len;
-    int e = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        e = errno;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        ok = 0;
-        e = errno;
-    }
-    if (ok)
-        rc = 0;
-    else {
-        rt_err("cannot write '%s': %s", path, rt_strerror(e));
-        unlink(tmp);
-    }
-    free(tmp);
-    return rc;
+    int ok = fwrite(page->p, 1, page->len, o.f) == page->len;
+    if (!ok)
+        rt_err("cannot write '%s': %s", path, rt_strerror(errno));
+    return cmd_out_close(&o, ok) == 0 && ok ? 0 : -1;
 }
 
 int cmd_report(int argc, char **argv)

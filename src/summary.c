@@ -822,10 +822,11 @@ static int top_start(struct ctx *c, struct top *t)
     sqlite3_finalize(st);
     t->path = sqlite3_db_filename(c->db, "main");
     if (t->n == 0 || !t->path || !*t->path) {
-        t->rc = 0; /* no tree (or an in-memory database): nothing to scan on the side */
-        if (t->n)
-            return -1;
-        return 0;
+        t->rc = 0; /* no tree: nothing to scan */
+        if (!t->n)
+            return 0;
+        snprintf(c->err, c->errlen, "the database has no file name to read its processes from");
+        return -1;
     }
     t->threaded = pthread_create(&t->th, NULL, top_scan, t) == 0;
     if (!t->threaded)

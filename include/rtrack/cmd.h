@@ -2,6 +2,8 @@
 #ifndef RTRACK_CMD_H
 #define RTRACK_CMD_H
 
+#include <stdio.h>
+
 int cmd_run(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_export(int argc, char **argv);
@@ -24,6 +26,16 @@ double cmd_upload_wait(void);
 
 /* After getopt_long returned ':' or '?': say which option was wrong; returns exit code 2. */
 int cmd_option_error(const char *cmd, int c, char **argv);
+
+/* Output of export and report: a file written beside its final name and renamed when complete
+ * (nothing is left under the name on failure), or stdout for NULL / "-". Both print why they
+ * failed; close(ok = 0) discards the file. */
+struct cmd_out {
+    FILE *f;
+    char *path, *tmp;
+};
+int cmd_out_open(struct cmd_out *o, const char *path);
+int cmd_out_close(struct cmd_out *o, int ok);
 
 /* Shared by export and runs. */
 struct sqlite3;
