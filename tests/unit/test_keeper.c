@@ -41,40 +41,9 @@ static int setup(void **state)
     if (sqlite3_open(":memory:", &jdb) != SQLITE_OK)
         return -1;
 
-    int pfd[2];
-    if (pipe(pfd) != 0)
+    mock_port = fx_python_mock(MOCK_SCRIPT, log_path, NULL, &mock_pid);
+    if (mock_port <= 0)
         return -1;
-    mock_pid = fork();
-    if (mock_pid < 0)
-        return -1;
-    if (mock_pid == 0) {
-        dup2(pfd[1], STDOUT_FILENO);
-        close(pfd[0]);
-        close(pfd[1]);
-        execlp("python3", "python3", MOCK_SCRIPT, log_path, (char *)NULL);
-        fprintf(stderr, "test_keeper: cannot run python3: %s\n", strerror(errno));
-        _exit(127);
-    }
-    close(pfd[1]);
-    /* The port is the first line; give a cold python3 ten seconds to print it. */
-    char line[32] = "";
-    size_t n = 0;
-    while (n < sizeof(line) - 1 && !strchr(line, '\n')) {
-        struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-        if (poll(&p, 1, 10000) <= 0)
-            break;
-        ssize_t r = read(pfd[0], line + n, sizeof(line) - 1 - n);
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-        line[n] = '\0';
-    }
-    close(pfd[0]);
-    mock_port = atoi(line);
-    if (mock_port <= 0) {
-        fprintf(stderr, "test_keeper: keeper_mock.py printed no port (%s)\n", line);
-        return -1;
-    }
     return 0;
 }
 

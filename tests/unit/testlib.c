@@ -1,6 +1,14 @@
 /* testlib.c - fixture helpers. */
 #include "testlib.h"
 
+#include <errno.h>
+
+#include <signal.h>
+
+#include <sys/prctl.h>
+
+#include <poll.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,4 +319,44 @@ void fx_live_sample(struct rt_collectors *col, struct rt_sample *s, const struct
     rt_sample_begin(s, prev, prev ? RT_SAMPLE_PERIODIC : RT_SAMPLE_BASELINE,
                     rt_clock_s(CLOCK_REALTIME), rt_clock_s(CLOCK_MONOTONIC));
     rt_collectors_sample(col, s, prev);
+}
+
+int fx_python_mock(const char *script, const char *arg1, const char *arg2, pid_t *pid)
+{
+    int pfd[2];
+    if (pipe(pfd) != 0)
+        return -1;
+    *pid = fork();
+    if (*pid < 0)
+        return -1;
+    if (*pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        dup2(pfd[1], STDOUT_FILENO);
+        close(pfd[0]);
+        close(pfd[1]);
+        execlp("python3", "python3", script, arg1, arg2, (char *)NULL);
+        fprintf(stderr, "cannot run python3: %s\n", strerror(errno));
+        _exit(127);
+    }
+    close(pfd[1]);
+    /* The port is the first line; give a cold python3 ten seconds to print it. */
+    char line[32] = "";
+    size_t n = 0;
+    while (n < sizeof(line) - 1 && !strchr(line, '\n')) {
+        struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+        if (poll(&p, 1, 10000) <= 0)
+            break;
+        ssize_t r = read(pfd[0], line + n, sizeof(line) - 1 - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        line[n] = '\0';
+    }
+    close(pfd[0]);
+    int port = atoi(line);
+    if (port <= 0) {
+        fprintf(stderr, "%s printed no port (%s)\n", script, line);
+        return -1;
+    }
+    return port;
 }

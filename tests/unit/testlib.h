@@ -57,6 +57,10 @@ int fx_tmpdir(char *dir, size_t dcap, char *dbpath, size_t pcap);
 /* One sample of the live system with the real clocks. */
 void fx_live_sample(struct rt_collectors *col, struct rt_sample *s, const struct rt_sample *prev);
 
+/* Start `python3 SCRIPT ARG1 [ARG2]` (a local mock server that prints its port as its first
+ * line and dies with the test); returns the port, or -1 with the reason on stderr. */
+int fx_python_mock(const char *script, const char *arg1, const char *arg2, pid_t *pid);
+
 /* Fixture trees built by the test itself. */
 void fx_mkdirs(const char *path);
 void fx_write(const char *root, const char *rel, const char *text);
