@@ -77,6 +77,10 @@ struct rt_pid_stat {
     int64_t utime, stime, cutime, cstime, threads, starttime, rss_pages;
 };
 int rt_parse_pid_stat(const char *text, struct rt_pid_stat *out);
+/* Pss of /proc/PID/smaps_rollup in KiB, RT_NA when absent. */
+int64_t rt_parse_smaps_pss(const char *text);
+/* read_bytes and write_bytes of /proc/PID/io, RT_NA when absent. */
+void rt_parse_pid_io(const char *text, int64_t *read_bytes, int64_t *write_bytes);
 /* Whole disk versus partition (see disk.c). */
 int rt_disk_is_partition(const struct rt_sysenv *env, const char *name);
 

@@ -126,20 +126,39 @@ int rt_parse_pid_stat(const char *text, struct rt_pid_stat *o)
     return 0;
 }
 
+int64_t rt_parse_smaps_pss(const char *text)
+{
+    for (const char *l = text; l; l = strchr(l, '\n')) {
+        if (*l == '\n')
+            l++;
+        uint64_t v;
+        if (strncmp(l, "Pss:", 4) == 0 && rt_parse_u64(l + 4, &v) && v <= INT64_MAX)
+            return (int64_t)v;
+    }
+    return RT_NA;
+}
+
+void rt_parse_pid_io(const char *text, int64_t *rd, int64_t *wr)
+{
+    *rd = *wr = RT_NA;
+    for (const char *l = text; l; l = strchr(l, '\n')) {
+        if (*l == '\n')
+            l++;
+        uint64_t v;
+        if (strncmp(l, "read_bytes:", 11) == 0 && rt_parse_u64(l + 11, &v) && v <= INT64_MAX)
+            *rd = (int64_t)v;
+        else if (strncmp(l, "write_bytes:", 12) == 0 && rt_parse_u64(l + 12, &v) && v <= INT64_MAX)
+            *wr = (int64_t)v;
+    }
+}
+
 static int64_t pss_kib(struct proc_state *st, int procfd, pid_t pid)
 {
     char rel[64];
     snprintf(rel, sizeof(rel), "%d/smaps_rollup", (int)pid);
     if (rt_read_fileat(procfd, rel, &st->buf) <= 0)
         return RT_NA; /* EACCES (other users, pid 1 here), ESRCH (zombie), ENOENT (gone) */
-    for (const char *l = st->buf.p; l; l = strchr(l, '\n')) {
-        if (*l == '\n')
-            l++;
-        uint64_t v;
-        if (strncmp(l, "Pss:", 4) == 0 && rt_parse_u64(l + 4, &v))
-            return (int64_t)v;
-    }
-    return RT_NA;
+    return rt_parse_smaps_pss(st->buf.p);
 }
 
 static void read_io(struct proc_state *st, int procfd, pid_t pid, int64_t *rd, int64_t *wr)
@@ -149,15 +168,7 @@ static void read_io(struct proc_state *st, int procfd, pid_t pid, int64_t *rd, i
     snprintf(rel, sizeof(rel), "%d/io", (int)pid);
     if (rt_read_fileat(procfd, rel, &st->buf) <= 0)
         return;
-    for (const char *l = st->buf.p; l; l = strchr(l, '\n')) {
-        if (*l == '\n')
-            l++;
-        uint64_t v;
-        if (strncmp(l, "read_bytes:", 11) == 0 && rt_parse_u64(l + 11, &v))
-            *rd = (int64_t)v;
-        else if (strncmp(l, "write_bytes:", 12) == 0 && rt_parse_u64(l + 12, &v))
-            *wr = (int64_t)v;
-    }
+    rt_parse_pid_io(st->buf.p, rd, wr);
 }
 
 /* argv as a JSON array, malloc'd (the sample owns it), NULL when unreadable */
