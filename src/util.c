@@ -117,14 +117,19 @@ void rt_buf_json_string(struct rt_buf *b, const char *s, size_t n)
     rt_buf_append(b, "\"", 1);
 }
 
-static ssize_t read_fd_all(int fd, struct rt_buf *b)
+/* Read to EOF. Positional reads start at offset 0, so the same fd can be read again next sample
+ * (procfs and sysfs files are generated anew by a read at offset 0); sequential reads work on
+ * pipes and FIFOs too (a config file may be one). */
+static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional)
 {
     b->len = 0;
     rt_buf_reserve(b, 4096);
     for (;;) {
         if (b->cap - b->len < 1024)
             rt_buf_reserve(b, b->cap * 2);
-        ssize_t n = read(fd, b->p + b->len, b->cap - b->len - 1);
+        size_t room = b->cap - b->len - 1;
+        ssize_t n = positional ? pread(fd, b->p + b->len, room, (off_t)b->len)
+                               : read(fd, b->p + b->len, room);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -141,6 +146,11 @@ static ssize_t read_fd_all(int fd, struct rt_buf *b)
     return (ssize_t)b->len;
 }
 
+ssize_t rt_pread_all(int fd, struct rt_buf *b)
+{
+    return read_to_eof(fd, b, 1);
+}
+
 ssize_t rt_read_fileat(int dirfd, const char *rel, struct rt_buf *b)
 {
     int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
@@ -151,7 +161,7 @@ ssize_t rt_read_fileat(int dirfd, const char *rel, struct rt_buf *b)
         b->p[0] = '\0';
         return -e;
     }
-    ssize_t n = read_fd_all(fd, b);
+    ssize_t n = read_to_eof(fd, b, 0);
     close(fd);
     return n;
 }
@@ -187,6 +197,59 @@ ssize_t rt_read_smallat(int dirfd, const char *rel, char *out, size_t cap)
 ssize_t rt_read_small(const char *path, char *out, size_t cap)
 {
     return rt_read_smallat(AT_FDCWD, path, out, cap);
+}
+
+ssize_t rt_kfile_read(struct rt_kfile *f, const char *path, struct rt_buf *b)
+{
+    if (f->fd <= 0) {
+        f->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (f->fd < 0) {
+            int e = errno;
+            f->fd = 0;
+            rt_buf_reserve(b, 1);
+            b->len = 0;
+            b->p[0] = '\0';
+            return -e;
+        }
+    }
+    ssize_t n = rt_pread_all(f->fd, b);
+    if (n < 0)
+        rt_kfile_close(f); /* the device went away: open it again next time */
+    return n;
+}
+
+ssize_t rt_kfile_read_small(struct rt_kfile *f, const char *path, char *out, size_t cap)
+{
+    if (f->fd <= 0) {
+        f->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (f->fd < 0) {
+            int e = errno;
+            f->fd = 0;
+            out[0] = '\0';
+            return -e;
+        }
+    }
+    ssize_t n;
+    do
+        n = pread(f->fd, out, cap - 1, 0);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        int e = errno;
+        rt_kfile_close(f);
+        out[0] = '\0';
+        return -e;
+    }
+    while (n > 0 && isspace((unsigned char)out[n - 1]))
+        n--;
+    out[n] = '\0';
+    return n;
+}
+
+void rt_kfile_close(struct rt_kfile *f)
+{
+    if (f->fd > 0)
+        close(f->fd);
+    f->fd = 0;
 }
 
 const char *rt_parse_u64(const char *s, uint64_t *out)

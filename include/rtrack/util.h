@@ -39,6 +39,18 @@ ssize_t rt_read_fileat(int dirfd, const char *rel, struct rt_buf *b);
 /* Read a small file into a fixed buffer, trailing whitespace stripped. -errno on error. */
 ssize_t rt_read_small(const char *path, char *out, size_t cap);
 ssize_t rt_read_smallat(int dirfd, const char *rel, char *out, size_t cap);
+/* Read an open file from offset 0 to EOF with pread. Returns the length, or -errno. */
+ssize_t rt_pread_all(int fd, struct rt_buf *b);
+
+/* A file read every sample through one descriptor kept open (pread from offset 0) instead of
+ * open + read + close each time. Zero-initialised = not open yet; opened on first read; on a
+ * read error it is closed and opened again next time. fd 0 is never a kept file (stdin). */
+struct rt_kfile {
+    int fd;
+};
+ssize_t rt_kfile_read(struct rt_kfile *f, const char *path, struct rt_buf *b);
+ssize_t rt_kfile_read_small(struct rt_kfile *f, const char *path, char *out, size_t cap);
+void rt_kfile_close(struct rt_kfile *f);
 
 /* Number parsing: skip blanks, parse an unsigned decimal; returns pointer past it, or NULL. */
 const char *rt_parse_u64(const char *s, uint64_t *out);

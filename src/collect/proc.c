@@ -1,11 +1,24 @@
 /* proc.c - process count and the tracked process tree.
  *
- * Each sample scans every /proc/[0-9]* /stat for its ppid (the per-thread task/TID/children
- * files the Python reference uses miss children forked by non-main threads), then walks the
- * tree from the root. Membership is sticky: a process that belonged to the tree stays in it
- * while it lives, even when it is re-parented to init (a daemonised grandchild is still the
- * job's work). In run mode rtrack is the job's subreaper, so such orphans come back to us and
- * are found as our children.
+ * The tree is found by walking down from its members: the children of every thread of every
+ * member, read from /proc/PID/task/TID/children (children of any thread: a child forked by a
+ * non-main thread is listed under that thread, which the Python reference misses). Only the
+ * tree's own files are read, so the cost follows the size of the tree, not the number of
+ * processes on the host (a full scan of every /proc/PID/stat costs 4-13 us per process on the
+ * host, every sample). Where the children files do not exist (a kernel without
+ * CONFIG_PROC_CHILDREN, or a fixture tree without them) every /proc/PID/stat is scanned for its
+ * ppid instead; both give the same tree. /proc itself is listed every sample either way: the
+ * process count is the number of its pid entries.
+ *
+ * On a live system the files read every sample (stat, io, smaps_rollup, children) stay open
+ * and are re-read with pread. A descriptor kept open belongs to one process: once that process
+ * is gone it fails with ESRCH, so a recycled pid is never mistaken for it (and a process opened
+ * by path is checked against its start time). Descriptors are capped at half the fd limit.
+ *
+ * Membership is sticky: a process that belonged to the tree stays in it while it lives, even
+ * when it is re-parented to init (a daemonised grandchild is still the job's work). In run mode
+ * rtrack is the job's subreaper, so such orphans come back to us and are found as our
+ * children.
  *
  * CPU of the tree = sum of utime+cutime (stime+cstime), so children that are born and reaped
  * between two samples still count through their parent's cutime. When a child that was already
@@ -27,9 +40,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rtrack/collect.h"
+
+/* listing values besides a start time: listed but not read (or unreadable), and gone */
+#define LIST_UNKNOWN (-1)
+#define LIST_GONE    (-2)
 
 struct scan_ent {
     pid_t pid;
@@ -39,6 +58,16 @@ struct scan_ent {
     int prev_i;                    /* index in prev->procs, -1 when first seen */
     int64_t du, ds, dr, dw;        /* this interval: own + reaped children, RT_NA when unknown */
     int first_child, next_sibling; /* indices into scan, -1 = none */
+    int kept;                      /* index in kept, -1 = none */
+    int walked;                    /* its children were read this sample */
+};
+
+/* The files of one process kept open between samples (-1 = not open). */
+struct kept {
+    pid_t pid;
+    int64_t starttime;
+    int stat_fd, io_fd, smaps_fd, children_fd, task_fd;
+    unsigned seen; /* the sample it was last read in */
 };
 
 struct reap_group {
@@ -70,7 +99,20 @@ struct proc_state {
     size_t npend_prev, npend_cur, cappend;
     struct rt_map pend_idx; /* reaper key -> index in pend_prev */
     int64_t root_starttime;
-    struct rt_buf buf;
+    struct rt_buf buf, cbuf;
+    int procfd; /* /proc, kept open */
+    int walk;   /* 1: children files; 0: scan every /proc/PID/stat */
+    int keep_fds, nfds, maxfds;
+    struct kept *kept;
+    size_t nkept, capkept;
+    struct rt_map kept_idx; /* pid -> index in kept */
+    unsigned gen;           /* sample number */
+    pid_t *pids;            /* pids listed in /proc this sample */
+    size_t npids, cappids;
+    int *wq; /* walk queue: scan indices */
+    size_t capwq;
+    int64_t scan_ticks, prev_scan_ticks; /* CLOCK_BOOTTIME in clock ticks at each scan, -1 */
+    char dents[16384];
 };
 
 static uint64_t proc_key(pid_t pid, int64_t starttime)
@@ -152,31 +194,67 @@ void rt_parse_pid_io(const char *text, int64_t *rd, int64_t *wr)
     }
 }
 
-static int64_t pss_kib(struct proc_state *st, int procfd, pid_t pid)
+/* Read /proc/PID/NAME into b through the descriptor *fdp: kept from an earlier sample, or
+ * opened now (and kept, on a live system, within the budget). A kept descriptor that fails is
+ * closed and not replaced by a fresh open: the pid may belong to another process by now. */
+static ssize_t read_pidfile(struct proc_state *st, int *fdp, pid_t pid, const char *name,
+                            struct rt_buf *b)
 {
+    if (fdp && *fdp >= 0) {
+        ssize_t n = rt_pread_all(*fdp, b);
+        if (n < 0) {
+            close(*fdp);
+            *fdp = -1;
+            st->nfds--;
+        }
+        return n;
+    }
     char rel[64];
-    snprintf(rel, sizeof(rel), "%d/smaps_rollup", (int)pid);
-    if (rt_read_fileat(procfd, rel, &st->buf) <= 0)
+    snprintf(rel, sizeof(rel), "%d/%s", (int)pid, name);
+    int fd = openat(st->procfd, rel, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        rt_buf_reserve(b, 1);
+        b->len = 0;
+        b->p[0] = '\0';
+        return -e;
+    }
+    ssize_t n = rt_pread_all(fd, b);
+    if (n >= 0 && fdp && st->keep_fds && st->nfds < st->maxfds) {
+        *fdp = fd;
+        st->nfds++;
+    } else {
+        close(fd);
+    }
+    return n;
+}
+
+static struct kept *kept_of(struct proc_state *st, const struct scan_ent *e)
+{
+    return e->kept >= 0 ? &st->kept[e->kept] : NULL;
+}
+
+static int64_t pss_kib(struct proc_state *st, struct scan_ent *e)
+{
+    struct kept *k = kept_of(st, e);
+    if (read_pidfile(st, k ? &k->smaps_fd : NULL, e->pid, "smaps_rollup", &st->buf) <= 0)
         return RT_NA; /* EACCES (other users, pid 1 here), ESRCH (zombie), ENOENT (gone) */
     return rt_parse_smaps_pss(st->buf.p);
 }
 
-static void read_io(struct proc_state *st, int procfd, pid_t pid, int64_t *rd, int64_t *wr)
+static void read_io(struct proc_state *st, struct scan_ent *e, int64_t *rd, int64_t *wr)
 {
-    char rel[64];
+    struct kept *k = kept_of(st, e);
     *rd = *wr = RT_NA;
-    snprintf(rel, sizeof(rel), "%d/io", (int)pid);
-    if (rt_read_fileat(procfd, rel, &st->buf) <= 0)
+    if (read_pidfile(st, k ? &k->io_fd : NULL, e->pid, "io", &st->buf) <= 0)
         return;
     rt_parse_pid_io(st->buf.p, rd, wr);
 }
 
 /* argv as a JSON array, malloc'd (the sample owns it), NULL when unreadable */
-static char *read_cmdline(struct proc_state *st, int procfd, pid_t pid)
+static char *read_cmdline(struct proc_state *st, pid_t pid)
 {
-    char rel[64];
-    snprintf(rel, sizeof(rel), "%d/cmdline", (int)pid);
-    ssize_t n = rt_read_fileat(procfd, rel, &st->buf);
+    ssize_t n = read_pidfile(st, NULL, pid, "cmdline", &st->buf);
     if (n <= 0)
         return NULL; /* kernel thread, zombie, or gone */
     struct rt_buf j = {0};
@@ -197,11 +275,37 @@ static char *read_cmdline(struct proc_state *st, int procfd, pid_t pid)
 
 static void *proc_open(const struct rt_sysenv *env, const struct rt_collect_cfg *cfg)
 {
-    (void)env;
     struct proc_state *st = xcalloc(1, sizeof(*st));
     st->cfg = *cfg;
     st->track = cfg->root_pid > 0;
     st->root_starttime = -1;
+    st->scan_ticks = st->prev_scan_ticks = -1;
+    char path[4096];
+    st->procfd = -1;
+    if (!rt_path(env, path, sizeof(path), "/proc"))
+        st->procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (st->procfd < 0) {
+        free(st);
+        return NULL;
+    }
+    /* children files: CONFIG_PROC_CHILDREN (and not in a fixture tree that has none) */
+    char rel[64];
+    snprintf(rel, sizeof(rel), "self/task/%d/children", (int)getpid());
+    st->walk = faccessat(st->procfd, rel, R_OK, 0) == 0;
+    const char *force = getenv("RTRACK_PROC_SCAN"); /* "full": the fallback, for comparisons */
+    if (force && strcmp(force, "full") == 0)
+        st->walk = 0;
+    /* Kept descriptors only on the live /proc: a fixture tree's files are replaced on disk, not
+     * generated by the kernel. Half the fd limit at most, and never more than 4096. */
+    st->keep_fds = env->root[0] == '\0';
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        st->maxfds = rl.rlim_cur / 2 > 64 ? (int)(rl.rlim_cur / 2 - 64) : 0;
+    else
+        st->maxfds = 4096;
+    if (st->maxfds > 4096)
+        st->maxfds = 4096;
+    rt_map_init(&st->kept_idx, 64);
     rt_map_init(&st->listing_prev, 256);
     rt_map_init(&st->listing_cur, 256);
     rt_map_init(&st->scan_idx, 256);
@@ -211,63 +315,254 @@ static void *proc_open(const struct rt_sysenv *env, const struct rt_collect_cfg 
     return st;
 }
 
-/* List /proc; with a tree to track, read every process's stat. */
-static int scan_proc(struct proc_state *st, const struct rt_sysenv *env, int *procfd_out)
+/* List /proc: the process count, and with a tree to track, the listed pids (as LIST_UNKNOWN in
+ * listing_cur until read). -1 when /proc cannot be listed. */
+static int list_proc(struct proc_state *st)
 {
-    char path[4096];
-    if (rt_path(env, path, sizeof(path), "/proc"))
-        return -1;
-    int procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (procfd < 0)
-        return -1;
-    DIR *d = fdopendir(dup(procfd));
-    if (!d) {
-        close(procfd);
-        return -1;
-    }
     rt_map_clear(&st->listing_cur);
-    rt_map_clear(&st->scan_idx);
-    st->nscan = 0;
+    st->npids = 0;
+    if (lseek(st->procfd, 0, SEEK_SET) < 0)
+        return -1;
     int count = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        const char *s = de->d_name;
-        if (!isdigit((unsigned char)*s))
-            continue;
-        while (isdigit((unsigned char)*s))
-            s++;
-        if (*s)
-            continue;
-        count++;
-        pid_t pid = (pid_t)atoi(de->d_name);
-        if (!st->track)
-            continue;
-        char rel[64];
-        snprintf(rel, sizeof(rel), "%d/stat", (int)pid);
-        struct rt_pid_stat ps;
-        ssize_t n = rt_read_fileat(procfd, rel, &st->buf);
-        if (n == -ENOENT || n == -ESRCH)
-            continue; /* exited (and reaped) since the directory was listed: gone */
-        if (n <= 0 || rt_parse_pid_stat(st->buf.p, &ps)) {
-            rt_map_put(&st->listing_cur, pid_key(pid), -1); /* there, but unknown */
-            continue;
+    for (;;) {
+        ssize_t n = getdents64(st->procfd, st->dents, sizeof(st->dents));
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            const struct dirent64 *de = (const struct dirent64 *)(st->dents + off);
+            off += de->d_reclen;
+            const char *c = de->d_name;
+            long pid = 0;
+            while (*c >= '0' && *c <= '9' && pid < 1L << 30)
+                pid = pid * 10 + (*c++ - '0');
+            if (*c || c == de->d_name || pid <= 0)
+                continue;
+            count++;
+            if (!st->track)
+                continue;
+            if (st->npids == st->cappids) {
+                st->cappids = st->cappids ? st->cappids * 2 : 256;
+                st->pids = xrealloc(st->pids, st->cappids * sizeof(*st->pids));
+            }
+            st->pids[st->npids++] = (pid_t)pid;
+            rt_map_put(&st->listing_cur, pid_key((pid_t)pid), LIST_UNKNOWN);
         }
-        rt_map_put(&st->listing_cur, pid_key(pid), ps.starttime);
-        if (st->nscan == st->capscan) {
-            st->capscan = st->capscan ? st->capscan * 2 : 256;
-            st->scan = xrealloc(st->scan, st->capscan * sizeof(*st->scan));
-        }
-        struct scan_ent *e = &st->scan[st->nscan];
-        e->pid = pid;
-        e->st = ps;
-        e->tracked = e->counted = 0;
-        e->first_child = e->next_sibling = -1;
-        rt_map_put(&st->scan_idx, pid_key(pid), (int64_t)st->nscan);
-        st->nscan++;
     }
-    closedir(d);
-    *procfd_out = procfd;
     return count;
+}
+
+static struct kept *kept_get(struct proc_state *st, pid_t pid)
+{
+    int64_t i;
+    if (rt_map_get(&st->kept_idx, pid_key(pid), &i) && st->kept[i].pid == pid)
+        return &st->kept[i];
+    if (st->nkept == st->capkept) {
+        st->capkept = st->capkept ? st->capkept * 2 : 64;
+        st->kept = xrealloc(st->kept, st->capkept * sizeof(*st->kept));
+    }
+    struct kept *k = &st->kept[st->nkept];
+    *k = (struct kept){pid, -1, -1, -1, -1, -1, -1, st->gen};
+    rt_map_put(&st->kept_idx, pid_key(pid), (int64_t)st->nkept++);
+    return k;
+}
+
+static void kept_close_fds(struct proc_state *st, struct kept *k)
+{
+    int *fds[] = {&k->stat_fd, &k->io_fd, &k->smaps_fd, &k->children_fd, &k->task_fd};
+    for (size_t i = 0; i < RT_ARRAY_LEN(fds); i++)
+        if (*fds[i] >= 0) {
+            close(*fds[i]);
+            *fds[i] = -1;
+            st->nfds--;
+        }
+}
+
+/* After a sample: close the files of processes that were not read in it. */
+static void kept_sweep(struct proc_state *st)
+{
+    size_t j = 0;
+    rt_map_clear(&st->kept_idx);
+    for (size_t i = 0; i < st->nkept; i++) {
+        if (st->kept[i].seen != st->gen) {
+            kept_close_fds(st, &st->kept[i]);
+            continue;
+        }
+        st->kept[j] = st->kept[i];
+        rt_map_put(&st->kept_idx, pid_key(st->kept[j].pid), (int64_t)j);
+        j++;
+    }
+    st->nkept = j;
+}
+
+static int scan_add(struct proc_state *st, pid_t pid, const struct rt_pid_stat *ps, int kept)
+{
+    rt_map_put(&st->listing_cur, pid_key(pid), ps->starttime);
+    if (st->nscan == st->capscan) {
+        st->capscan = st->capscan ? st->capscan * 2 : 256;
+        st->scan = xrealloc(st->scan, st->capscan * sizeof(*st->scan));
+    }
+    struct scan_ent *e = &st->scan[st->nscan];
+    e->pid = pid;
+    e->st = *ps;
+    e->tracked = e->counted = e->walked = 0;
+    e->first_child = e->next_sibling = -1;
+    e->kept = kept;
+    rt_map_put(&st->scan_idx, pid_key(pid), (int64_t)st->nscan);
+    return (int)st->nscan++;
+}
+
+/* Read one process's stat (once per sample): its index in scan, or -1 when it is gone or
+ * unreadable (then LIST_GONE / LIST_UNKNOWN in listing_cur). With kept files (walk mode). */
+static int read_member(struct proc_state *st, pid_t pid, int keep)
+{
+    int64_t i;
+    if (pid <= 0)
+        return -1;
+    if (rt_map_get(&st->scan_idx, pid_key(pid), &i))
+        return (int)i;
+    struct kept *k = keep ? kept_get(st, pid) : NULL;
+    ssize_t n;
+    if (k && k->stat_fd >= 0) {
+        n = read_pidfile(st, &k->stat_fd, pid, "stat", &st->buf);
+        if (n < 0) {
+            /* that process is gone; the pid may be another's now */
+            kept_close_fds(st, k);
+            k->starttime = -1;
+            n = read_pidfile(st, &k->stat_fd, pid, "stat", &st->buf);
+        }
+    } else {
+        n = read_pidfile(st, k ? &k->stat_fd : NULL, pid, "stat", &st->buf);
+    }
+    struct rt_pid_stat ps;
+    if (n == -ENOENT || n == -ESRCH) {
+        /* exited (and reaped) since the directory was listed, or never there: gone */
+        rt_map_put(&st->listing_cur, pid_key(pid), LIST_GONE);
+        return -1;
+    }
+    if (n <= 0 || rt_parse_pid_stat(st->buf.p, &ps)) {
+        rt_map_put(&st->listing_cur, pid_key(pid), LIST_UNKNOWN); /* there, but unknown */
+        return -1;
+    }
+    if (k) {
+        if (k->starttime != ps.starttime) {
+            /* another process than the one whose files are kept (a fixture rewritten, or the
+             * stat just opened by path): the other files are not its */
+            int sfd = k->stat_fd;
+            k->stat_fd = -1;
+            kept_close_fds(st, k);
+            k->stat_fd = sfd;
+            k->starttime = ps.starttime;
+        }
+        k->seen = st->gen;
+    }
+    return scan_add(st, pid, &ps, k ? (int)(k - st->kept) : -1);
+}
+
+static void wq_push(struct proc_state *st, size_t *qn, int idx)
+{
+    if (idx < 0 || st->scan[idx].walked)
+        return;
+    st->scan[idx].walked = 1;
+    if (*qn == st->capwq) {
+        st->capwq = st->capwq ? st->capwq * 2 : 64;
+        st->wq = xrealloc(st->wq, st->capwq * sizeof(*st->wq));
+    }
+    st->wq[(*qn)++] = idx;
+}
+
+/* The children of every thread of scan[idx], as text of space-separated pids in st->cbuf. */
+static void read_children(struct proc_state *st, int idx)
+{
+    struct scan_ent *e = &st->scan[idx];
+    pid_t pid = e->pid;
+    struct kept *k = kept_of(st, e);
+    char rel[64];
+    st->cbuf.len = 0;
+    rt_buf_reserve(&st->cbuf, 256);
+    st->cbuf.p[0] = '\0';
+    if (e->st.threads <= 1) {
+        snprintf(rel, sizeof(rel), "task/%d/children", (int)pid);
+        if (read_pidfile(st, k ? &k->children_fd : NULL, pid, rel, &st->cbuf) < 0)
+            st->cbuf.len = 0;
+        st->cbuf.p[st->cbuf.len] = '\0';
+        return;
+    }
+    /* several threads: list them (the task directory stays open), read each one's children */
+    int tfd = k ? k->task_fd : -1;
+    if (tfd < 0) {
+        snprintf(rel, sizeof(rel), "%d/task", (int)pid);
+        tfd = openat(st->procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (tfd < 0)
+            return;
+        if (k && st->keep_fds && st->nfds < st->maxfds) {
+            k->task_fd = tfd;
+            st->nfds++;
+        }
+    } else if (lseek(tfd, 0, SEEK_SET) < 0) {
+        close(tfd);
+        k->task_fd = -1;
+        st->nfds--;
+        return;
+    }
+    char dents[4096];
+    ssize_t n;
+    while ((n = getdents64(tfd, dents, sizeof(dents))) > 0) {
+        for (ssize_t off = 0; off < n;) {
+            const struct dirent64 *de = (const struct dirent64 *)(dents + off);
+            off += de->d_reclen;
+            if (de->d_name[0] < '0' || de->d_name[0] > '9')
+                continue;
+            snprintf(rel, sizeof(rel), "%.32s/children", de->d_name);
+            int fd = openat(tfd, rel, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue; /* the thread exited: its children went to another thread */
+            if (rt_pread_all(fd, &st->buf) > 0) {
+                rt_buf_append(&st->cbuf, " ", 1);
+                rt_buf_append(&st->cbuf, st->buf.p, st->buf.len);
+            }
+            close(fd);
+        }
+    }
+    if (!k || k->task_fd != tfd)
+        close(tfd);
+}
+
+/* Walk mode: the root, rtrack's own children (run mode: the job's orphans come back to it), the
+ * previous sample's members, and the children of every thread of each of them, recursively. */
+static void walk_tree(struct proc_state *st, const struct rt_sample *prev)
+{
+    size_t qn = 0;
+    int ri = read_member(st, st->cfg.root_pid, 1);
+    if (ri >= 0 && (st->root_starttime < 0 || st->scan[ri].st.starttime == st->root_starttime))
+        wq_push(st, &qn, ri);
+    if (st->cfg.subreaper > 0)
+        wq_push(st, &qn, read_member(st, st->cfg.subreaper, 1));
+    for (int i = 0; prev && i < prev->nprocs; i++) {
+        int mi = read_member(st, prev->procs[i].pid, 1);
+        if (mi >= 0 && st->scan[mi].st.starttime == prev->procs[i].starttime)
+            wq_push(st, &qn, mi);
+    }
+    for (size_t h = 0; h < qn; h++) {
+        read_children(st, st->wq[h]);
+        for (const char *c = st->cbuf.p; *c;) {
+            char *end;
+            long pid = strtol(c, &end, 10);
+            if (end == c)
+                break;
+            c = end;
+            if (pid > 0 && pid < 1L << 30)
+                wq_push(st, &qn, read_member(st, (pid_t)pid, 1));
+        }
+    }
+}
+
+/* Fallback: every listed process's stat, for its ppid. */
+static void full_scan(struct proc_state *st)
+{
+    for (size_t i = 0; i < st->npids; i++)
+        read_member(st, st->pids[i], 0);
 }
 
 static int scan_find(const struct proc_state *st, pid_t pid, int64_t starttime)
@@ -332,17 +627,29 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
                          const struct rt_sample *prev)
 {
     struct proc_state *st = state;
-    int procfd = -1;
-    int count = scan_proc(st, env, &procfd);
+    st->gen++;
+    int count = list_proc(st);
     if (count < 0)
         return;
     cur->processes = count;
-    if (!st->track) {
-        close(procfd);
+    if (!st->track)
         return;
-    }
     if (prev && !prev->has_tree)
         prev = NULL;
+    /* the boot clock of this scan, for telling processes born since the previous one */
+    st->prev_scan_ticks = st->scan_ticks;
+    st->scan_ticks = -1;
+    struct timespec bt;
+    if (env->root[0] == '\0' && clock_gettime(CLOCK_BOOTTIME, &bt) == 0)
+        st->scan_ticks =
+            (int64_t)bt.tv_sec * env->clk_tck + (int64_t)bt.tv_nsec / (1000000000 / env->clk_tck);
+    rt_map_clear(&st->scan_idx);
+    st->nscan = 0;
+    if (st->walk)
+        walk_tree(st, prev);
+    else
+        full_scan(st);
+    kept_sweep(st);
     rt_map_clear(&st->prev_idx);
     rt_map_clear(&st->prev_pid);
     for (int i = 0; prev && i < prev->nprocs; i++) {
@@ -374,8 +681,8 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         p->cutime = e->st.cutime;
         p->cstime = e->st.cstime;
         p->rss_kib = e->st.rss_pages * env->page_size / 1024;
-        p->pss_kib = pss_kib(st, procfd, e->pid);
-        read_io(st, procfd, e->pid, &p->read_total, &p->write_total);
+        p->pss_kib = pss_kib(st, e);
+        read_io(st, e, &p->read_total, &p->write_total);
         memcpy(p->comm, e->st.comm, sizeof(p->comm));
         p->cpu_utime_s = p->cpu_stime_s = RT_NAN;
         p->read_bytes = p->write_bytes = RT_NA;
@@ -390,13 +697,19 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         }
         p->first_seen = pp == NULL;
         if (p->first_seen)
-            p->cmdline_json = read_cmdline(st, procfd, p->pid);
+            p->cmdline_json = read_cmdline(st, p->pid);
 
         /* Born since the previous scan: not listed then, or listed as another process. */
         int64_t was;
-        int born = prev && st->have_listing_prev && !pp &&
-                   (!rt_map_get(&st->listing_prev, pid_key(p->pid), &was) ||
-                    (was >= 0 && was != p->starttime));
+        int born = 0;
+        if (prev && st->have_listing_prev && !pp) {
+            if (!rt_map_get(&st->listing_prev, pid_key(p->pid), &was) || was == LIST_GONE)
+                born = 1; /* not there at the previous scan */
+            else if (was >= 0)
+                born = was != p->starttime; /* there, but another process */
+            else /* listed, not read: started after the previous scan's clock tick? */
+                born = st->prev_scan_ticks >= 0 && p->starttime >= st->prev_scan_ticks;
+        }
         e->du = e->ds = e->dr = e->dw = RT_NA;
         if (pp || born) {
             /* utime+cutime: children born and reaped between two samples count through their
@@ -432,7 +745,7 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
             const struct rt_proc_sample *g = &prev->procs[i];
             int64_t now;
             if (rt_map_get(&st->listing_cur, pid_key(g->pid), &now) &&
-                (now < 0 || now == g->starttime))
+                (now == LIST_UNKNOWN || now == g->starttime))
                 continue; /* still there (or unreadable this time: unknown, not gone) */
             pid_t a = g->ppid;
             int ai = -1;
@@ -556,7 +869,6 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         cur->proc_read_bytes = dr;
         cur->proc_write_bytes = dw;
     }
-    close(procfd);
 
     struct rt_map t = st->listing_prev;
     st->listing_prev = st->listing_cur;
@@ -579,6 +891,15 @@ static void proc_close(void *state)
     free(st->pend_prev);
     free(st->pend_cur);
     rt_buf_free(&st->buf);
+    rt_buf_free(&st->cbuf);
+    for (size_t i = 0; i < st->nkept; i++)
+        kept_close_fds(st, &st->kept[i]);
+    free(st->kept);
+    rt_map_free(&st->kept_idx);
+    free(st->pids);
+    free(st->wq);
+    if (st->procfd >= 0)
+        close(st->procfd);
     free(st);
 }
 

@@ -47,8 +47,13 @@ static void gen_init(struct gen *g)
     fx_write(g->root, "proc/stat", "cpu  100 0 50 1000 0 0 0 0 0 0\n");
 }
 
+/* 1: the tree tests run with children files (walk mode), 0: without (the full scan) */
+static int walk_mode;
+
 static void gen_open(struct gen *g, pid_t root_pid, pid_t subreaper)
 {
+    if (walk_mode)
+        fx_write_children(g->root);
     struct rt_collect_cfg cc = {root_pid, subreaper, 1.0};
     g->col = rt_collectors_open(&g->env, &cc);
 }
@@ -58,6 +63,8 @@ static struct rt_sample *gen_sample(struct gen *g)
     struct rt_sample *s = &g->buf[g->next];
     g->next ^= 1;
     rt_sample_begin(s, g->prev, g->prev ? RT_SAMPLE_PERIODIC : RT_SAMPLE_BASELINE, g->t, g->t);
+    if (walk_mode)
+        fx_write_children(g->root);
     rt_collectors_sample(g->col, s, g->prev);
     g->prev = s;
     g->t += 1.0;
@@ -814,5 +821,17 @@ int main(void)
         cmocka_unit_test(test_cgroup_v1),
         cmocka_unit_test(test_live_self),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    /* the process-tree scenarios once more, the tree found through children files */
+    const struct CMUnitTest walk[] = {
+        cmocka_unit_test(test_tree_cascade_reap),
+        cmocka_unit_test(test_tree_vanished_not_reaped_by_tree),
+        cmocka_unit_test(test_tree_reap_between_reads),
+        cmocka_unit_test(test_tree_births),
+        cmocka_unit_test(test_tree_pid_reuse),
+        cmocka_unit_test(test_tree_transient_miss),
+        cmocka_unit_test(test_tree_sticky_and_subreaper),
+    };
+    int failed = cmocka_run_group_tests_name("full scan", tests, NULL, NULL);
+    walk_mode = 1;
+    return failed + cmocka_run_group_tests_name("children files", walk, NULL, NULL);
 }

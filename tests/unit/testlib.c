@@ -1,6 +1,7 @@
 /* testlib.c - fixture helpers. */
 #include "testlib.h"
 
+#include <dirent.h>
 #include <errno.h>
 
 #include <signal.h>
@@ -296,6 +297,45 @@ void fx_write_proc(const char *root, const struct fx_proc *p)
         snprintf(text, sizeof(text), "%s/proc/%d/io", root, (int)p->pid);
         unlink(text);
     }
+}
+
+void fx_write_children(const char *root)
+{
+    char path[2048];
+    snprintf(path, sizeof(path), "%s/proc", root);
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    pid_t pids[256], ppids[256];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < 256) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char rel[300];
+        struct rt_buf b = {0};
+        struct rt_pid_stat ps;
+        snprintf(rel, sizeof(rel), "%s/proc/%ld/stat", root, pid);
+        if (rt_read_file(rel, &b) > 0 && rt_parse_pid_stat(b.p, &ps) == 0) {
+            pids[n] = (pid_t)pid;
+            ppids[n++] = ps.ppid;
+        }
+        rt_buf_free(&b);
+    }
+    closedir(d);
+    for (int i = 0; i < n; i++) {
+        char rel[128], text[2048] = "";
+        size_t len = 0;
+        for (int j = 0; j < n; j++)
+            if (ppids[j] == pids[i] && j != i)
+                len += (size_t)snprintf(text + len, sizeof(text) - len, "%d ", (int)pids[j]);
+        snprintf(rel, sizeof(rel), "proc/%d/task/%d/children", (int)pids[i], (int)pids[i]);
+        fx_write(root, rel, text);
+    }
+    char rel[128];
+    snprintf(rel, sizeof(rel), "proc/self/task/%d/children", (int)getpid());
+    fx_write(root, rel, "");
 }
 
 void fx_remove_proc(const char *root, pid_t pid)

@@ -77,5 +77,9 @@ struct fx_proc {
 /* proc/PID/{stat,smaps_rollup,io,cmdline} under root */
 void fx_write_proc(const char *root, const struct fx_proc *p);
 void fx_remove_proc(const char *root, pid_t pid);
+/* Write proc/PID/task/PID/children for every process of the fixture (from the ppids in their
+ * stat files) and the probe file proc/self/task/OURPID/children, so the proc collector walks the
+ * tree through children files as on a live kernel instead of scanning every stat. */
+void fx_write_children(const char *root);
 
 #endif
