@@ -199,45 +199,46 @@ ssize_t rt_read_small(const char *path, char *out, size_t cap)
     return rt_read_smallat(AT_FDCWD, path, out, cap);
 }
 
+/* The kept descriptor, opened now when it is not open yet; -errno when it cannot be. */
+static int kfile_fd(struct rt_kfile *f, const char *path)
+{
+    if (f->fd_plus1 > 0)
+        return f->fd_plus1 - 1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    f->fd_plus1 = fd + 1;
+    return fd;
+}
+
 ssize_t rt_kfile_read(struct rt_kfile *f, const char *path, struct rt_buf *b)
 {
-    if (f->fd <= 0) {
-        f->fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (f->fd < 0) {
-            int e = errno;
-            f->fd = 0;
-            rt_buf_reserve(b, 1);
-            b->len = 0;
-            b->p[0] = '\0';
-            return -e;
-        }
-    }
-    ssize_t n = rt_pread_all(f->fd, b);
-    if (n < 0)
+    int fd = kfile_fd(f, path);
+    ssize_t n = fd < 0 ? fd : rt_pread_all(fd, b);
+    if (n < 0) {
         rt_kfile_close(f); /* the device went away: open it again next time */
+        rt_buf_reserve(b, 1);
+        b->len = 0;
+        b->p[0] = '\0';
+    }
     return n;
 }
 
 ssize_t rt_kfile_read_small(struct rt_kfile *f, const char *path, char *out, size_t cap)
 {
-    if (f->fd <= 0) {
-        f->fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (f->fd < 0) {
-            int e = errno;
-            f->fd = 0;
-            out[0] = '\0';
-            return -e;
-        }
+    int fd = kfile_fd(f, path);
+    ssize_t n = fd;
+    if (fd >= 0) {
+        do
+            n = pread(fd, out, cap - 1, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            n = -errno;
     }
-    ssize_t n;
-    do
-        n = pread(f->fd, out, cap - 1, 0);
-    while (n < 0 && errno == EINTR);
     if (n < 0) {
-        int e = errno;
         rt_kfile_close(f);
         out[0] = '\0';
-        return -e;
+        return n;
     }
     while (n > 0 && isspace((unsigned char)out[n - 1]))
         n--;
@@ -247,9 +248,9 @@ ssize_t rt_kfile_read_small(struct rt_kfile *f, const char *path, char *out, siz
 
 void rt_kfile_close(struct rt_kfile *f)
 {
-    if (f->fd > 0)
-        close(f->fd);
-    f->fd = 0;
+    if (f->fd_plus1 > 0)
+        close(f->fd_plus1 - 1);
+    f->fd_plus1 = 0;
 }
 
 const char *rt_parse_u64(const char *s, uint64_t *out)

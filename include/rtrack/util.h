@@ -44,9 +44,9 @@ ssize_t rt_pread_all(int fd, struct rt_buf *b);
 
 /* A file read every sample through one descriptor kept open (pread from offset 0) instead of
  * open + read + close each time. Zero-initialised = not open yet; opened on first read; on a
- * read error it is closed and opened again next time. fd 0 is never a kept file (stdin). */
+ * read error it is closed and opened again next time. */
 struct rt_kfile {
-    int fd;
+    int fd_plus1; /* 0: not open (so that a zeroed struct is a closed file, even as fd 0) */
 };
 ssize_t rt_kfile_read(struct rt_kfile *f, const char *path, struct rt_buf *b);
 ssize_t rt_kfile_read_small(struct rt_kfile *f, const char *path, char *out, size_t cap);

@@ -18,6 +18,7 @@ struct cgroup_state {
     int v2;             /* usage_path is a cpu.stat (µs) rather than cpuacct.usage (ns) */
     double limit_cores; /* NAN: no quota */
     struct rt_buf buf;
+    struct rt_kfile kf;
 };
 
 /* "id:controllers:path" line of /proc/self/cgroup for a v1 controller, or v2's "0::" */
@@ -149,7 +150,7 @@ static void cgroup_collect(void *state, const struct rt_sysenv *env, struct rt_s
     (void)env;
     struct cgroup_state *st = state;
     cur->cgroup_limit_cores = st->limit_cores;
-    if (rt_read_file(st->usage_path, &st->buf) <= 0)
+    if (rt_kfile_read(&st->kf, st->usage_path, &st->buf) <= 0)
         return;
     uint64_t v;
     if (st->v2) {
@@ -171,6 +172,7 @@ static void cgroup_collect(void *state, const struct rt_sysenv *env, struct rt_s
 static void cgroup_close(void *state)
 {
     struct cgroup_state *st = state;
+    rt_kfile_close(&st->kf);
     rt_buf_free(&st->buf);
     free(st);
 }

@@ -6,6 +6,7 @@
 
 struct cpu_state {
     struct rt_buf buf;
+    struct rt_kfile kf;
 };
 
 int rt_parse_proc_stat_line(const char *line, struct rt_cpu_ticks *t)
@@ -61,7 +62,8 @@ static void cpu_collect(void *state, const struct rt_sysenv *env, struct rt_samp
 {
     struct cpu_state *st = state;
     char path[4096];
-    if (rt_path(env, path, sizeof(path), "/proc/stat") || rt_read_file(path, &st->buf) < 0)
+    if (rt_path(env, path, sizeof(path), "/proc/stat") ||
+        rt_kfile_read(&st->kf, path, &st->buf) < 0)
         return;
 
     cur->ncores = 0;
@@ -143,6 +145,7 @@ static void cpu_collect(void *state, const struct rt_sysenv *env, struct rt_samp
 static void cpu_close(void *state)
 {
     struct cpu_state *st = state;
+    rt_kfile_close(&st->kf);
     rt_buf_free(&st->buf);
     free(st);
 }

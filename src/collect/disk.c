@@ -21,6 +21,7 @@ struct disk_known {
 
 struct disk_state {
     struct rt_buf buf;
+    struct rt_kfile kf;
     struct disk_known *known;
     size_t nknown, capknown;
 };
@@ -147,7 +148,8 @@ static void disk_collect(void *state, const struct rt_sysenv *env, struct rt_sam
 {
     struct disk_state *st = state;
     char path[4096];
-    if (rt_path(env, path, sizeof(path), "/proc/diskstats") || rt_read_file(path, &st->buf) < 0)
+    if (rt_path(env, path, sizeof(path), "/proc/diskstats") ||
+        rt_kfile_read(&st->kf, path, &st->buf) < 0)
         return;
     cur->ndisks = 0;
     for (char *line = st->buf.p; line && *line;) {
@@ -234,6 +236,7 @@ static void disk_close(void *state)
         free(id);
     }
     free(st->known);
+    rt_kfile_close(&st->kf);
     rt_buf_free(&st->buf);
     free(st);
 }

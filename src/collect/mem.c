@@ -6,6 +6,7 @@
 
 struct mem_state {
     struct rt_buf buf;
+    struct rt_kfile kf;
 };
 
 static void *mem_open(const struct rt_sysenv *env, const struct rt_collect_cfg *cfg)
@@ -21,7 +22,8 @@ static void mem_collect(void *state, const struct rt_sysenv *env, struct rt_samp
     (void)prev;
     struct mem_state *st = state;
     char path[4096];
-    if (rt_path(env, path, sizeof(path), "/proc/meminfo") || rt_read_file(path, &st->buf) < 0)
+    if (rt_path(env, path, sizeof(path), "/proc/meminfo") ||
+        rt_kfile_read(&st->kf, path, &st->buf) < 0)
         return;
     static const struct {
         const char *key;
@@ -73,6 +75,7 @@ static void mem_collect(void *state, const struct rt_sysenv *env, struct rt_samp
 static void mem_close(void *state)
 {
     struct mem_state *st = state;
+    rt_kfile_close(&st->kf);
     rt_buf_free(&st->buf);
     free(st);
 }

@@ -6,6 +6,7 @@
  * Pseudo filesystems drop out because they report f_blocks == 0; a mount point listed twice
  * counts once; ZFS pools come from `zpool list` because statvfs under-reports them. */
 #include <stdio.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,16 +14,22 @@
 #include "rtrack/collect.h"
 #include "rtrack/spawn.h"
 
-struct mount_state {
-    struct rt_buf buf, zbuf;
-    struct rt_mount_ident **known;
-    size_t nknown, capknown;
-};
-
 /* One line of the mount table, fields pointing into the (modified) line. */
 struct mount_line {
     char *source, *mount_point, *fstype;
     long major, minor; /* -1 when unknown (/proc/mounts has no device numbers) */
+};
+
+struct mount_state {
+    struct rt_buf buf, zbuf;
+    struct rt_kfile kf;
+    struct rt_mount_ident **known;
+    size_t nknown, capknown;
+    /* The mount table as last parsed (pointing into buf): the mounts to statvfs. On a live
+     * system mountinfo is re-read only when poll() says the table changed (POLLPRI). */
+    struct mount_line *lines;
+    size_t nlines, caplines;
+    int parsed, zfs;
 };
 
 static int skip_mount_point(const char *mp)
@@ -183,22 +190,29 @@ static void *mount_open(const struct rt_sysenv *env, const struct rt_collect_cfg
     return xcalloc(1, sizeof(struct mount_state));
 }
 
-static void mount_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,
-                          const struct rt_sample *prev)
+/* Live system, table parsed before, and mountinfo's poll() reports no change since. */
+static int table_unchanged(struct mount_state *st, const struct rt_sysenv *env)
 {
-    (void)prev;
-    struct mount_state *st = state;
+    if (!st->parsed || env->root[0] != '\0' || st->kf.fd_plus1 <= 0)
+        return 0;
+    struct pollfd pfd = {st->kf.fd_plus1 - 1, POLLPRI, 0};
+    return poll(&pfd, 1, 0) == 0;
+}
+
+/* Read and parse the mount table into st->lines. */
+static int read_table(struct mount_state *st, const struct rt_sysenv *env)
+{
     char path[4096];
     int info = 1;
+    st->parsed = 0;
     if (rt_path(env, path, sizeof(path), "/proc/self/mountinfo") ||
-        rt_read_file(path, &st->buf) < 0) {
+        rt_kfile_read(&st->kf, path, &st->buf) < 0) {
         info = 0;
         if (rt_path(env, path, sizeof(path), "/proc/mounts") || rt_read_file(path, &st->buf) < 0)
-            return;
+            return -1;
     }
-    cur->nmounts = 0;
-    cur->space_total = cur->space_used = cur->space_free = 0;
-    int zfs = 0;
+    st->nlines = 0;
+    st->zfs = 0;
     for (char *line = st->buf.p; line && *line;) {
         char *nl = strchr(line, '\n');
         if (nl)
@@ -212,9 +226,30 @@ static void mount_collect(void *state, const struct rt_sysenv *env, struct rt_sa
         if (skip_mount_point(m.mount_point))
             continue;
         if (strcmp(m.fstype, "zfs") == 0) {
-            zfs = 1;
+            st->zfs = 1;
             continue;
         }
+        if (st->nlines == st->caplines) {
+            st->caplines = st->caplines ? st->caplines * 2 : 32;
+            st->lines = xrealloc(st->lines, st->caplines * sizeof(*st->lines));
+        }
+        st->lines[st->nlines++] = m;
+    }
+    st->parsed = info;
+    return 0;
+}
+
+static void mount_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,
+                          const struct rt_sample *prev)
+{
+    (void)prev;
+    struct mount_state *st = state;
+    if (!table_unchanged(st, env) && read_table(st, env) != 0)
+        return;
+    cur->nmounts = 0;
+    cur->space_total = cur->space_used = cur->space_free = 0;
+    for (size_t li = 0; li < st->nlines; li++) {
+        struct mount_line m = st->lines[li];
         struct rt_fsstat fs;
         if (env->statvfs_fn(env->statvfs_ud, m.mount_point, &fs) != 0 || fs.blocks == 0)
             continue;
@@ -234,7 +269,7 @@ static void mount_collect(void *state, const struct rt_sysenv *env, struct rt_sa
     }
     for (int i = 0; i < cur->nmounts; i++)
         add_space(cur, &cur->mounts[i]);
-    if (zfs)
+    if (st->zfs)
         add_zfs_pools(st, env, cur);
 }
 
@@ -249,6 +284,8 @@ static void mount_close(void *state)
         free(st->known[i]);
     }
     free(st->known);
+    free(st->lines);
+    rt_kfile_close(&st->kf);
     rt_buf_free(&st->buf);
     rt_buf_free(&st->zbuf);
     free(st);

@@ -8,19 +8,21 @@
 
 struct net_state {
     struct rt_buf buf;
+    struct rt_kfile kf;
     struct rt_nic_ident **known;
+    struct rt_kfile *operstate; /* per known interface */
     size_t nknown, capknown;
 };
 
-static const struct rt_nic_ident *ident_get(struct net_state *st, const struct rt_sysenv *env,
-                                            const char *name)
+static size_t ident_get(struct net_state *st, const struct rt_sysenv *env, const char *name)
 {
     for (size_t i = 0; i < st->nknown; i++)
         if (strcmp(st->known[i]->name, name) == 0)
-            return st->known[i];
+            return i;
     if (st->nknown == st->capknown) {
         st->capknown = st->capknown ? st->capknown * 2 : 8;
         st->known = xrealloc(st->known, st->capknown * sizeof(*st->known));
+        st->operstate = xrealloc(st->operstate, st->capknown * sizeof(*st->operstate));
     }
     struct rt_nic_ident *id = xcalloc(1, sizeof(*id));
     id->name = xstrdup(name);
@@ -45,8 +47,9 @@ static const struct rt_nic_ident *ident_get(struct net_state *st, const struct r
     if (!rt_path(env, path, sizeof(path), "/sys/class/net/%s/speed", name) &&
         rt_read_small(path, val, sizeof(val)) > 0 && rt_parse_i64(val, &v) == 0 && v >= 0)
         id->speed_mbps = v;
-    st->known[st->nknown++] = id;
-    return id;
+    st->operstate[st->nknown].fd_plus1 = 0;
+    st->known[st->nknown] = id;
+    return st->nknown++;
 }
 
 static void *net_open(const struct rt_sysenv *env, const struct rt_collect_cfg *cfg)
@@ -61,7 +64,8 @@ static void net_collect(void *state, const struct rt_sysenv *env, struct rt_samp
 {
     struct net_state *st = state;
     char path[4096];
-    if (rt_path(env, path, sizeof(path), "/proc/net/dev") || rt_read_file(path, &st->buf) < 0)
+    if (rt_path(env, path, sizeof(path), "/proc/net/dev") ||
+        rt_kfile_read(&st->kf, path, &st->buf) < 0)
         return;
     cur->nnics = 0;
     int lineno = 0;
@@ -90,14 +94,15 @@ static void net_collect(void *state, const struct rt_sysenv *env, struct rt_samp
         if (k < 16)
             continue;
         struct rt_nic_sample *s = RT_SAMPLE_PUSH(cur->nics, cur->nnics, cur->nics_cap);
-        s->ident = ident_get(st, env, name);
+        size_t ki = ident_get(st, env, name);
+        s->ident = st->known[ki];
         static const int map[RT_NIC_NFIELDS] = {0, 1, 2, 3, 8, 9, 10, 11};
         for (int i = 0; i < RT_NIC_NFIELDS; i++)
             s->f[i] = (int64_t)n[map[i]];
         s->rx_bytes = s->tx_bytes = RT_NA;
         s->operstate[0] = '\0';
         if (!rt_path(env, path, sizeof(path), "/sys/class/net/%s/operstate", name))
-            rt_read_small(path, s->operstate, sizeof(s->operstate));
+            rt_kfile_read_small(&st->operstate[ki], path, s->operstate, sizeof(s->operstate));
     }
     if (!prev)
         return;
@@ -134,8 +139,11 @@ static void net_close(void *state)
         free(st->known[i]->mac);
         free(st->known[i]->driver);
         free(st->known[i]);
+        rt_kfile_close(&st->operstate[i]);
     }
     free(st->known);
+    free(st->operstate);
+    rt_kfile_close(&st->kf);
     rt_buf_free(&st->buf);
     free(st);
 }

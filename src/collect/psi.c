@@ -8,6 +8,7 @@
 
 struct psi_state {
     char buf[512];
+    struct rt_kfile kf[RT_PSI_NRES];
 };
 
 static const char *const psi_files[RT_PSI_NRES] = {"cpu", "memory", "io"};
@@ -30,7 +31,7 @@ static void psi_collect(void *state, const struct rt_sysenv *env, struct rt_samp
     for (int r = 0; r < RT_PSI_NRES; r++) {
         char path[4096];
         if (rt_path(env, path, sizeof(path), "/proc/pressure/%s", psi_files[r]) ||
-            rt_read_small(path, st->buf, sizeof(st->buf)) < 0)
+            rt_kfile_read_small(&st->kf[r], path, st->buf, sizeof(st->buf)) < 0)
             continue;
         for (char *line = st->buf; line && *line;) {
             char *nl = strchr(line, '\n');
@@ -55,7 +56,10 @@ static void psi_collect(void *state, const struct rt_sysenv *env, struct rt_samp
 
 static void psi_close(void *state)
 {
-    free(state);
+    struct psi_state *st = state;
+    for (int r = 0; r < RT_PSI_NRES; r++)
+        rt_kfile_close(&st->kf[r]);
+    free(st);
 }
 
 const struct rt_collector rt_collector_psi = {"psi", psi_open, psi_collect, psi_close};

@@ -106,4 +106,55 @@ check "orphan: recorded with rtrack as its parent" \
 check "orphan: counted while the job lived" "$(s "min(proc_count)" "AND kind = 'periodic'")" 3
 [ -n "$orphan" ] && kill "$orphan" 2>/dev/null
 
+# --- a child forked by a non-main thread is in the tree (found through that thread's children
+# file; the Python reference reads the main thread's only)
+DB=thread.db
+"$RTRACK" run --quiet --db $DB --interval 0.2 -- python3 -c '
+import subprocess, threading
+t = threading.Thread(target=lambda: subprocess.run(["sleep", "1.1"]))
+t.start(); t.join()'
+check "thread child: exit 0" "$?" 0
+root=$(q $DB "SELECT pid FROM runs")
+check "thread child: the sleep forked by a thread is recorded as the job's child" \
+    "$(q $DB "SELECT count(*) FROM processes WHERE ppid = $root AND cmdline = '[\"sleep\",\"1.1\"]'")" 1
+check_range "thread child: seen in several samples" \
+    "$(q $DB "SELECT count(*) FROM process_samples ps JOIN processes p ON p.id = ps.process_id WHERE p.cmdline = '[\"sleep\",\"1.1\"]'")" 3 20
+
+# --- the same tree through children files and through the full /proc scan (the fallback)
+tree_job='sh -c "sleep 1.5 & (sleep 1.4 & wait) & wait"'
+for mode in walk full; do
+    if [ $mode = full ]; then export RTRACK_PROC_SCAN=full; else unset RTRACK_PROC_SCAN; fi
+    "$RTRACK" run --quiet --db scan_$mode.db --interval 0.25 -- sh -c "$tree_job"
+    check "scan $mode: exit 0" "$?" 0
+    eval "${mode}_tree=\"\$(q scan_$mode.db \"SELECT group_concat(name || ':' || cmdline, ' ') FROM (SELECT name, cmdline FROM processes ORDER BY cmdline)\")\""
+    eval "${mode}_max=\$(q scan_$mode.db \"SELECT max(proc_count) FROM samples\")"
+done
+unset RTRACK_PROC_SCAN
+check "scan: both modes record the same processes" "$walk_tree" "$full_tree"
+check "scan: children files: 5 processes at most (sh, sh, sleep, subshell, sleep)" "$walk_max" 5
+check "scan: full scan: the same" "$full_max" 5
+
+# --- a mount that appears and goes away while recording is seen (mountinfo is re-read when
+# poll() reports a change, not every sample)
+if [ "$(id -u)" -eq 0 ]; then
+    DB=mnt.db
+    mp=$(mktemp -d "$PWD/mnt.XXXXXX")
+    "$RTRACK" record --quiet --db $DB --interval 0.2 --duration 3 &
+    rec=$!
+    sleep 0.8
+    mount -t tmpfs -o size=7m rtrack-test "$mp"
+    sleep 1
+    umount "$mp"
+    wait $rec
+    check "mount: recorder exit 0" "$?" 0
+    seen=$(q $DB "SELECT count(*) FROM mount_samples ms JOIN mounts m ON m.id = ms.mount_id WHERE m.mount_point = '$mp'")
+    check_range "mount: the tmpfs is in the samples taken while it was mounted" "$seen" 3 7
+    check "mount: its size" "$(q $DB "SELECT DISTINCT total_bytes FROM mount_samples ms JOIN mounts m ON m.id = ms.mount_id WHERE m.mount_point = '$mp'")" $((7 * 1024 * 1024))
+    check "mount: not in the last sample (unmounted)" \
+        "$(q $DB "SELECT count(*) FROM mount_samples ms JOIN mounts m ON m.id = ms.mount_id WHERE m.mount_point = '$mp' AND ms.sample_id = (SELECT max(id) FROM samples)")" 0
+    rmdir "$mp"
+else
+    skip "mount: needs root to mount a tmpfs"
+fi
+
 finish
