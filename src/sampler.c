@@ -39,14 +39,14 @@ void rt_sampler_store(struct rt_sampler *s)
     struct rt_sample *cur = s->cur;
     int rc = rt_store_add_sample(s->store, cur);
     if (rc == 0) {
-        s->uncommitted++;
+        if (s->uncommitted++ == 0)
+            s->first_uncommitted = cur->mono;
         if (cur->kind != RT_SAMPLE_BASELINE)
             rt_live_write(s->live, rt_store_last_sample_id(s->store));
         if (cur->kind != RT_SAMPLE_PERIODIC ||
-            cur->mono + s->interval - s->last_commit > 1.0 + 1e-3) {
+            cur->mono + s->interval - s->first_uncommitted > 1.0 + 1e-3) {
             rc = rt_store_commit(s->store);
             if (rc == 0) {
-                s->last_commit = cur->mono;
                 s->stored += s->uncommitted;
                 s->uncommitted = 0;
             }
