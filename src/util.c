@@ -120,7 +120,7 @@ void rt_buf_json_string(struct rt_buf *b, const char *s, size_t n)
 /* Read to EOF. Positional reads start at offset 0, so the same fd can be read again next sample
  * (procfs and sysfs files are generated anew by a read at offset 0); sequential reads work on
  * pipes and FIFOs too (a config file may be one). */
-static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional)
+static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional, int single)
 {
     b->len = 0;
     rt_buf_reserve(b, 4096);
@@ -141,6 +141,8 @@ static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional)
         if (n == 0)
             break;
         b->len += (size_t)n;
+        if (single && (size_t)n < room)
+            break; /* one show() and it fitted: that was all of it */
     }
     b->p[b->len] = '\0';
     return (ssize_t)b->len;
@@ -148,7 +150,12 @@ static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional)
 
 ssize_t rt_pread_all(int fd, struct rt_buf *b)
 {
-    return read_to_eof(fd, b, 1);
+    return read_to_eof(fd, b, 1, 0);
+}
+
+ssize_t rt_pread_single(int fd, struct rt_buf *b)
+{
+    return read_to_eof(fd, b, 1, 1);
 }
 
 ssize_t rt_read_fileat(int dirfd, const char *rel, struct rt_buf *b)
@@ -161,7 +168,7 @@ ssize_t rt_read_fileat(int dirfd, const char *rel, struct rt_buf *b)
         b->p[0] = '\0';
         return -e;
     }
-    ssize_t n = read_to_eof(fd, b, 0);
+    ssize_t n = read_to_eof(fd, b, 0, 0);
     close(fd);
     return n;
 }
@@ -214,7 +221,7 @@ static int kfile_fd(struct rt_kfile *f, const char *path)
 ssize_t rt_kfile_read(struct rt_kfile *f, const char *path, struct rt_buf *b)
 {
     int fd = kfile_fd(f, path);
-    ssize_t n = fd < 0 ? fd : rt_pread_all(fd, b);
+    ssize_t n = fd < 0 ? fd : read_to_eof(fd, b, 1, f->single);
     if (n < 0) {
         rt_kfile_close(f); /* the device went away: open it again next time */
         rt_buf_reserve(b, 1);

@@ -54,7 +54,9 @@ static void *cpu_open(const struct rt_sysenv *env, const struct rt_collect_cfg *
 {
     (void)env;
     (void)cfg;
-    return xcalloc(1, sizeof(struct cpu_state));
+    struct cpu_state *st = xcalloc(1, sizeof(*st));
+    st->kf.single = 1; /* single_open_size */
+    return st;
 }
 
 static void cpu_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,

@@ -13,7 +13,9 @@ static void *mem_open(const struct rt_sysenv *env, const struct rt_collect_cfg *
 {
     (void)env;
     (void)cfg;
-    return xcalloc(1, sizeof(struct mem_state));
+    struct mem_state *st = xcalloc(1, sizeof(*st));
+    st->kf.single = 1; /* single_open */
+    return st;
 }
 
 static void mem_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,

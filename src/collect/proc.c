@@ -200,8 +200,11 @@ void rt_parse_pid_io(const char *text, int64_t *rd, int64_t *wr)
 static ssize_t read_pidfile(struct proc_state *st, int *fdp, pid_t pid, const char *name,
                             struct rt_buf *b)
 {
+    /* stat, io and smaps_rollup come from one show(); children is a list of records and
+     * cmdline is read from the process's memory in pieces */
+    int single = !strcmp(name, "stat") || !strcmp(name, "io") || !strcmp(name, "smaps_rollup");
     if (fdp && *fdp >= 0) {
-        ssize_t n = rt_pread_all(*fdp, b);
+        ssize_t n = single ? rt_pread_single(*fdp, b) : rt_pread_all(*fdp, b);
         if (n < 0) {
             close(*fdp);
             *fdp = -1;
@@ -219,7 +222,7 @@ static ssize_t read_pidfile(struct proc_state *st, int *fdp, pid_t pid, const ch
         b->p[0] = '\0';
         return -e;
     }
-    ssize_t n = rt_pread_all(fd, b);
+    ssize_t n = single ? rt_pread_single(fd, b) : rt_pread_all(fd, b);
     if (n >= 0 && fdp && st->keep_fds && st->nfds < st->maxfds) {
         *fdp = fd;
         st->nfds++;
