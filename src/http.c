@@ -1,7 +1,7 @@
 /* http.c - what the HTTP clients share: libcurl's one-time setup and error text. */
+#include "rtrack/curl.h"
 #include "rtrack/http.h"
 
-#include <curl/curl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
  *   server has at least what was asked (the reference rounds memory to the nearest GB and sends
  *   VRAM in MiB);
  * - an offline or failing Keeper is an error with a reason, not a crash. */
+#include "rtrack/curl.h"
 #include "rtrack/keeper.h"
 
 #include <pthread.h>
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <curl/curl.h>
 
 #include "rtrack/http.h"
 #include "rtrack/version.h"

@@ -22,6 +22,7 @@
  *
  * JSON is read with SQLite's JSON functions on an in-memory connection; Hetzner's YAML-like
  * `key: value` lines are read line by line. */
+#include "rtrack/curl.h"
 #include "rtrack/cloud.h"
 
 #include <pthread.h>
@@ -33,7 +34,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include <curl/curl.h>
 
 #include "rtrack/http.h"
 #include "rtrack/util.h"

@@ -12,6 +12,7 @@
  * - it has no session-token option: x-amz-security-token is a custom header, which curl signs.
  * Content-Type is application/gzip and there is no Content-Encoding: gzip, with which clients
  * decompress on download (a bug resource-tracker-rs hit). */
+#include "rtrack/curl.h"
 #include "rtrack/upload.h"
 
 #include <pthread.h>
@@ -21,8 +22,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <curl/curl.h>
-#include <openssl/evp.h>
 
 #include "rtrack/http.h"
 #include "rtrack/version.h"
@@ -54,11 +53,11 @@ static int has_ctl(const char *s)
 void rt_sha256_hex(const void *data, size_t len, char out[65])
 {
     static const char hex[] = "0123456789abcdef";
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    if (EVP_Digest(len ? data : "", len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32) {
-        /* Only an allocation failure inside libcrypto gets here: like xmalloc, give up. */
-        fprintf(stderr, "rtrack: sha-256 failed in libcrypto\n");
+    unsigned char md[32];
+    if (rt_sha256(data, len, md) != 0) {
+        /* libcrypto (a dependency of the package, and of libcurl) is missing, or an
+         * allocation failed inside it: like xmalloc, give up. */
+        fprintf(stderr, "rtrack: sha-256 failed: libcrypto.so.3 cannot be loaded or failed\n");
         abort();
     }
     for (unsigned int i = 0; i < 32; i++) {

@@ -15,6 +15,7 @@
  * answers are quoted (200 bytes at most, one line) because FastAPI's 422 says which field was
  * wrong, unless the answer contains the token. Buffers that held secrets are zeroed before
  * they are freed. */
+#include "rtrack/curl.h"
 #include "rtrack/upload.h"
 
 #include <math.h>
@@ -25,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
 
 #include "rtrack/http.h"
 #include "rtrack/version.h"
