@@ -652,7 +652,6 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         walk_tree(st, prev);
     else
         full_scan(st);
-    kept_sweep(st);
     rt_map_clear(&st->prev_idx);
     rt_map_clear(&st->prev_pid);
     for (int i = 0; prev && i < prev->nprocs; i++) {
@@ -872,6 +871,9 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         cur->proc_read_bytes = dr;
         cur->proc_write_bytes = dw;
     }
+
+    /* last: the sweep compacts st->kept, and the scan entries hold indices into it */
+    kept_sweep(st);
 
     struct rt_map t = st->listing_prev;
     st->listing_prev = st->listing_cur;
