@@ -218,12 +218,20 @@ static int kfile_fd(struct rt_kfile *f, const char *path)
     return fd;
 }
 
+/* Kept open only on the live system: a fixture tree's files (tests, whose root changes from
+ * sample to sample) are replaced on disk, not generated anew by the kernel at each read. */
+static int kfile_keeps(const char *path)
+{
+    return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/sys/", 5) == 0;
+}
+
 ssize_t rt_kfile_read(struct rt_kfile *f, const char *path, struct rt_buf *b)
 {
     int fd = kfile_fd(f, path);
     ssize_t n = fd < 0 ? fd : read_to_eof(fd, b, 1, f->single);
+    if (n < 0 || !kfile_keeps(path))
+        rt_kfile_close(f); /* on an error: the device went away, open it again next time */
     if (n < 0) {
-        rt_kfile_close(f); /* the device went away: open it again next time */
         rt_buf_reserve(b, 1);
         b->len = 0;
         b->p[0] = '\0';
@@ -242,8 +250,9 @@ ssize_t rt_kfile_read_small(struct rt_kfile *f, const char *path, char *out, siz
         if (n < 0)
             n = -errno;
     }
-    if (n < 0) {
+    if (n < 0 || !kfile_keeps(path))
         rt_kfile_close(f);
+    if (n < 0) {
         out[0] = '\0';
         return n;
     }

@@ -117,8 +117,9 @@ struct rt_proc_sample {
     double cpu_utime_s, cpu_stime_s; /* per interval, NAN when first seen (unless born in it) */
     int64_t read_bytes, write_bytes; /* per interval */
     char comm[64];
-    char *cmdline_json; /* only in the sample where it is first seen; owned by the sample */
+    char *cmdline_json; /* only when first seen or renamed; owned by the sample */
     int first_seen;
+    int renamed; /* its name changed since the previous sample (an exec after the fork) */
 };
 
 /* A GPU's identity, read once; owned by its backend (gpu.h) for the backend's lifetime. */

@@ -631,6 +631,17 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
 {
     struct proc_state *st = state;
     st->gen++;
+    if (!st->keep_fds) {
+        /* a fixture tree: its root may be another directory each sample */
+        char path[4096];
+        if (st->procfd >= 0)
+            close(st->procfd);
+        st->procfd = -1;
+        if (!rt_path(env, path, sizeof(path), "/proc"))
+            st->procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (st->procfd < 0)
+            return;
+    }
     int count = list_proc(st);
     if (count < 0)
         return;
@@ -698,7 +709,10 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
             e->prev_i = (int)pidx;
         }
         p->first_seen = pp == NULL;
-        if (p->first_seen)
+        /* A child seen between its fork and its exec still has its parent's name and command
+         * line: when the name changes, both are read again (and the process row updated). */
+        p->renamed = pp && strcmp(pp->comm, p->comm) != 0;
+        if (p->first_seen || p->renamed)
             p->cmdline_json = read_cmdline(st, p->pid);
 
         /* Born since the previous scan: not listed then, or listed as another process. */

@@ -463,7 +463,8 @@ static const char *const fixed_sql[ST_COUNT] = {
                       "operstate) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_PROCESS] = "INSERT INTO processes (run_id, pid, starttime, ppid, name, cmdline, "
                    "first_seq) VALUES (?,?,?,?,?,?,?) ON CONFLICT (run_id, pid, starttime) DO "
-                   "UPDATE SET pid = excluded.pid RETURNING id",
+                   "UPDATE SET name = excluded.name, cmdline = coalesce(excluded.cmdline, "
+                   "cmdline) RETURNING id",
     [ST_PROCESS_SAMPLE] = "INSERT INTO process_samples (sample_id, process_id, ppid, state, "
                           "threads, utime, stime, cutime, cstime, rss_kib, pss_kib, "
                           "read_bytes_total, write_bytes_total, cpu_utime_s, cpu_stime_s, "
@@ -892,7 +893,8 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
         const struct rt_proc_sample *p = &smp->procs[i];
         int64_t pid_row;
         uint64_t key = process_key(p->pid, p->starttime);
-        if (!rt_map_get(&s->procs, key, &pid_row)) {
+        /* a renamed process (exec after the fork) updates its row's name and command line */
+        if (!rt_map_get(&s->procs, key, &pid_row) || p->renamed) {
             st = s->st[ST_PROCESS];
             sqlite3_bind_int64(st, 1, s->run_id);
             sqlite3_bind_int64(st, 2, p->pid);

@@ -134,6 +134,16 @@ check "scan: both modes record the same processes" "$walk_tree" "$full_tree"
 check "scan: children files: 5 processes at most (sh, sh, sleep, subshell, sleep)" "$walk_max" 5
 check "scan: full scan: the same" "$full_max" 5
 
+# --- a process that execs another program is recorded under its new name and command line
+# (a child seen between its fork and its exec, or a job that execs, as here)
+DB=exec.db
+"$RTRACK" run --quiet --db $DB --interval 0.2 -- sh -c 'sleep 0.5; exec sleep 0.9'
+check "exec: exit 0" "$?" 0
+check "exec: the root's row has the program it exec'd" \
+    "$(q $DB "SELECT name || ' ' || cmdline FROM processes WHERE pid = (SELECT pid FROM runs)")" \
+    'sleep ["sleep","0.9"]'
+check "exec: one row for it, not two" "$(q $DB "SELECT count(*) FROM processes WHERE pid = (SELECT pid FROM runs)")" 1
+
 # --- a mount that appears and goes away while recording is seen (mountinfo is re-read when
 # poll() reports a change, not every sample)
 if [ "$(id -u)" -eq 0 ]; then
