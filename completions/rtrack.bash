@@ -10,6 +10,12 @@ _rtrack()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     COMPREPLY=()
+    # --opt=value: '=' is a word of its own in COMP_WORDS (COMP_WORDBREAKS); complete the value
+    if [[ $cur == = ]]; then
+        cur=""
+    elif [[ $prev == = ]] && ((COMP_CWORD > 2)); then
+        prev=${COMP_WORDS[COMP_CWORD - 2]}
+    fi
     if ((COMP_CWORD == 1)); then
         COMPREPLY=($(compgen -W "run record export runs summary report upload help --help --version" -- "$cur"))
         return
@@ -69,11 +75,17 @@ _rtrack()
         ;;
     --run | -r)
         # run ids from the database given on the line (or the default one)
-        local db=rtrack.db
-        for ((i = 2; i < COMP_CWORD; i++)); do
-            [[ ${COMP_WORDS[i]} == --db || ${COMP_WORDS[i]} == -d ]] && db=${COMP_WORDS[i + 1]}
-        done
-        COMPREPLY=($(compgen -W "latest $(sqlite3 -readonly "$db" 'SELECT id FROM runs' 2>/dev/null)" -- "$cur"))
+        [[ $cmd == run || $cmd == record ]] && return
+        COMPREPLY=($(compgen -W "latest $(_rtrack_query 'SELECT id FROM runs')" -- "$cur"))
+        return
+        ;;
+    --job | -j)
+        # job names recorded in that database
+        if [[ $cmd == summary ]]; then
+            local IFS=$'\n'
+            COMPREPLY=($(compgen -W "$(_rtrack_query 'SELECT DISTINCT job_name FROM runs
+                WHERE job_name IS NOT NULL ORDER BY 1')" -- "$cur"))
+        fi
         return
         ;;
     --output | -o)
@@ -91,6 +103,30 @@ _rtrack()
     upload) COMPREPLY=($(compgen -W "--db --run --all --dry-run --help" -- "$cur")) ;;
     report) COMPREPLY=($(compgen -W "--db --run --output --recommend-server --help" -- "$cur")) ;;
     esac
+}
+
+# the database named on the line (--db FILE, --db=FILE, -dFILE), else $RTRACK_DB, else rtrack.db
+_rtrack_db()
+{
+    local i w db=${RTRACK_DB:-rtrack.db}
+    for ((i = 2; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        if [[ $w == --db || $w == -d ]]; then
+            db=${COMP_WORDS[i + 1]}
+            [[ $db == = ]] && db=${COMP_WORDS[i + 2]}
+        elif [[ $w == -d?* ]]; then
+            db=${w#-d}
+        fi
+    done
+    printf '%s\n' "${db/#\~/$HOME}"
+}
+
+# _rtrack_query SQL : its rows from that database, read-only (nothing when it is not there)
+_rtrack_query()
+{
+    local db
+    db=$(_rtrack_db)
+    [[ -r $db ]] && command -v sqlite3 >/dev/null && sqlite3 -readonly "$db" "$1" 2>/dev/null
 }
 
 # the job's own command line: a command name first, then files

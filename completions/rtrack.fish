@@ -58,10 +58,11 @@ function __rtrack_complete_job
     complete -C (string join -- ' ' $line (commandline -ct))
 end
 
-# the database named on the line (--db/-d), or rtrack.db
+# the database named on the line (--db/-d), else $RTRACK_DB, else rtrack.db
 function __rtrack_db
     set -l tokens (commandline -opc)
     set -l db rtrack.db
+    set -q RTRACK_DB; and test -n "$RTRACK_DB"; and set db $RTRACK_DB
     set -l n (count $tokens)
     for i in (seq 1 $n)
         switch $tokens[$i]
@@ -76,12 +77,17 @@ function __rtrack_db
     string replace -r -- '^~' $HOME $db
 end
 
+# __rtrack_query SQL : its rows from that database, read-only (nothing when it is not there)
+function __rtrack_query
+    set -l db (__rtrack_db)
+    test -r "$db"; and command -q sqlite3; or return 0
+    sqlite3 -readonly "$db" $argv[1] 2>/dev/null
+end
+
 # run ids in that database, plus `latest`
 function __rtrack_run_ids
     printf '%s\t%s\n' latest 'the latest run'
-    set -l db (__rtrack_db)
-    test -r "$db"; and command -q sqlite3; or return 0
-    sqlite3 -readonly "$db" 'SELECT id FROM runs' 2>/dev/null
+    __rtrack_query 'SELECT id FROM runs'
 end
 
 # files ending in SUFFIX, and directories, for the word being typed
@@ -100,7 +106,7 @@ complete -c rtrack -f
 
 # subcommands
 set -l __rtrack_cmds run record export runs summary report upload help
-complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a run -d 'run a command, track its process tree and the system, record to SQLite'
+complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a run -d 'run a command, record it, its process tree and the system'
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a record -d 'record the system (and optionally a process tree) to SQLite'
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a export -d 'write a run as Python-parity CSV or Rust-compatible JSON Lines'
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a runs -d 'list the runs in a database'
@@ -157,7 +163,7 @@ complete -c rtrack -n '__rtrack_using export' -l until -x -d 'samples at or befo
 
 complete -c rtrack -n '__rtrack_using runs' -s f -l format -x -a 'table csv jsonl' -d 'output format'
 
-complete -c rtrack -n '__rtrack_using summary' -s j -l job -x -d 'every run of this job name together'
+complete -c rtrack -n '__rtrack_using summary' -s j -l job -x -a '(__rtrack_query "SELECT DISTINCT job_name FROM runs WHERE job_name IS NOT NULL ORDER BY 1")' -d 'every run of this job name together'
 complete -c rtrack -n '__rtrack_using summary' -s f -l format -x -a 'text json markdown' -d 'output format'
 complete -c rtrack -n '__rtrack_using summary report' -l recommend-server -d 'cheapest cloud server that fits (Spare Cores Keeper)'
 

@@ -26,9 +26,9 @@ static void usage(FILE *out)
             "  -f, --format csv|jsonl     output format (default csv; json = jsonl)\n"
             "  -t, --table combined|system|process\n"
             "                             CSV layout (default combined: 32 columns)\n"
-            "  -o, --output FILE          write to FILE instead of stdout\n"
-            "      --since T              samples at or after T\n"
-            "      --until T              samples at or before T\n"
+            "  -o, --output FILE          write to FILE (default: stdout)\n"
+            "      --since T              samples at or after T (default: from the start)\n"
+            "      --until T              samples at or before T (default: to the end)\n"
             "  -h, --help                 show this help\n\n"
             "T is epoch seconds, an ISO 8601 date and time (UTC unless it carries an offset),\n"
             "or +SECONDS after the start of the run.\n");

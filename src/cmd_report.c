@@ -16,17 +16,17 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: rtrack report [options] -o FILE\n\n"
-            "Write a recorded run as one HTML page: the run, what it used, what to ask for\n"
-            "next time, the busiest processes and charts over time. The page is self-contained\n"
-            "(no scripts, fonts or images to fetch) and prints well.\n\noptions:\n"
-            "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
-            "  -r, --run ID|latest        run to report (default latest)\n"
-            "  -o, --output FILE          the HTML file to write (required; - = stdout)\n"
-            "      --recommend-server     add the cheapest matching cloud server from the\n"
-            "                             Spare Cores Keeper API [env RTRACK_KEEPER_URL]\n"
-            "  -h, --help                 show this help\n");
+    fprintf(out, "usage: rtrack report [options] -o FILE\n\n"
+                 "Write a recorded run as one HTML page: the run, what it used, what to ask for\n"
+                 "next time, the busiest processes and charts over time. The page is\n"
+                 "self-contained (no scripts, fonts or images to fetch) and prints well.\n\n"
+                 "options:\n"
+                 "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
+                 "  -r, --run ID|latest        run to report (default latest)\n"
+                 "  -o, --output FILE          the HTML file to write (required; - = stdout)\n"
+                 "      --recommend-server     add the cheapest matching cloud server from the\n"
+                 "                             Spare Cores Keeper API [env RTRACK_KEEPER_URL]\n"
+                 "  -h, --help                 show this help\n");
 }
 
 /* The page, through the write-then-rename output export uses too. */

@@ -66,7 +66,12 @@ int cmd_runs(int argc, char **argv)
         case 'h':
             printf("usage: rtrack runs [--db FILE] [--format table|csv|jsonl]\n\n"
                    "List the runs a database holds: id, job name, command, start (UTC),\n"
-                   "duration, samples, exit code, tracked pid, status.\n");
+                   "duration, samples, exit code, tracked pid, status.\n\noptions:\n"
+                   "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
+                   "  -f, --format table|csv|jsonl\n"
+                   "                             table for people (default), csv or jsonl for\n"
+                   "                             programs (jsonl adds the host's GPUs)\n"
+                   "  -h, --help                 show this help\n");
             return RT_EXIT_OK;
         default:
             return cmd_option_error("runs", c, argv);

@@ -19,14 +19,17 @@
 static const char usage[] =
     "usage: rtrack summary [--db FILE] [--run ID|latest | --job NAME]\n"
     "                      [--format text|json|markdown] [--recommend-server]\n\n"
-    "What a recorded run used (process tree and system: mean, p50, p95, max), what to request\n"
-    "next time, how much of the host it used, its top processes.\n\n"
-    "  -d, --db FILE          database (default rtrack.db) [env RTRACK_DB]\n"
-    "  -r, --run ID|latest    the run (default: latest)\n"
-    "  -j, --job NAME         every run of this job name together (mean of means, max of maxes)\n"
-    "  -f, --format FMT       text (default), json or markdown\n"
-    "      --recommend-server ask the Spare Cores Keeper API for the cheapest server that fits\n"
-    "                         [env RTRACK_KEEPER_URL overrides its address]\n";
+    "What a recorded run used (process tree and system: mean, p50, p95, max), what to\n"
+    "request next time, how much of the host it used, its top processes.\n\noptions:\n"
+    "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
+    "  -r, --run ID|latest        the run (default latest)\n"
+    "  -j, --job NAME             every run of this job name together (mean of means,\n"
+    "                             max of maxes; default: one run)\n"
+    "  -f, --format text|json|markdown\n"
+    "                             output format (default text)\n"
+    "      --recommend-server     ask the Spare Cores Keeper API for the cheapest\n"
+    "                             server that fits [env RTRACK_KEEPER_URL]\n"
+    "  -h, --help                 show this help\n";
 
 /* Reading values back from the summary JSON. */
 struct jr {

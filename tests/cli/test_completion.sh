@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The bash completion: subcommands, options per subcommand, value-taking options, the job's
-# command line after `run`, *.db files for --db.
+# The bash completion: subcommands, options per subcommand (the same as each command's --help),
+# --format values per subcommand, the job's command line after `run`, *.db files for --db, run
+# ids and job names from the database on the line (--db FILE, --db=FILE, -dFILE, $RTRACK_DB),
+# and --opt=value forms.
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh" "$1"
 . "$HERE/../../completions/rtrack.bash" || exit 1
@@ -22,8 +24,25 @@ check "export subcommand" "$(complete_words rtrack ex)" "export"
 check "export formats" "$(complete_words rtrack export --format '')" "csv jsonl"
 check "live output formats" "$(complete_words rtrack run --format '')" "csv json"
 check "export tables" "$(complete_words rtrack export --table '')" "combined process system"
-"$RTRACK" record --quiet --db ids.db --duration 0.1 && "$RTRACK" record --quiet --db ids.db --duration 0.1
-check "--run completes run ids from --db" "$(complete_words rtrack export --db ids.db --run '')" "1 2 latest"
+check "runs formats" "$(complete_words rtrack runs --format '')" "csv jsonl table"
+check "--format=VALUE" "$(complete_words rtrack export --format = '')" "csv jsonl"
+check "--format=PREFIX" "$(complete_words rtrack summary --format = m)" "markdown"
+check "options again after a flag" "$(complete_words rtrack summary --recommend-server --f)" "--format"
+# a real database: two runs of job train, one of etl
+"$RTRACK" record --quiet --db ids.db --duration 0.1 -n train &&
+    "$RTRACK" record --quiet --db ids.db --duration 0.1 -n etl &&
+    "$RTRACK" record --quiet --db ids.db --duration 0.1 -n train
+check "recorded three runs" "$(q ids.db 'SELECT count(*) FROM runs')" 3
+check "--run completes run ids from --db" "$(complete_words rtrack export --db ids.db --run '')" "1 2 3 latest"
+check "--run: ids of that prefix" "$(complete_words rtrack report --db ids.db --run 2)" "2"
+check "--run: --db=FILE" "$(complete_words rtrack summary --db = ids.db --run '')" "1 2 3 latest"
+check "--run: -dFILE" "$(complete_words rtrack upload -dids.db -r '')" "1 2 3 latest"
+check "--run: no database, only latest" "$(complete_words rtrack export --run '')" "latest"
+check "--run: no database file is created" "$(ls rtrack.db 2>/dev/null | wc -l)" 0
+check "--run: \$RTRACK_DB" "$(RTRACK_DB=ids.db complete_words rtrack export --run '')" "1 2 3 latest"
+check "--run: --db wins over \$RTRACK_DB" "$(RTRACK_DB=nothere.db complete_words rtrack export -d ids.db --run '')" "1 2 3 latest"
+check "summary --job: job names from --db" "$(complete_words rtrack summary --db ids.db --job '')" "etl train"
+check "summary -j: prefix" "$(complete_words rtrack summary -d ids.db -j t)" "train"
 check "help topics" "$(complete_words rtrack help re)" "record report"
 check "run options" "$(complete_words rtrack run --in)" "--interval"
 check "record-only option" "$(complete_words rtrack record --du)" "--duration"
@@ -32,6 +51,7 @@ check "no completion for a value" "$(complete_words rtrack run --job-name '')" "
 touch a.db b.db notes.txt; mkdir sub
 check "--db offers databases and directories" "$(complete_words rtrack record --db '')" \
     "a.db b.db ids.db sub/"
+check "--db=FILE offers databases" "$(complete_words rtrack export --db = a)" "a.db"
 check "command after --" "$(complete_words rtrack run -- trueXX)" ""
 check "command name after --" "$(complete_words rtrack run -q -- bas | grep -o -w bash | head -1)" "bash"
 check "command name after options" \
@@ -39,4 +59,11 @@ check "command name after options" \
 check "files as the job's arguments" "$(complete_words rtrack run sh no)" "notes.txt"
 pid=$$
 check "--pid offers pids" "$(complete_words rtrack record --pid "$pid" | grep -o -w "$pid" | head -1)" "$pid"
+
+# the options offered are exactly the long options of `rtrack CMD --help`
+for cmd in run record export runs summary report upload; do
+    help=$("$RTRACK" "$cmd" --help | grep -E '^ +(-[a-zA-Z], )?--[a-z]' | grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' |
+        sort -u | tr '\n' ' ' | sed 's/ $//')
+    check "$cmd: the options of --help" "$(complete_words rtrack "$cmd" --)" "$help"
+done
 finish

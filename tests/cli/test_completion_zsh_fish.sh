@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The zsh (completions/_rtrack) and fish (completions/rtrack.fish) completions: subcommands,
-# options per subcommand, --format/--table values, *.db files for --db, run ids from the
-# database on the line, the job's command line after `run`. zsh is driven for real: an
+# options per subcommand (the same as each command's --help), --format/--table values, *.db
+# files for --db, run ids and job names from the database on the line (or $RTRACK_DB), the job's
+# command line after `run`. zsh is driven for real: an
 # interactive zsh under zpty gets the line typed and TAB, with compadd wrapped to log every
 # match it adds; fish answers `complete -C LINE`. A shell that is not installed is skipped.
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -9,15 +10,24 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 COMPDIR=$(cd "$HERE/../../completions" && pwd)
 
 touch a.db b.db notes.txt c.toml; mkdir sub
-"$RTRACK" record --quiet --db ids.db --duration 0.1 && "$RTRACK" record --quiet --db ids.db --duration 0.1
+"$RTRACK" record --quiet --db ids.db --duration 0.1 -n train &&
+    "$RTRACK" record --quiet --db ids.db --duration 0.1 -n etl
+# help_opts CMD : the long options of `rtrack CMD --help`, sorted, on one line
+help_opts() {
+    "$RTRACK" "$1" --help | grep -E '^ +(-[a-zA-Z], )?--[a-z]' | grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' |
+        sort -u | tr '\n' ' ' | sed 's/ $//'
+}
 
 # --- fish ---------------------------------------------------------------------------------
 if command -v fish >/dev/null 2>&1; then
     check_cmd "fish: rtrack.fish parses" fish -n "$COMPDIR/rtrack.fish"
     # fish_complete LINE : the completions fish offers for LINE, sorted, on one line
+    # (an rtrack.fish installed on the machine is kept out of fish's autoload path: only the
+    # file under test answers)
     fish_complete() {
-        fish -c 'source $argv[1]; complete -C $argv[2]' "$COMPDIR/rtrack.fish" "$1" |
-            cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'
+        fish -c 'set -l p; for d in $fish_complete_path; test -e $d/rtrack.fish; or set -a p $d; end
+                 set fish_complete_path $p; source $argv[1]; complete -C $argv[2]' \
+            "$COMPDIR/rtrack.fish" "$1" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'
     }
     check "fish: subcommands" "$(fish_complete 'rtrack ')" "export help record report run runs summary upload"
     check "fish: subcommand prefix" "$(fish_complete 'rtrack ex')" "export"
@@ -36,6 +46,13 @@ if command -v fish >/dev/null 2>&1; then
     check "fish: --run completes run ids from --db" "$(fish_complete 'rtrack export --db ids.db --run ')" \
         "1 2 latest"
     check "fish: --run without --db reads rtrack.db" "$(fish_complete 'rtrack summary --run ')" "latest"
+    check "fish: --run: \$RTRACK_DB" "$(RTRACK_DB=ids.db fish_complete 'rtrack export --run ')" "1 2 latest"
+    check "fish: --run: --db=FILE" "$(fish_complete 'rtrack report --db=ids.db --run ')" "1 2 latest"
+    check "fish: summary --job: job names from --db" "$(fish_complete 'rtrack summary -d ids.db --job ')" "etl train"
+    check "fish: --run reads no missing database into being" "$(ls rtrack.db 2>/dev/null | wc -l)" 0
+    for cmd in run record export runs summary report upload; do
+        check "fish: $cmd: the options of --help" "$(fish_complete "rtrack $cmd --")" "$(help_opts "$cmd")"
+    done
     check "fish: --db offers databases and directories" "$(fish_complete 'rtrack record --db ')" \
         "a.db b.db ids.db sub/"
     check "fish: --config offers .toml files" "$(fish_complete 'rtrack run --config ')" "c.toml sub/"
@@ -114,6 +131,12 @@ ZSH
     check "zsh: --run completes run ids from --db" "$(zsh_complete 'rtrack export --db ids.db --run ')" \
         "1 2 latest"
     check "zsh: --run without --db reads rtrack.db" "$(zsh_complete 'rtrack summary --run ')" "latest"
+    check "zsh: --run: \$RTRACK_DB" "$(RTRACK_DB=ids.db zsh_complete 'rtrack export --run ')" "1 2 latest"
+    check "zsh: --run: --db=FILE" "$(zsh_complete 'rtrack report --db=ids.db --run ')" "1 2 latest"
+    check "zsh: summary --job: job names from --db" "$(zsh_complete 'rtrack summary -d ids.db --job ')" "etl train"
+    for cmd in run record export runs summary report upload; do
+        check "zsh: $cmd: the options of --help" "$(zsh_complete "rtrack $cmd --")" "$(help_opts "$cmd")"
+    done
     check "zsh: --db offers databases and directories" "$(zsh_complete 'rtrack record --db ')" \
         "a.db b.db ids.db sub"
     check "zsh: --config offers .toml files" "$(zsh_complete 'rtrack run --config ')" "c.toml sub"

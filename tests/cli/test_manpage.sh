@@ -105,7 +105,7 @@ check "ENVIRONMENT names every variable of the help texts and the docs" "$missin
 for s in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS ENVIRONMENT FILES "EXIT STATUS" EXAMPLES "SEE ALSO"; do
     grep -qxE "\.SH \"?$s\"?" "$PAGE" && pass "section $s" || fail "section $s"
 done
-version=$("$RTRACK" --version | awk '{ print $2 }')
+version=$("$RTRACK" --version | awk 'NR == 1 { print $2 }')
 grep -q "^\.TH RTRACK 1 [^ ]* \"rtrack $version\"" "$PAGE" &&
     pass ".TH carries the version $version" || fail ".TH does not carry 'rtrack $version'"
 finish
