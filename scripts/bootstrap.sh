@@ -7,7 +7,8 @@ BUILD=${BUILD:-$ROOT/build}
 # Node.js >= 20 and npm (for the test S3 server, tests/s3) are not installed from apt: Debian 12's
 # nodejs is v18, too old for @20minutes/s3rver 4.0.4, and Debian's npm conflicts with the
 # nodesource nodejs that brings node 20 + npm. tests/s3/with-s3.sh says so when they are missing.
-PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev sqlite3 libcmocka-dev strace python3 chromium groff-base zsh fish"
+# clang and libclang-rt-14-dev: the libFuzzer harnesses (tests/fuzz) of scripts/test.sh
+PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev sqlite3 libcmocka-dev strace python3 chromium groff-base zsh fish clang libclang-rt-14-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -52,6 +52,22 @@ static void reap_orphans(const struct rt_sample *smp, pid_t self, pid_t job)
     }
 }
 
+/* rtrack's pids (its own, the job's) are those of its PID namespace, but /proc may belong to
+ * another one (`unshare --pid` without --mount-proc, a container given the host's /proc): there
+ * the same numbers name other processes (1 and 2 are the host's init and kthreadd), and
+ * following them would record the whole host as the job's tree. */
+static int proc_is_ours(const struct rt_sysenv *env)
+{
+    char path[4096], buf[32];
+    if (rt_path(env, path, sizeof(path), "/proc/self") != 0)
+        return 0;
+    ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return strtol(buf, NULL, 10) == (long)getpid();
+}
+
 static int job_exited(pid_t job)
 {
     siginfo_t si;
@@ -119,6 +135,12 @@ int cmd_run(int argc, char **argv)
         rt_warn("recording failed: %s; the job is not affected", rt_store_error(store));
     struct rt_sampler smp;
     struct rt_collect_cfg cc = {job, getpid(), cfg.interval};
+    if (!proc_is_ours(&env)) {
+        rt_warn("/proc is not of rtrack's PID namespace (give it its own: unshare --pid --fork "
+                "--mount-proc); the job's processes are not recorded, only the system");
+        cc.root_pid = 0;
+        cc.subreaper = 0;
+    }
     rt_sampler_open(&smp, &env, &cc, store, cfg.interval);
     smp.live = live;
     rt_sampler_collect(&smp, RT_SAMPLE_BASELINE);

@@ -16,18 +16,24 @@
 
 static const char usage[] =
     "usage: rtrack upload [--db FILE] [--run ID|latest | --all] [--dry-run]\n\n"
-    "Send recorded runs to Spare Cores Sentinel: register each run, upload its samples as gzip\n"
-    "CSV batches to the S3 location Sentinel assigns, and finish it. Progress is kept in the\n"
-    "database: an interrupted upload resumes where it stopped, a finished run is not sent\n"
-    "again.\n\n"
-    "  -d, --db FILE          database (default rtrack.db) [env RTRACK_DB]\n"
-    "  -r, --run ID|latest    the run (default: latest)\n"
-    "  -a, --all              every finished run not uploaded yet\n"
-    "  -n, --dry-run          say what would be sent; no network\n\n"
-    "environment: SENTINEL_API_TOKEN (required, never stored or printed), SENTINEL_API_URL,\n"
-    "RTRACK_S3_ENDPOINT and RTRACK_S3_REGION (S3-compatible stores), RTRACK_UPLOAD_BATCH_ROWS\n"
-    "(samples per object, 10000), RTRACK_UPLOAD_INLINE_MAX (bytes of CSV sent inline with the\n"
-    "finish call instead of S3, 65536).\n";
+    "Send recorded runs to Spare Cores Sentinel: register each run, upload its\n"
+    "samples as gzip CSV batches to the S3 location Sentinel assigns, and finish it.\n"
+    "Progress is kept in the database: an interrupted upload resumes where it\n"
+    "stopped, a finished run is not sent again.\n\noptions:\n"
+    "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
+    "  -r, --run ID|latest        the run (default latest)\n"
+    "  -a, --all                  every finished run not uploaded yet\n"
+    "  -n, --dry-run              say what would be sent; no network\n"
+    "  -h, --help                 show this help\n\n"
+    "environment:\n"
+    "  SENTINEL_API_TOKEN         the API token (required; never stored or printed)\n"
+    "  SENTINEL_API_URL           the API (default\n"
+    "                             https://api.sentinel.sparecores.net)\n"
+    "  RTRACK_S3_ENDPOINT, RTRACK_S3_REGION\n"
+    "                             an S3-compatible store instead of AWS\n"
+    "  RTRACK_UPLOAD_BATCH_ROWS   samples per S3 object (default 10000)\n"
+    "  RTRACK_UPLOAD_INLINE_MAX   bytes of CSV sent inline with the finish call\n"
+    "                             instead of S3 (default 65536)\n";
 
 int cmd_upload(int argc, char **argv)
 {
@@ -142,8 +148,8 @@ int cmd_upload(int argc, char **argv)
         if (r.already)
             rt_note("upload: run %lld was uploaded before; nothing to do", (long long)ids[i]);
         else if (o.dry_run)
-            printf("run %lld: %lld samples to upload\n", (long long)ids[i],
-                   (long long)r.pending_rows);
+            printf("run %lld: %lld sample%s to upload\n", (long long)ids[i],
+                   (long long)r.pending_rows, r.pending_rows == 1 ? "" : "s");
         else
             rt_note("upload: run %lld -> sentinel run %s: %lld samples in %lld batch%s, %lld "
                     "bytes%s",

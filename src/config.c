@@ -13,6 +13,7 @@
 #include "rtrack/cmd.h"
 #include "rtrack/log.h"
 #include "rtrack/toml.h"
+#include "rtrack/utf8.h"
 #include "rtrack/util.h"
 
 const char *const rt_meta_columns[RT_META_N] = {
@@ -62,13 +63,13 @@ static const struct opt opts[] = {
     {"quiet", 'q', NULL, "TRACKER_QUIET", "tracker", "quiet", OT_QUIET, 0, FOR_BOTH,
      "no end-of-run note on stderr"},
     {"pid", 'p', "PID", NULL, "job", "pid", OT_PID, 0, FOR_RECORD,
-     "track this process and its descendants"},
+     "track this process and its descendants (default: none, the system only)"},
     {"output", 'o', "FILE", "TRACKER_OUTPUT", "tracker", "output", OT_OUTPUT, 0, FOR_BOTH,
-     "also write each sample as a line to FILE ('-' = stdout) as it is recorded"},
+     "also write each sample as a line to FILE ('-' = stdout) as it is recorded (default: none)"},
     {"format", 'f', "json|csv", "RTRACK_FORMAT", "tracker", "format", OT_FORMAT, 0, FOR_BOTH,
      "format of --output lines (default json: JSON Lines; csv: Python combined CSV)"},
     {"duration", 0, "SECS", "RTRACK_DURATION", "tracker", "duration_secs", OT_DURATION, 0,
-     FOR_RECORD, "stop after this many seconds"},
+     FOR_RECORD, "stop after this many seconds (default: when stopped or the tree is gone)"},
     {"upload-interval", 0, "SECS", "TRACKER_UPLOAD_INTERVAL", "sentinel", "upload_interval_secs",
      OT_UPLOAD_INTERVAL, 0, FOR_BOTH,
      "with SENTINEL_API_TOKEN set: seconds between uploads of new samples (default 60)"},
@@ -110,6 +111,37 @@ static const char *cmd_name(enum rt_cmd_kind kind)
     return kind == RT_CMD_RUN ? "run" : "record";
 }
 
+/* The description column of --help starts at column 31; wrap it at 80 columns, words whole,
+ * "[env NAME]" as one word. */
+static int usage_word(FILE *out, int col, const char *w, int n)
+{
+    enum { INDENT = 30, WIDTH = 80 };
+    if (col > INDENT && col + 1 + n > WIDTH) {
+        fprintf(out, "\n%*s", INDENT, "");
+        col = INDENT;
+    }
+    fprintf(out, " %.*s", n, w);
+    return col + 1 + n;
+}
+
+static void usage_wrap(FILE *out, const char *help, const char *env)
+{
+    int col = 30;
+    for (const char *p = help; *p;) {
+        int n = (int)strcspn(p, " ");
+        if (n)
+            col = usage_word(out, col, p, n);
+        p += n;
+        p += *p == ' ';
+    }
+    if (env) {
+        char w[64];
+        int n = snprintf(w, sizeof(w), "[env %s]", env);
+        usage_word(out, col, w, n);
+    }
+    fputc('\n', out);
+}
+
 void rt_config_usage(enum rt_cmd_kind kind, FILE *out)
 {
     if (kind == RT_CMD_RUN)
@@ -131,17 +163,28 @@ void rt_config_usage(enum rt_cmd_kind kind, FILE *out)
         else
             snprintf(flag, sizeof(flag), "    --%s%s%s", o->name, o->arg ? " " : "",
                      o->arg ? o->arg : "");
-        fprintf(out, "  %-28s %s", flag, o->help);
-        if (o->env)
-            fprintf(out, " [env %s]", o->env);
-        fputc('\n', out);
+        fprintf(out, "  %-28s", flag);
+        usage_wrap(out, o->help, o->env);
     }
-    fprintf(out,
-            "\nConfig file keys: [job] name, pid, project_name, ...; [tracker] interval_secs,\n"
-            "db, quiet, duration_secs, output, format; [sentinel] upload_interval_secs, api_url;\n"
-            "[tags] KEY = \"VALUE\". Precedence: options > environment > config file > defaults.\n"
-            "With SENTINEL_API_TOKEN set (environment only), samples are also streamed to Spare\n"
-            "Cores Sentinel while recording. See docs/usage.md.\n");
+    fprintf(out, "\nConfig file keys: [job] name, pid, project_name, ...; [tracker]\n"
+                 "interval_secs, db, quiet, duration_secs, output, format; [sentinel]\n"
+                 "upload_interval_secs, api_url; [tags] KEY = \"VALUE\".\n"
+                 "Precedence: options > environment > config file > defaults.\n"
+                 "With SENTINEL_API_TOKEN set (environment only), samples are also streamed to\n"
+                 "Spare Cores Sentinel while recording. See docs/usage.md.\n");
+}
+
+/* Job metadata and tags go into JSON (export, runs, summary, the Sentinel API), which must be
+ * UTF-8: a value that is not is refused rather than stored altered (a job name that silently
+ * became another would no longer match `summary --job`). The value itself is not echoed. */
+static int check_utf8(const char *val, const char *what, const char *src, const char *where)
+{
+    size_t n = strlen(val), bad = rt_utf8_check(val, n);
+    if (bad == n)
+        return 0;
+    rt_err("%sinvalid %s for %s: not valid UTF-8 (byte %zu is 0x%02x)", where, what, src, bad + 1,
+           (unsigned char)val[bad]);
+    return -1;
 }
 
 static void tag_set(struct rt_config *cfg, const char *key, size_t klen, const char *value)
@@ -168,6 +211,10 @@ static int tags_add(struct rt_config *cfg, const char *val, int list, const char
         size_t n = end ? (size_t)(end - p) : strlen(p);
         char *item = xstrndup(p, n);
         char *eq = strchr(item, '=');
+        if (check_utf8(item, "tag", src, where) != 0) {
+            free(item);
+            return -1;
+        }
         if (!eq || eq == item) {
             rt_err("%sinvalid tag '%s' in %s: expected KEY=VALUE", where, item, src);
             free(item);
@@ -248,6 +295,8 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
         cfg->pid = (pid_t)i;
         return 0;
     case OT_META:
+        if (check_utf8(val, "value", src, where) != 0)
+            return -1;
         free(cfg->meta[o->meta]);
         cfg->meta[o->meta] = *val ? xstrdup(val) : NULL;
         return 0;
@@ -279,10 +328,24 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
 }
 
 static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *file,
-                      const char *text)
+                      const char *text, size_t len)
 {
     struct rt_toml_doc doc;
     char err[300];
+    /* The parser reads a C string: a NUL byte would end the file early and silently drop the
+     * rest. TOML files are UTF-8. Both are reported with the line. */
+    const char *nul = memchr(text, '\0', len);
+    size_t end = nul ? (size_t)(nul - text) : len;
+    size_t bad = rt_utf8_check(text, end);
+    if (bad < len) {
+        int line = 1;
+        for (size_t i = 0; i < bad; i++)
+            line += text[i] == '\n';
+        rt_err("%s:%d: %s", file, line,
+               bad < end ? "invalid UTF-8 (a TOML file is UTF-8 text)"
+                         : "NUL byte (a TOML file is text)");
+        return -1;
+    }
     if (rt_toml_parse(text, &doc, err, sizeof(err)) != 0) {
         rt_err("%s:%s", file, err);
         return -1;
@@ -315,8 +378,9 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
             if (*e->table)
                 rt_err("%s:%d: unknown key '%s' in [%s]", file, e->line, e->key, e->table);
             else
-                rt_err("%s:%d: unknown key '%s' (keys belong in [job], [tracker], [sentinel] or [tags])", file,
-                       e->line, e->key);
+                rt_err("%s:%d: unknown key '%s' (keys belong in [job], [tracker], [sentinel] or "
+                       "[tags])",
+                       file, e->line, e->key);
             rc = -1;
             break;
         }
@@ -445,7 +509,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
         trc = -1;
     } else if (tn >= 0) {
         cfg->config_file = xstrdup(config);
-        trc = apply_toml(cfg, kind, config, text.p);
+        trc = apply_toml(cfg, kind, config, text.p, (size_t)tn);
     }
     rt_buf_free(&text);
     if (trc != 0)

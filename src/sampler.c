@@ -39,11 +39,19 @@ void rt_sampler_store(struct rt_sampler *s)
     struct rt_sample *cur = s->cur;
     int rc = rt_store_add_sample(s->store, cur);
     if (rc == 0) {
-        if (s->uncommitted++ == 0)
+        if (s->uncommitted++ == 0) {
             s->first_uncommitted = cur->mono;
+            /* Another connection committed since we last looked (a second recorder into this
+             * database): it waits for the write lock, which a batch holds across intervals, so
+             * it would sample about once a second. While others write, commit every sample,
+             * so they wait for one sample's insert at most. (Looked at once the transaction
+             * is open: what they committed while we waited for the lock counts.) */
+            if (rt_store_others_wrote(s->store))
+                s->shared_until = cur->mono + 10.0;
+        }
         if (cur->kind != RT_SAMPLE_BASELINE)
             rt_live_write(s->live, rt_store_last_sample_id(s->store));
-        if (cur->kind != RT_SAMPLE_PERIODIC ||
+        if (cur->kind != RT_SAMPLE_PERIODIC || cur->mono < s->shared_until ||
             cur->mono + s->interval - s->first_uncommitted > 1.0 + 1e-3) {
             rc = rt_store_commit(s->store);
             if (rc == 0) {

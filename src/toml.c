@@ -119,7 +119,9 @@ static char *parse_string(struct parser *ps)
             rt_buf_append(&b, &c, 1);
             continue;
         }
-        char e = *ps->p++;
+        char e = *ps->p;
+        if (e) /* a '\' at the very end: the NUL is not stepped over */
+            ps->p++;
         static const char from[] = "btnfr\"\\", to[] = "\b\t\n\f\r\"\\";
         const char *f = e ? strchr(from, e) : NULL;
         if (f) {
@@ -128,11 +130,12 @@ static char *parse_string(struct parser *ps)
             int nd = e == 'u' ? 4 : 8;
             unsigned long cp = 0;
             for (int i = 0; i < nd; i++) {
-                char h = *ps->p++;
+                char h = *ps->p;
                 if (!isxdigit((unsigned char)h)) {
                     fail(ps, "bad \\%c escape", e);
                     goto bad;
                 }
+                ps->p++;
                 cp = cp * 16 +
                      (unsigned long)(isdigit((unsigned char)h) ? h - '0' : (tolower(h) - 'a' + 10));
             }
@@ -292,7 +295,7 @@ int rt_toml_parse(const char *text, struct rt_toml_doc *doc, char *err, size_t e
 {
     struct parser ps = {text, 1, err, errlen, NULL, 0, 0, "", NULL, 0};
     int rc = 0;
-    while (*ps.p && rc == 0)
+    while (rc == 0 && *ps.p) /* after an error ps.p may point anywhere */
         rc = parse_line(&ps);
     doc->kv = ps.kv;
     doc->n = ps.n;

@@ -277,7 +277,10 @@ const char *rt_parse_u64(const char *s, uint64_t *out)
         return NULL;
     uint64_t v = 0;
     while (*s >= '0' && *s <= '9') {
-        v = v * 10 + (uint64_t)(*s - '0');
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return NULL; /* beyond 2^64 - 1: not a number the kernel prints (was: wrapped) */
+        v = v * 10 + d;
         s++;
     }
     *out = v;

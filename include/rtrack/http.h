@@ -7,6 +7,10 @@
 /* curl_global_init, once per process, from any thread. 0, or -1 with the reason in err. */
 int rt_http_init(char *err, size_t errlen);
 
+/* The total time limit of one request: RTRACK_HTTP_TIMEOUT_S when it is a positive number of
+ * seconds (at most a day), else dflt_ms. The tests set it low to bound hung servers quickly. */
+long rt_http_timeout_ms(long dflt_ms);
+
 /* snprintf into err (which may be NULL), for the clients' one-line error messages. */
 void rt_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

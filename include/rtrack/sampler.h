@@ -20,6 +20,8 @@ struct rt_sampler {
     struct rt_sample buf[2];
     struct rt_sample *cur, *prev;
     double first_uncommitted; /* monotonic time of the oldest sample not committed yet */
+    /* commit every sample until then: another connection writes to the database too */
+    double shared_until;
     int64_t stored, failed; /* samples committed / lost */
     int64_t uncommitted;    /* added to the open transaction, not committed yet */
     struct rt_live *live;   /* --output, or NULL */
@@ -32,8 +34,9 @@ void rt_sampler_open(struct rt_sampler *s, const struct rt_sysenv *env,
 struct rt_sample *rt_sampler_collect(struct rt_sampler *s, enum rt_sample_kind kind);
 /* Store the sample just collected. Commits when waiting for the next sample would leave a
  * sample uncommitted for more than a second (at a 1 s interval: every other sample; a kill -9
- * loses at most the samples of the last second), and always for the baseline and final samples. A failure is reported
- * once on stderr; recording keeps being attempted, the job is never affected. */
+ * loses at most the samples of the last second), and always for the baseline and final samples
+ * and while another connection writes to the database. A failure is reported once on stderr;
+ * recording keeps being attempted, the job is never affected. */
 void rt_sampler_store(struct rt_sampler *s);
 void rt_sampler_close(struct rt_sampler *s);
 

@@ -29,6 +29,15 @@ extern const char rt_sql_views[]; /* applied after every upgrade: drops and recr
 /* The schema version this rtrack writes: the base schema plus every migration. */
 int rt_store_schema_version(void);
 
+/* A hash of a database's schema as sqlite_schema lists it. A file whose hash is
+ * RT_SCHEMA_FINGERPRINT has exactly the schema this rtrack creates and is opened without
+ * comparing it, table by table and column by column, with a reference schema built in memory
+ * (a few milliseconds). tests/unit/test_store.c says the new value when the schema changes; a
+ * stale value only costs that time, never a wrong answer. */
+#define RT_SCHEMA_FINGERPRINT 0x7fb17883b7cb45f9ull
+struct sqlite3;
+uint64_t rt_store_schema_fingerprint(struct sqlite3 *db);
+
 struct rt_store;
 
 enum rt_store_mode { RT_STORE_WRITE, RT_STORE_READ };
@@ -56,6 +65,9 @@ int rt_store_set_run_pid(struct rt_store *s, pid_t pid);
 int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp);
 /* Commit what was added; a failed transaction is rolled back (its samples are not recorded). */
 int rt_store_commit(struct rt_store *s);
+/* Whether another connection (a second recorder, an upload) committed to the database since
+ * the last call; the first call only takes the reference. */
+int rt_store_others_wrote(struct rt_store *s);
 /* Row id of the sample added last (live output reads it back through the export views). */
 int64_t rt_store_last_sample_id(const struct rt_store *s);
 

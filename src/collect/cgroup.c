@@ -156,7 +156,7 @@ static void cgroup_collect(void *state, const struct rt_sysenv *env, struct rt_s
     uint64_t v;
     if (st->v2) {
         const char *u = strstr(st->buf.p, "usage_usec ");
-        if (!u || !rt_parse_u64(u + 11, &v))
+        if (!u || !rt_parse_u64(u + 11, &v) || v > INT64_MAX)
             return;
         cur->cgroup_usage_us = (int64_t)v;
     } else {

@@ -20,7 +20,7 @@ int rt_parse_proc_stat_line(const char *line, struct rt_cpu_ticks *t)
         const char *q = rt_parse_u64(p, &v);
         if (!q)
             break;
-        t->v[n] = (int64_t)v;
+        t->v[n] = v <= INT64_MAX ? (int64_t)v : RT_NA; /* no real tick count is that large */
         p = q;
     }
     for (int i = n; i < RT_CPU_NFIELDS; i++)
@@ -34,19 +34,20 @@ static int64_t tick(const struct rt_cpu_ticks *t, int i)
 }
 
 /* Busy share the way resource-tracker-rs computes it: everything but idle and iowait counts as
- * busy (irq, softirq and steal included); guest time is already inside user. */
+ * busy (irq, softirq and steal included); guest time is already inside user. Sums in double:
+ * exact for any real tick count (< 2^53), and no overflow for a file that lies. */
 static int busy_share(const struct rt_cpu_ticks *a, const struct rt_cpu_ticks *b, double *share)
 {
-    int64_t total = 0, idle;
+    double total = 0, idle;
     for (int i = RT_CPU_USER; i <= RT_CPU_STEAL; i++)
-        total += tick(b, i) - tick(a, i);
-    idle = tick(b, RT_CPU_IDLE) - tick(a, RT_CPU_IDLE) + tick(b, RT_CPU_IOWAIT) -
-           tick(a, RT_CPU_IOWAIT);
+        total += (double)tick(b, i) - (double)tick(a, i);
+    idle = (double)tick(b, RT_CPU_IDLE) - (double)tick(a, RT_CPU_IDLE) +
+           (double)tick(b, RT_CPU_IOWAIT) - (double)tick(a, RT_CPU_IOWAIT);
     if (total <= 0) {
         *share = 0.0;
         return 0;
     }
-    *share = (double)(total - idle) / (double)total;
+    *share = (total - idle) / total;
     return 0;
 }
 
@@ -97,7 +98,8 @@ static void cpu_collect(void *state, const struct rt_sysenv *env, struct rt_samp
             for (size_t i = 0; i < RT_ARRAY_LEN(keys); i++) {
                 size_t kl = strlen(keys[i].key);
                 uint64_t v;
-                if (strncmp(line, keys[i].key, kl) == 0 && rt_parse_u64(line + kl, &v)) {
+                if (strncmp(line, keys[i].key, kl) == 0 && rt_parse_u64(line + kl, &v) &&
+                    v <= INT64_MAX) {
                     *(int64_t *)((char *)cur + keys[i].off) = (int64_t)v;
                     break;
                 }
@@ -110,19 +112,21 @@ static void cpu_collect(void *state, const struct rt_sysenv *env, struct rt_samp
         return;
 
     /* cpu_usage: the Python reference's arithmetic, operation for operation (cumulative seconds
-     * as doubles, then differences), so its 4-decimal rounding matches bit for bit */
+     * as doubles, then differences), so its 4-decimal rounding matches bit for bit; sums of
+     * ticks in double, exact below 2^53 and never an overflow */
     double tck = (double)env->clk_tck;
-    double ua = (double)(tick(&prev->cpu, RT_CPU_USER) + tick(&prev->cpu, RT_CPU_NICE)) / tck;
-    double ub = (double)(tick(&cur->cpu, RT_CPU_USER) + tick(&cur->cpu, RT_CPU_NICE)) / tck;
+    double ua =
+        ((double)tick(&prev->cpu, RT_CPU_USER) + (double)tick(&prev->cpu, RT_CPU_NICE)) / tck;
+    double ub = ((double)tick(&cur->cpu, RT_CPU_USER) + (double)tick(&cur->cpu, RT_CPU_NICE)) / tck;
     double sa = (double)tick(&prev->cpu, RT_CPU_SYSTEM) / tck;
     double sb = (double)tick(&cur->cpu, RT_CPU_SYSTEM) / tck;
     /* CPU-seconds from the tick difference (no float noise; Python's 6-decimal rounding of
      * its difference of cumulative seconds gives the same text) */
-    int64_t du = tick(&cur->cpu, RT_CPU_USER) + tick(&cur->cpu, RT_CPU_NICE) -
-                 tick(&prev->cpu, RT_CPU_USER) - tick(&prev->cpu, RT_CPU_NICE);
-    int64_t ds = tick(&cur->cpu, RT_CPU_SYSTEM) - tick(&prev->cpu, RT_CPU_SYSTEM);
-    cur->cpu_utime_s = du > 0 ? (double)du / tck : 0.0;
-    cur->cpu_stime_s = ds > 0 ? (double)ds / tck : 0.0;
+    double du = (double)tick(&cur->cpu, RT_CPU_USER) + (double)tick(&cur->cpu, RT_CPU_NICE) -
+                (double)tick(&prev->cpu, RT_CPU_USER) - (double)tick(&prev->cpu, RT_CPU_NICE);
+    double ds = (double)tick(&cur->cpu, RT_CPU_SYSTEM) - (double)tick(&prev->cpu, RT_CPU_SYSTEM);
+    cur->cpu_utime_s = du > 0 ? du / tck : 0.0;
+    cur->cpu_stime_s = ds > 0 ? ds / tck : 0.0;
     if (cur->dt > 0) {
         double r = ((ub + sb) - (ua + sa)) / cur->dt;
         cur->cpu_usage = r > 0 ? r : 0.0;

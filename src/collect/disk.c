@@ -136,6 +136,16 @@ static struct disk_known *known_get(struct disk_state *st, const struct rt_sysen
     return k;
 }
 
+/* Bytes between two readings of a sector counter (>= 0): 0 when it went backwards (device
+ * re-created), saturated rather than overflowing for counters no real disk reaches. */
+static int64_t sector_bytes(int64_t now, int64_t before)
+{
+    int64_t b;
+    if (now <= before)
+        return 0;
+    return __builtin_mul_overflow(now - before, (int64_t)512, &b) ? INT64_MAX : b;
+}
+
 static void *disk_open(const struct rt_sysenv *env, const struct rt_collect_cfg *cfg)
 {
     (void)env;
@@ -174,7 +184,8 @@ static void disk_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         }
         int64_t f[RT_DS_NFIELDS];
         int nf = 0;
-        while (p && nf < RT_DS_NFIELDS && (p = rt_parse_u64(p, &v)))
+        /* a counter beyond int64 (no real disk's) makes the line malformed */
+        while (p && nf < RT_DS_NFIELDS && (p = rt_parse_u64(p, &v)) && v <= INT64_MAX)
             f[nf++] = (int64_t)v;
         line = nl ? nl + 1 : NULL;
         if (n == 0 || nf < RT_DS_NFIELDS) /* the references ignore lines with < 14 fields */
@@ -211,12 +222,12 @@ static void disk_collect(void *state, const struct rt_sysenv *env, struct rt_sam
             continue;
         /* Clamped per device: a counter that went backwards (device re-created) says nothing
          * about the others. */
-        int64_t r = (d->f[RT_DS_SECTORS_READ] - pd->f[RT_DS_SECTORS_READ]) * 512;
-        int64_t w = (d->f[RT_DS_SECTORS_WRITTEN] - pd->f[RT_DS_SECTORS_WRITTEN]) * 512;
-        d->read_bytes = r > 0 ? r : 0;
-        d->write_bytes = w > 0 ? w : 0;
-        rd += d->read_bytes;
-        wr += d->write_bytes;
+        d->read_bytes = sector_bytes(d->f[RT_DS_SECTORS_READ], pd->f[RT_DS_SECTORS_READ]);
+        d->write_bytes = sector_bytes(d->f[RT_DS_SECTORS_WRITTEN], pd->f[RT_DS_SECTORS_WRITTEN]);
+        if (__builtin_add_overflow(rd, d->read_bytes, &rd))
+            rd = INT64_MAX;
+        if (__builtin_add_overflow(wr, d->write_bytes, &wr))
+            wr = INT64_MAX;
     }
     cur->disk_read_bytes = rd;
     cur->disk_write_bytes = wr;

@@ -157,12 +157,17 @@ struct rt_gpu *rt_gpu_open(const struct rt_sysenv *env)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     g->wstate = W_OPENING;
-    g->threaded = pthread_create(&g->th, &at, worker, g) == 0;
+    int rc = pthread_create(&g->th, &at, worker, g);
+    g->threaded = rc == 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&at);
     if (!g->threaded) {
         /* no thread to be had (pids.max reached): read inline, unprotected from hangs */
         g->wstate = open_backends(g) ? W_IDLE : W_GONE;
+        if (g->wstate == W_IDLE)
+            rt_warn("gpu: cannot start the GPU reader thread (%s); GPUs are read without a "
+                    "timeout, so a hung driver would delay samples",
+                    rt_strerror(rc));
     }
     return g;
 }

@@ -237,7 +237,7 @@ static void card_read(struct amd_state *st, const struct amd_card *c, struct rt_
         d->clock_graphics_mhz = dpm_current(c->devfd, "pp_dpm_sclk", st->text, sizeof(st->text));
     if (d->clock_graphics_mhz == RT_NA && (c->has & AMD_FREQ) &&
         read_i64_at(c->hwmonfd, "freq1_input", &v) == 0 && v >= 0)
-        d->clock_graphics_mhz = (v + 500000) / 1000000;
+        d->clock_graphics_mhz = v / 1000000 + (v % 1000000 >= 500000); /* no overflow */
     if (c->has & AMD_MCLK)
         d->clock_mem_mhz = dpm_current(c->devfd, "pp_dpm_mclk", st->text, sizeof(st->text));
     if (c->has & AMD_METRICS)

@@ -51,7 +51,7 @@ static void mem_collect(void *state, const struct rt_sysenv *env, struct rt_samp
             for (size_t i = 0; i < RT_ARRAY_LEN(keys); i++) {
                 uint64_t v;
                 if (strlen(keys[i].key) == kl && memcmp(line, keys[i].key, kl) == 0 &&
-                    rt_parse_u64(colon + 1, &v)) {
+                    rt_parse_u64(colon + 1, &v) && v <= INT64_MAX) {
                     *(int64_t *)((char *)cur + keys[i].off) = (int64_t)v;
                     break;
                 }
@@ -69,7 +69,8 @@ static void mem_collect(void *state, const struct rt_sysenv *env, struct rt_samp
         int64_t avail = 0;
         int64_t parts[] = {cur->mem_free, cur->mem_buffers, cur->mem_cached, cur->mem_sreclaimable};
         for (size_t i = 0; i < RT_ARRAY_LEN(parts); i++)
-            avail += parts[i] == RT_NA ? 0 : parts[i];
+            if (parts[i] != RT_NA && __builtin_add_overflow(avail, parts[i], &avail))
+                avail = INT64_MAX; /* values no real meminfo has: no overflow either */
         cur->mem_used = cur->mem_total - avail;
     }
 }

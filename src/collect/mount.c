@@ -146,11 +146,15 @@ static const struct rt_mount_ident *ident_get(struct mount_state *st, const stru
     return k;
 }
 
+/* Saturated sums: sizes no real file system has must not overflow. */
 static void add_space(struct rt_sample *cur, struct rt_mount_sample *ms)
 {
-    cur->space_total += ms->total_bytes;
-    cur->space_used += ms->used_bytes;
-    cur->space_free += ms->available_bytes;
+    if (__builtin_add_overflow(cur->space_total, ms->total_bytes, &cur->space_total))
+        cur->space_total = INT64_MAX;
+    if (__builtin_add_overflow(cur->space_used, ms->used_bytes, &cur->space_used))
+        cur->space_used = INT64_MAX;
+    if (__builtin_add_overflow(cur->space_free, ms->available_bytes, &cur->space_free))
+        cur->space_free = INT64_MAX;
 }
 
 /* ZFS pools: statvfs of a dataset reports the dataset's view, not the pool. Like both
@@ -167,7 +171,8 @@ static void add_zfs_pools(struct mount_state *st, const struct rt_sysenv *env,
             *nl = '\0';
         char name[256];
         unsigned long long size, alloc, fr;
-        if (sscanf(line, "%255[^\t]\t%llu\t%llu\t%llu", name, &size, &alloc, &fr) == 4) {
+        if (sscanf(line, "%255[^\t]\t%llu\t%llu\t%llu", name, &size, &alloc, &fr) == 4 &&
+            size <= INT64_MAX && alloc <= INT64_MAX && fr <= INT64_MAX) {
             char mp[300];
             snprintf(mp, sizeof(mp), "zfs:%s", name);
             struct mount_line m = {name, mp, "zfs", -1, -1};

@@ -89,7 +89,8 @@ static void net_collect(void *state, const struct rt_sysenv *env, struct rt_samp
         uint64_t n[16];
         const char *p = colon + 1;
         int k = 0;
-        while (k < 16 && (p = rt_parse_u64(p, &n[k])))
+        /* a counter beyond int64 (no real interface's) makes the line malformed */
+        while (k < 16 && (p = rt_parse_u64(p, &n[k])) && n[k] <= INT64_MAX)
             k++;
         if (k < 16)
             continue;
@@ -124,8 +125,10 @@ static void net_collect(void *state, const struct rt_sysenv *env, struct rt_samp
         int64_t t = s->f[RT_NIC_TX_BYTES] - ps->f[RT_NIC_TX_BYTES];
         s->rx_bytes = r > 0 ? r : 0;
         s->tx_bytes = t > 0 ? t : 0;
-        rx += s->rx_bytes;
-        tx += s->tx_bytes;
+        if (__builtin_add_overflow(rx, s->rx_bytes, &rx)) /* saturated, never an overflow */
+            rx = INT64_MAX;
+        if (__builtin_add_overflow(tx, s->tx_bytes, &tx))
+            tx = INT64_MAX;
     }
     cur->net_rx_bytes = rx;
     cur->net_tx_bytes = tx;

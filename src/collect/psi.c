@@ -40,7 +40,8 @@ static void psi_collect(void *state, const struct rt_sysenv *env, struct rt_samp
                                                         : -1;
             char *tot = strstr(line, "total=");
             uint64_t v;
-            if (kind >= 0 && tot && (!nl || tot < nl) && rt_parse_u64(tot + 6, &v))
+            if (kind >= 0 && tot && (!nl || tot < nl) && rt_parse_u64(tot + 6, &v) &&
+                v <= INT64_MAX)
                 cur->psi_us[r][kind] = (int64_t)v;
             line = nl ? nl + 1 : NULL;
         }

@@ -21,7 +21,8 @@ struct rt_live *rt_live_open(struct rt_store *store, const char *path, int csv)
     struct rt_live *l = xcalloc(1, sizeof(*l));
     int std = !strcmp(path, "-");
     l->name = xstrdup(std ? "stdout" : path);
-    l->f = std ? stdout : fopen(path, "w");
+    /* close-on-exec: the job must not inherit a descriptor of the output file */
+    l->f = std ? stdout : fopen(path, "we");
     if (!l->f) {
         rt_err("cannot open output file '%s': %s", path, rt_strerror(errno));
         rt_live_close(l);

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rtrack/utf8.h"
 #include "rtrack/util.h"
 #include "rtrack/version.h"
 
@@ -52,6 +53,8 @@ struct rt_store {
     int in_tx;
     int needs_upgrade; /* opened for reading, schema older than this rtrack's */
     int64_t last_sample_id;
+    int64_t data_version; /* PRAGMA data_version at the last rt_store_others_wrote() */
+    int have_data_version;
     struct rt_map ids;   /* identity pointer -> row id (disks, mounts, nics: few per run) */
     struct rt_map procs; /* process key -> row id, for the processes of the last sample */
     struct rt_map procs_next;
@@ -82,6 +85,19 @@ static int db_err(struct rt_store *s, const char *what)
     else if ((code & 0xff) == SQLITE_READONLY)
         msg = "database is read-only";
     return set_err(s, "%s '%s': %s", what, s->path, msg);
+}
+
+/* The database file was deleted (or renamed) while open. In WAL mode SQLite would go on
+ * committing into the unlinked file and its -wal, so every later sample would be lost without
+ * a word; instead each write fails, as on a full disk (one stat() per transaction). */
+static int file_gone(struct rt_store *s)
+{
+    int moved = 0;
+    if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK || !moved)
+        return 0;
+    set_err(s, "cannot write to database '%s': the file was deleted or renamed while recording",
+            s->path);
+    return 1;
 }
 
 const char *rt_store_error(const struct rt_store *s)
@@ -134,21 +150,164 @@ static int64_t query_int(sqlite3 *db, const char *sql, int *rc)
 
 /* --- open, validate, migrate ----------------------------------------------------------------- */
 
+/* FNV-1a of "name\xff col": the key of a column (col "") is the table or view itself */
+static uint64_t schema_key(const char *name, const char *col)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+    for (const char *p = col; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+enum { SK_TABLE = 1, SK_VIEW, SK_BROKEN_VIEW, SK_COLUMN };
+
+uint64_t rt_store_schema_fingerprint(struct sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    uint64_t h = 1469598103934665603ull;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT type, name, tbl_name, coalesce(sql, '') FROM main.sqlite_schema "
+                           "ORDER BY type, name",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    while (sqlite3_step(st) == SQLITE_ROW)
+        for (int i = 0; i < 4; i++) {
+            for (const unsigned char *p = sqlite3_column_text(st, i); p && *p; p++)
+                h = (h ^ *p) * 1099511628211ull;
+            h = (h ^ 0xff) * 1099511628211ull;
+        }
+    sqlite3_finalize(st);
+    return h;
+}
+
+/* Every table and view of this rtrack's schema, with each of its columns, must be in the file:
+ * one that another program cut down would otherwise fail half-way through a run or an export.
+ * Extra tables, views and columns are left alone. The reference is the schema built the way a
+ * new database is, in a private in-memory database. */
+static int check_complete(struct rt_store *s)
+{
+    sqlite3 *ref = NULL;
+    sqlite3_stmt *want = NULL, *objs = NULL, *cols = NULL;
+    struct rt_map have;
+    char broken[256] = "";
+    int ok = -1;
+    /* the usual case, a database this rtrack made and nobody changed: no reference needed */
+    if (rt_store_schema_fingerprint(s->db) == RT_SCHEMA_FINGERPRINT)
+        return 0;
+    rt_map_init(&have, 512);
+    /* what the file has: each object once (a view is compiled once), then its columns */
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT type, name FROM main.sqlite_schema WHERE type IN ('table', "
+                           "'view') AND name NOT LIKE 'sqlite_%'",
+                           -1, &objs, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info(?1, 'main')", -1, &cols,
+                           NULL) != SQLITE_OK) {
+        db_err(s, "cannot read database");
+        goto out;
+    }
+    while (sqlite3_step(objs) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(objs, 0);
+        const char *name = (const char *)sqlite3_column_text(objs, 1);
+        int kind = strcmp(type, "table") == 0 ? SK_TABLE : SK_VIEW;
+        sqlite3_bind_text(cols, 1, name, -1, SQLITE_STATIC);
+        int rc;
+        while ((rc = sqlite3_step(cols)) == SQLITE_ROW)
+            rt_map_put(&have, schema_key(name, (const char *)sqlite3_column_text(cols, 0)),
+                       SK_COLUMN);
+        if (rc != SQLITE_DONE && kind == SK_VIEW) {
+            /* a view over a table or column that is gone */
+            kind = SK_BROKEN_VIEW;
+            if (!broken[0])
+                snprintf(broken, sizeof(broken), "%s", sqlite3_errmsg(s->db));
+        }
+        sqlite3_reset(cols);
+        rt_map_put(&have, schema_key(name, ""), kind);
+    }
+    if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+            SQLITE_OK ||
+        sqlite3_exec(ref, rt_sql_schema, NULL, NULL, NULL) != SQLITE_OK)
+        goto no_ref;
+    for (const struct rt_migration *m = rt_sql_migrations; m->sql; m++)
+        if (m->version > RT_SCHEMA_BASE_VERSION &&
+            sqlite3_exec(ref, m->sql, NULL, NULL, NULL) != SQLITE_OK)
+            goto no_ref;
+    if (sqlite3_exec(ref, rt_sql_views, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(ref,
+                           "SELECT m.type, m.name, p.name FROM sqlite_schema m, "
+                           "pragma_table_info(m.name) p WHERE m.type IN ('table', 'view') AND "
+                           "m.name NOT LIKE 'sqlite_%' ORDER BY m.type <> 'table', m.name, p.cid",
+                           -1, &want, NULL) != SQLITE_OK)
+        goto no_ref;
+    ok = 0;
+    while (ok == 0 && sqlite3_step(want) == SQLITE_ROW) {
+        const char *type = (const char *)sqlite3_column_text(want, 0);
+        const char *name = (const char *)sqlite3_column_text(want, 1);
+        const char *col = (const char *)sqlite3_column_text(want, 2);
+        int64_t got = 0, c;
+        rt_map_get(&have, schema_key(name, ""), &got);
+        if (!got)
+            ok = set_err(s,
+                         "'%s' is not a complete rtrack database: %s '%s' is missing; refusing "
+                         "to touch it",
+                         s->path, type, name);
+        else if (got == SK_BROKEN_VIEW)
+            ok = set_err(s,
+                         "'%s' is not a complete rtrack database: view '%s' is broken (%s); "
+                         "refusing to touch it",
+                         s->path, name, broken);
+        else if ((got == SK_TABLE) != (strcmp(type, "table") == 0))
+            ok = set_err(s,
+                         "'%s' is not a complete rtrack database: '%s' is a %s, not a %s; "
+                         "refusing to touch it",
+                         s->path, name, got == SK_TABLE ? "table" : "view", type);
+        else if (!rt_map_get(&have, schema_key(name, col), &c))
+            ok = set_err(s,
+                         "'%s' is not a complete rtrack database: column '%s' of %s '%s' is "
+                         "missing; refusing to touch it",
+                         s->path, col, type, name);
+    }
+    goto out;
+no_ref:
+    set_err(s, "cannot check database '%s': cannot build the reference schema", s->path);
+out:
+    sqlite3_finalize(want);
+    sqlite3_finalize(objs);
+    sqlite3_finalize(cols);
+    sqlite3_close(ref);
+    rt_map_free(&have);
+    return ok;
+}
+
 /* Reading the header is the first thing done: nothing is written to a file until it is known
  * to be an rtrack database of a version this rtrack understands. */
 static int check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
 {
     int rc;
+    /* One read transaction for the three: a recorder creating the file at this moment is seen
+     * before or after its schema transaction, never across it (separate reads could see its
+     * application_id still 0, then its tables, and refuse a database that is fine). */
+    sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
     int64_t app = query_int(s->db, "PRAGMA application_id", &rc);
     if (rc != SQLITE_OK) {
         if ((rc & 0xff) == SQLITE_NOTADB)
-            return set_err(s, "'%s' is not an rtrack database (not a SQLite file)", s->path);
-        return db_err(s, "cannot read database");
+            set_err(s, "'%s' is not an rtrack database (not a SQLite file)", s->path);
+        else
+            db_err(s, "cannot read database");
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
     }
     int64_t ver = query_int(s->db, "PRAGMA user_version", &rc);
-    int64_t ntables = query_int(s->db, "SELECT count(*) FROM sqlite_schema", &rc);
-    if (rc != SQLITE_OK)
-        return db_err(s, "cannot read database");
+    int64_t ntables =
+        rc == SQLITE_OK ? query_int(s->db, "SELECT count(*) FROM sqlite_schema", &rc) : 0;
+    if (rc != SQLITE_OK) {
+        db_err(s, "cannot read database");
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     int latest = rt_store_schema_version();
     if (app != RT_APPLICATION_ID && (app != 0 || ver != 0 || ntables != 0))
         return set_err(s,
@@ -164,17 +323,19 @@ static int check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
         if (ver == 0)
             return set_err(s, "'%s' holds no rtrack data yet", s->path);
         s->needs_upgrade = ver < latest;
-        return 0;
+        /* an older one is checked by the writing connection that upgrades it */
+        return s->needs_upgrade ? 0 : check_complete(s);
     }
     if (sqlite3_db_readonly(s->db, "main") == 1)
         return set_err(s, "cannot write database '%s': file is read-only", s->path);
     if (ver == latest)
-        return 0;
+        return check_complete(s);
     if (exec(s, "BEGIN IMMEDIATE") != 0)
         return -1;
     /* a concurrent recorder may have created it in the meantime */
     ver = query_int(s->db, "PRAGMA user_version", &rc);
     char sql[128];
+    int created = ver == 0;
     if (ver == 0) {
         if (exec(s, rt_sql_schema) != 0)
             goto fail;
@@ -196,6 +357,9 @@ static int check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
     }
     if (exec(s, rt_sql_views) != 0)
         goto fail;
+    /* an upgraded file must have ended up complete; a new one is */
+    if (!created && check_complete(s) != 0)
+        goto fail;
     return exec(s, "COMMIT");
 fail:
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -214,12 +378,16 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
 
     struct stat sb;
     int exists = stat(path, &sb) == 0;
-    if (!exists && mode == RT_STORE_READ) {
-        set_err(s, "cannot open database '%s': %s", path, rt_strerror(errno));
+    int stat_errno = errno;
+    if (!exists && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+        /* creating a file through a link that points nowhere is the classic way to make a
+         * program write where it was not meant to */
+        set_err(s, "cannot %s database '%s': it is a symbolic link to a file that does not exist",
+                mode == RT_STORE_WRITE ? "create" : "open", path);
         goto fail;
     }
-    if (exists && S_ISDIR(sb.st_mode)) {
-        set_err(s, "cannot open database '%s': is a directory", path);
+    if (!exists && mode == RT_STORE_READ) {
+        set_err(s, "cannot open database '%s': %s", path, rt_strerror(stat_errno));
         goto fail;
     }
     if (!exists) {
@@ -233,6 +401,36 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
         free(copy);
         if (s->err[0])
             goto fail;
+        /* Created here, not by SQLite, so that it is 0600 from the start (argv, job names and
+         * tags can hold secrets); SQLite gives the -wal and -shm files the mode of the database.
+         * O_EXCL: a recorder that created it in the meantime wins, the file is checked below. */
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            close(fd);
+        else if (errno != EEXIST) {
+            set_err(s, "cannot create database '%s': %s", path, rt_strerror(errno));
+            goto fail;
+        }
+        if (stat(path, &sb) != 0) {
+            set_err(s, "cannot create database '%s': %s", path, rt_strerror(errno));
+            goto fail;
+        }
+        exists = 1;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        set_err(s, "cannot open database '%s': is a directory", path);
+        goto fail;
+    }
+    /* A FIFO would block the open, a device (/dev/null, a disk) would be read or written as if
+     * it were the file: only regular files (also through a symbolic link) are databases. */
+    if (!S_ISREG(sb.st_mode)) {
+        set_err(s, "cannot open database '%s': not a regular file (%s)", path,
+                S_ISFIFO(sb.st_mode)   ? "a named pipe"
+                : S_ISCHR(sb.st_mode)  ? "a character device"
+                : S_ISBLK(sb.st_mode)  ? "a block device"
+                : S_ISSOCK(sb.st_mode) ? "a socket"
+                                       : "not a file");
+        goto fail;
     }
     if (exists && mode == RT_STORE_WRITE) {
         /* SQLite would quietly fall back to read-only and, reading a WAL database, leave -wal
@@ -522,12 +720,23 @@ static void bind_f(sqlite3_stmt *st, int i, double v)
         sqlite3_bind_double(st, i, v);
 }
 
+/* Text from outside rtrack (argv, process names, mount points, device models) may hold any
+ * bytes; what is stored is valid UTF-8 (ill-formed bytes become U+FFFD), so every JSON document
+ * built from the database by SQLite's JSON functions is valid too. */
 static void bind_t(sqlite3_stmt *st, int i, const char *v)
 {
-    if (v)
-        sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-    else
+    if (!v) {
         sqlite3_bind_null(st, i);
+        return;
+    }
+    size_t n = strlen(v);
+    if (rt_utf8_check(v, n) == n) {
+        sqlite3_bind_text(st, i, v, (int)n, SQLITE_STATIC);
+        return;
+    }
+    char *fixed = rt_utf8_repair(v, n);
+    sqlite3_bind_text(st, i, fixed, -1, SQLITE_TRANSIENT);
+    free(fixed);
 }
 
 /* Step a statement that returns nothing (or one id row with RETURNING). */
@@ -669,6 +878,8 @@ int rt_store_set_run_pid(struct rt_store *s, pid_t pid)
 int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
 {
     sqlite3_stmt *st;
+    if (file_gone(s))
+        return -1;
     if (sqlite3_prepare_v2(s->db,
                            "UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, "
                            "exit_signal = ?, end_reason = ? WHERE id = ?",
@@ -946,9 +1157,23 @@ static void rollback(struct rt_store *s)
     rt_map_clear(&s->procs);
 }
 
+int rt_store_others_wrote(struct rt_store *s)
+{
+    int rc;
+    int64_t v = query_int(s->db, "PRAGMA data_version", &rc);
+    if (rc != SQLITE_OK)
+        return 0;
+    int changed = s->have_data_version && v != s->data_version;
+    s->data_version = v;
+    s->have_data_version = 1;
+    return changed;
+}
+
 int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp)
 {
     if (!s->in_tx) {
+        if (file_gone(s))
+            return -1;
         if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
             return db_err(s, "cannot write to database");
         s->in_tx = 1;
@@ -967,8 +1192,10 @@ int rt_store_commit(struct rt_store *s)
 {
     if (!s->in_tx)
         return 0;
-    if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        db_err(s, "cannot write to database");
+    int gone = file_gone(s);
+    if (gone || sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+        if (!gone)
+            db_err(s, "cannot write to database");
         char keep[sizeof(s->err)];
         memcpy(keep, s->err, sizeof(keep));
         rollback(s);

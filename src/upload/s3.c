@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/evp.h>
 
 #include "rtrack/http.h"
 #include "rtrack/version.h"
@@ -467,8 +468,12 @@ int rt_s3_put(struct rt_s3_target *t, const struct rt_s3_creds *c, const char *k
     curl_easy_setopt(cu, CURLOPT_USERNAME, c->access_key);
     curl_easy_setopt(cu, CURLOPT_PASSWORD, c->secret_key);
     curl_easy_setopt(cu, CURLOPT_USERAGENT, "rtrack/" RTRACK_VERSION);
-    curl_easy_setopt(cu, CURLOPT_CONNECTTIMEOUT_MS, S3_CONNECT_TIMEOUT_MS);
-    curl_easy_setopt(cu, CURLOPT_TIMEOUT_MS, S3_TIMEOUT_MS);
+    /* RTRACK_HTTP_TIMEOUT_S replaces the total limit here too (a trickling endpoint is bounded by
+     * it), and caps the connect limit */
+    long total_ms = rt_http_timeout_ms(S3_TIMEOUT_MS);
+    long connect_ms = total_ms < S3_CONNECT_TIMEOUT_MS ? total_ms : S3_CONNECT_TIMEOUT_MS;
+    curl_easy_setopt(cu, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+    curl_easy_setopt(cu, CURLOPT_TIMEOUT_MS, total_ms);
     /* No SIGALRM-based resolver timeouts: rtrack has its own signal handling and threads. */
     curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(cu, CURLOPT_SSL_VERIFYPEER, 1L);
@@ -503,11 +508,11 @@ int rt_s3_put(struct rt_s3_target *t, const struct rt_s3_creds *c, const char *k
         curl_off_t connect_us = 0;
         curl_easy_getinfo(cu, CURLINFO_CONNECT_TIME_T, &connect_us);
         if (connect_us > 0)
-            rt_set_err(err, errlen, "s3 endpoint %s did not answer within %ld s for %s", host,
-                       S3_TIMEOUT_MS / 1000, uri.p);
+            rt_set_err(err, errlen, "s3 endpoint %s did not answer within %g s for %s", host,
+                       (double)total_ms / 1000.0, uri.p);
         else
-            rt_set_err(err, errlen, "cannot reach s3 endpoint %s: no connection within %ld s", host,
-                       S3_CONNECT_TIMEOUT_MS / 1000);
+            rt_set_err(err, errlen, "cannot reach s3 endpoint %s: no connection within %g s", host,
+                       (double)connect_ms / 1000.0);
     } else if (status == 0) {
         rt_set_err(err, errlen, "cannot reach s3 endpoint %s: %s", host, curl_reason(errbuf, cr));
     } else {

@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "rtrack/http.h"
 #include "rtrack/version.h"
 
@@ -59,6 +58,41 @@ static void creds_free(struct rt_s3_creds *c)
     wipe_str(c->secret_key);
     wipe_str(c->session_token);
     memset(c, 0, sizeof(*c));
+}
+
+/* The S3 credentials Sentinel handed out in this process (the last few sets): an error answer
+ * that quotes one of them (a server echoing what it issued) is not quoted in a message, the way
+ * one quoting the token is not. Evicted copies are wiped. */
+#define SEEN_MAX 24
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *seen[SEEN_MAX];
+static size_t nseen;
+
+static void remember_creds(const struct rt_s3_creds *c)
+{
+    const char *v[] = {c->access_key, c->secret_key, c->session_token};
+    pthread_mutex_lock(&seen_lock);
+    for (size_t i = 0; i < RT_ARRAY_LEN(v); i++) {
+        if (!v[i] || !*v[i])
+            continue;
+        if (nseen == SEEN_MAX) {
+            wipe_str(seen[0]);
+            memmove(seen, seen + 1, (SEEN_MAX - 1) * sizeof(seen[0]));
+            nseen--;
+        }
+        seen[nseen++] = xstrdup(v[i]);
+    }
+    pthread_mutex_unlock(&seen_lock);
+}
+
+static int quotes_creds(const struct rt_buf *body)
+{
+    int found = 0;
+    pthread_mutex_lock(&seen_lock);
+    for (size_t i = 0; i < nseen && !found; i++)
+        found = memmem(body->p, body->len, seen[i], strlen(seen[i])) != NULL;
+    pthread_mutex_unlock(&seen_lock);
+    return found;
 }
 
 /* --- the environment --------------------------------------------------------------------- */
@@ -240,24 +274,19 @@ static void encode_segment(struct rt_buf *b, const char *s)
  * connect limit); anything else is ignored. */
 static long total_timeout_ms(void)
 {
-    const char *e = getenv("RTRACK_HTTP_TIMEOUT_S");
-    double v;
-    if (e && *e && rt_parse_double(e, &v) == 0 && isfinite(v) && v > 0) {
-        if (v > 86400)
-            v = 86400;
-        long ms = (long)(v * 1000.0);
-        return ms > 0 ? ms : 1;
-    }
-    return SENTINEL_TIMEOUT_MS;
+    return rt_http_timeout_ms(SENTINEL_TIMEOUT_MS);
 }
 
 /* Append up to SENTINEL_EXCERPT bytes of an error answer as ": excerpt", on one line. Nothing
- * when the answer is empty or contains the token (a server echoing the request back). */
+ * when the answer is empty or contains the token (a server echoing the request back) or S3
+ * credentials it handed out. */
 static void append_excerpt(char *err, size_t errlen, const struct rt_buf *body, const char *token)
 {
     if (!err || !errlen || !body->len)
         return;
     if (token && *token && memmem(body->p, body->len, token, strlen(token)))
+        return;
+    if (quotes_creds(body))
         return;
     char ex[SENTINEL_EXCERPT + 1];
     size_t n = body->len < SENTINEL_EXCERPT ? body->len : SENTINEL_EXCERPT;
@@ -282,6 +311,19 @@ static void append_excerpt(char *err, size_t errlen, const struct rt_buf *body, 
     size_t have = strlen(err);
     if (have < errlen - 1)
         snprintf(err + have, errlen - have, ": %s", ex);
+}
+
+/* curl_easy_strerror() in rtrack's lowercase style: "Couldn't resolve host name" becomes
+ * "couldn't resolve host name"; "SSL peer certificate ..." stays as it is. */
+static const char *curl_reason(CURLcode cr, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", curl_easy_strerror(cr));
+    size_t w = 1;
+    while (buf[0] && buf[w] >= 'a' && buf[w] <= 'z')
+        w++;
+    if (buf[0] >= 'A' && buf[0] <= 'Z' && (buf[w] == ' ' || buf[w] == '\'' || buf[w] == '\0'))
+        buf[0] = (char)(buf[0] - 'A' + 'a');
+    return buf;
 }
 
 /* POST base+path with body (NULL: an empty body without Content-Type). On a transport failure
@@ -360,19 +402,21 @@ static int sentinel_post(const struct rt_sentinel *s, const char *path, const ch
      * handshake (certificate included) all leave the request size at 0. */
     long sent = 0;
     curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &sent);
+    char why[128];
     if (resp.too_large || cr == CURLE_FILESIZE_EXCEEDED) {
         rt_set_err(err, errlen, "sentinel's answer to POST %s is larger than %ld MiB", path,
                    SENTINEL_MAX_BODY / (1024 * 1024));
     } else if (cr != CURLE_OK && sent <= 0 && *status == 0) {
         /* curl_easy_strerror() is short and fixed; curl's error buffer would repeat the
          * address and timings. */
-        rt_set_err(err, errlen, "cannot reach sentinel api %s: %s", where, curl_easy_strerror(cr));
+        rt_set_err(err, errlen, "cannot reach sentinel api %s: %s", where,
+                   curl_reason(cr, why, sizeof(why)));
     } else if (cr == CURLE_OPERATION_TIMEDOUT) {
         rt_set_err(err, errlen, "sentinel api %s did not answer POST %s within %g s", where, path,
                    (double)total_ms / 1000.0);
     } else if (cr != CURLE_OK) {
         rt_set_err(err, errlen, "sentinel api %s gave no complete answer to POST %s: %s", where,
-                   path, curl_easy_strerror(cr));
+                   path, curl_reason(cr, why, sizeof(why)));
     } else {
         rc = 0;
         *out = resp.buf;
@@ -494,6 +538,7 @@ static int read_creds(struct jdoc *j, const char *what, struct rt_s3_creds *c, d
     c->access_key = vals[0];
     c->secret_key = vals[1];
     c->session_token = vals[2];
+    remember_creds(c);
     return 0;
 }
 

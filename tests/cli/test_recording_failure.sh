@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Recording failures: when the database's filesystem fills up mid-run rtrack warns once, the job
 # is not affected and its exit status is kept, the database stays intact with what was
-# committed before, and recording resumes when space comes back. A read-only database is
-# refused before the job starts. Needs root (tmpfs mounts, chattr).
+# committed before (and the partial run can be exported and uploaded), and recording resumes
+# when space comes back. A read-only database is refused before the job starts. Needs root
+# (tmpfs mounts, chattr).
 . "$(dirname "$0")/lib.sh" "$1"
 
 if [ "$(id -u)" != 0 ]; then
@@ -32,6 +33,11 @@ check "disk full: exactly one warning line" "$(grep -c 'warning' full.err)" 1
 check "disk full: the warning says recording failed" "$(grep -c '^rtrack: warning: recording failed' full.err)" 1
 check "disk full: the warning names the cause" "$(grep -c 'no space left on device' full.err)" 1
 check "disk full: nothing on stdout" "$(wc -c <full.out)" 0
+# the partial run can be read while the filesystem is still full: the header and one row per
+# sample after the baseline
+n=$(q "$DB" "SELECT count(*) FROM samples")
+"$RTRACK" export --db "$DB" --run 1 >full.csv 2>export.err
+check "disk full: export of the partial run on the full filesystem (exit, lines)" "$?:$(wc -l <full.csv)" "0:$n"
 rm -f "$MNT/fill"
 check "disk full: integrity_check after freeing space" "$(q "$DB" "PRAGMA integrity_check")" ok
 check "disk full: foreign keys consistent" "$(q "$DB" "PRAGMA foreign_key_check" | wc -l)" 0
@@ -48,6 +54,19 @@ check "disk full: committed samples before the failure are contiguous" \
 # the note's sample count is what the database holds
 noted=$(sed -n "s/^rtrack: run 1: .* \([0-9]*\) samples in .*/\1/p" full.err)
 check "disk full: end-of-run note counts the samples the database holds" "$noted" "$(q "$DB" "SELECT count(*) FROM samples")"
+
+# upload --dry-run: the end of the run could not be written, so it stays 'running'; once no
+# sample came for 3 intervals + 2 s it counts as abandoned and ready to send, every sample
+# after the baseline (the same rows as the export)
+for _ in $(seq 60); do
+    dry=$("$RTRACK" upload --dry-run --db "$DB" --run 1 2>dry.err)
+    rc=$?
+    [ -n "$dry" ] && break
+    sleep 0.1
+done
+check "disk full: upload --dry-run of the partial run" "$rc:$dry" "0:run 1: $((n - 1)) samples to upload"
+"$RTRACK" export --db "$DB" --run 1 --format jsonl >full.jsonl
+check "disk full: export as JSON Lines after freeing space: the same rows" "$?:$(wc -l <full.jsonl)" "0:$((n - 1))"
 
 # --- the filesystem fills up, then space comes back: rtrack keeps trying and recovers
 rm -f "$DB" "$DB-wal" "$DB-shm" fill.t free.t

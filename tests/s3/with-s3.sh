@@ -5,8 +5,8 @@
 # starts it on a port the kernel picks with the bucket test-bucket, exports
 #   S3_ENDPOINT    http://127.0.0.1:PORT (path-style)
 #   S3_BUCKET      test-bucket
-#   S3_TEST_KEY    AKIDTEST
-#   S3_TEST_SECRET testsecret
+#   S3_TEST_KEY    AKIDTEST (or the caller's S3_TEST_KEY, e.g. a recognisable random one)
+#   S3_TEST_SECRET testsecret (or the caller's S3_TEST_SECRET)
 #   S3_DATA_DIR    where the server keeps objects: $S3_DATA_DIR/BUCKET/KEY._S3rver_object
 # runs CMD, stops the server, and exits with CMD's status. Set S3_VERBOSE=1 to get the
 # server's request log on stderr at the end.
@@ -57,7 +57,9 @@ trap 'exit 143' TERM
 
 mkdir -p "$tmp/data"
 t0=$(date +%s%N)
-S3_TEST_KEY=AKIDTEST S3_TEST_SECRET=testsecret S3_BUCKETS=test-bucket \
+S3_TEST_KEY=${S3_TEST_KEY:-AKIDTEST}
+S3_TEST_SECRET=${S3_TEST_SECRET:-testsecret}
+S3_TEST_KEY=$S3_TEST_KEY S3_TEST_SECRET=$S3_TEST_SECRET S3_BUCKETS=test-bucket \
     node "$here/s3-server.js" "$tmp/data" 0 "$tmp/port" >"$tmp/log" 2>&1 &
 pid=$!
 # Usually ready in about half a second; a cold first start can take a few.
@@ -77,8 +79,7 @@ echo "with-s3: s3 server on 127.0.0.1:$port, ready in $(((t1 - t0) / 1000000)) m
 
 export S3_ENDPOINT="http://127.0.0.1:$port"
 export S3_BUCKET=test-bucket
-export S3_TEST_KEY=AKIDTEST
-export S3_TEST_SECRET=testsecret
+export S3_TEST_KEY S3_TEST_SECRET
 export S3_DATA_DIR="$tmp/data"
 
 "$@"

@@ -798,6 +798,80 @@ static void test_live_self(void **state)
     rt_sample_free(&b);
 }
 
+/* --- counters no kernel prints (found by tests/fuzz) ----------------------------------------- */
+
+/* Counters at and beyond INT64_MAX: a value beyond int64 is unknown (or its line malformed),
+ * sums and byte counts saturate at INT64_MAX. Under the sanitizers this is also the check that
+ * none of it overflows (it did in cpu.c, mem.c, disk.c, net.c, psi.c and cgroup.c). */
+static void test_huge_counters(void **state)
+{
+    (void)state;
+    struct gen g;
+    gen_init(&g);
+    const char *max = "9223372036854775807", *over = "18446744073709551615";
+    const char *hdr = "Inter-|   Receive |  Transmit\n face |bytes packets|bytes packets\n";
+    char text[1024];
+    fx_write(g.root, "proc/stat", "cpu  0 0 0 0 0 0 0 0 0 0\ncpu0 0 0 0 0\n");
+    snprintf(text, sizeof(text),
+             "MemTotal: 1000 kB\nMemFree: %s kB\nBuffers: %s kB\nCached: %s kB\n", max, max, over);
+    fx_write(g.root, "proc/meminfo", text);
+    fx_write(g.root, "sys/block/sda/size", "100\n");
+    fx_write(g.root, "sys/block/sdb/size", "100\n");
+    fx_write(g.root, "proc/diskstats",
+             "8 0 sda 0 0 0 0 0 0 0 0 0 0 0\n8 16 sdb 0 0 0 0 0 0 0 0 0 0 0\n");
+    snprintf(text, sizeof(text),
+             "%s  eth0: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n  eth1: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+             hdr);
+    fx_write(g.root, "proc/net/dev", text);
+    snprintf(text, sizeof(text), "some avg10=0.00 avg60=0.00 avg300=0.00 total=%s\n", over);
+    fx_write(g.root, "proc/pressure/cpu", text);
+    fx_write(g.root, "proc/self/cgroup", "0::/\n");
+    snprintf(text, sizeof(text), "usage_usec %s\n", over);
+    fx_write(g.root, "sys/fs/cgroup/cpu.stat", text);
+    gen_open(&g, 0, 0);
+    struct rt_sample *s = gen_sample(&g);
+    assert_true(s->mem_cached == RT_NA);
+    assert_int_equal(s->mem_free, INT64_MAX);
+    assert_int_equal(s->mem_used, 1000 - INT64_MAX); /* free + buffers saturated */
+    assert_true(s->psi_us[RT_PSI_CPU][RT_PSI_SOME] == RT_NA);
+    assert_true(s->cgroup_usage_us == RT_NA);
+
+    snprintf(text, sizeof(text), "cpu  %s %s 0 0 0 0 0 0 0 0\ncpu0 %s 0 %s 0\nctxt %s\n", max, max,
+             over, max, over);
+    fx_write(g.root, "proc/stat", text);
+    snprintf(text, sizeof(text),
+             "8 0 sda 0 0 %s 0 0 0 %s 0 0 0 0\n8 16 sdb 0 0 %s 0 0 0 0 0 0 0 0\n", max, max, max);
+    fx_write(g.root, "proc/diskstats", text);
+    snprintf(
+        text, sizeof(text),
+        "%s  eth0: %s 0 0 0 0 0 0 0 %s 0 0 0 0 0 0 0\n  eth1: %s 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+        "  eth2: %s 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+        hdr, max, max, max, over);
+    fx_write(g.root, "proc/net/dev", text);
+    snprintf(text, sizeof(text), "some avg10=0.00 avg60=0.00 avg300=0.00 total=%s\n", max);
+    fx_write(g.root, "proc/pressure/cpu", text);
+    snprintf(text, sizeof(text), "usage_usec %s\n", max);
+    fx_write(g.root, "sys/fs/cgroup/cpu.stat", text);
+    s = gen_sample(&g);
+    assert_true(s->cpu_utime_s > 0 && isfinite(s->cpu_utime_s));
+    assert_true(s->cpu_usage > 0 && isfinite(s->cpu_usage));
+    assert_true(isfinite(s->cpu_busy_cores));
+    assert_true(s->cores[0].t.v[RT_CPU_USER] == RT_NA);
+    assert_true(s->ctxt_total == RT_NA);
+    assert_int_equal(s->ndisks, 2);
+    assert_int_equal(s->disks[0].read_bytes, INT64_MAX); /* sectors * 512, saturated */
+    assert_int_equal(s->disk_read_bytes, INT64_MAX);
+    assert_int_equal(s->disk_write_bytes, INT64_MAX);
+    assert_int_equal(s->nnics, 2); /* eth2's counter beyond int64: its line is malformed */
+    assert_int_equal(s->net_rx_bytes, INT64_MAX);
+    assert_int_equal(s->net_tx_bytes, INT64_MAX);
+    assert_int_equal(s->psi_us[RT_PSI_CPU][RT_PSI_SOME], INT64_MAX);
+    assert_true(isnan(s->psi_pct[RT_PSI_CPU][RT_PSI_SOME])); /* no previous value */
+    assert_int_equal(s->cgroup_usage_us, INT64_MAX);
+    assert_true(isnan(s->cgroup_cpu_s));
+    gen_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -819,6 +893,7 @@ int main(void)
         cmocka_unit_test(test_cpu_lines),
         cmocka_unit_test(test_cgroup_v2),
         cmocka_unit_test(test_cgroup_v1),
+        cmocka_unit_test(test_huge_counters),
         cmocka_unit_test(test_live_self),
     };
     /* the process-tree scenarios once more, the tree found through children files */

@@ -806,7 +806,7 @@ static void test_refused(void **state)
     snprintf(dead, sizeof(dead), "http://user:" TOKEN "@127.0.0.1:%d", ntohs(sa.sin_port));
     struct rt_sentinel off = {.base = dead, .token = TOKEN};
     snprintf(want, sizeof(want),
-             "cannot reach sentinel api http://127.0.0.1:%d: Couldn't connect to server",
+             "cannot reach sentinel api http://127.0.0.1:%d: couldn't connect to server",
              ntohs(sa.sin_port));
 
     struct rt_sentinel_run r;

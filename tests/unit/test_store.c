@@ -400,9 +400,83 @@ static void test_live_sample_fills_every_column(void **state)
     rt_store_close(s);
 }
 
+/* A new database has exactly the schema RT_SCHEMA_FINGERPRINT names (the fast path of the
+ * completeness check); one cut down by another program is refused untouched, whichever way it
+ * was cut; extra tables, columns and indexes are accepted. */
+static void test_schema_complete(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    uint64_t fp = rt_store_schema_fingerprint(rt_store_db(s));
+    rt_store_close(s);
+    if (fp != RT_SCHEMA_FINGERPRINT)
+        fail_msg("the schema changed: set RT_SCHEMA_FINGERPRINT in include/rtrack/store.h to "
+                 "0x%016llxull",
+                 (unsigned long long)fp);
+    char pristine[320];
+    snprintf(pristine, sizeof(pristine), "%s.pristine", dbpath);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(rename(dbpath, pristine), 0);
+    static const struct {
+        const char *sql, *expect;
+    } cuts[] = {
+        {"DROP TABLE process_samples", "table 'process_samples' is missing"},
+        {"ALTER TABLE runs DROP COLUMN team", "column 'team' of table 'runs' is missing"},
+        {"DROP VIEW python_combined", "view 'python_combined' is missing"},
+        {"DROP VIEW rust_sample; CREATE VIEW rust_sample AS SELECT 1 AS x",
+         "column 'run_id' of view 'rust_sample' is missing"},
+        {"DROP VIEW host_gpus; CREATE TABLE host_gpus (run_id, host_gpu_model, host_gpu_count, "
+         "host_gpu_memory_mib)",
+         "'host_gpus' is a table, not a view"},
+    };
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+        size_t n;
+        char *b = file_bytes(pristine, &n);
+        FILE *f = fopen(dbpath, "wb");
+        assert_int_equal(fwrite(b, 1, n, f), n);
+        fclose(f);
+        free(b);
+        assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+        if (sqlite3_exec(db, cuts[i].sql, NULL, NULL, NULL) != SQLITE_OK)
+            fail_msg("%s: %s", cuts[i].sql, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        assert_refused(cuts[i].expect);
+        s = (void *)1;
+        assert_int_not_equal(rt_store_open(dbpath, RT_STORE_READ, &s, err, sizeof(err)), 0);
+        if (!strstr(err, cuts[i].expect))
+            fail_msg("read: message '%s' does not say '%s'", err, cuts[i].expect);
+        unlink(dbpath);
+    }
+    size_t n;
+    char *b = file_bytes(pristine, &n);
+    FILE *f = fopen(dbpath, "wb");
+    assert_int_equal(fwrite(b, 1, n, f), n);
+    fclose(f);
+    free(b);
+    assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "CREATE TABLE mine (x); ALTER TABLE runs ADD COLUMN note TEXT; "
+                                  "CREATE INDEX samples_ts ON samples (ts); CREATE VIEW v AS "
+                                  "SELECT id FROM runs",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    rt_store_close(s);
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_READ, &s, err, sizeof(err)), 0);
+    rt_store_close(s);
+    unlink(pristine);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_schema_complete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),

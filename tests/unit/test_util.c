@@ -45,6 +45,9 @@ static void test_parse_numbers(void **state)
     assert_true(u == UINT64_MAX);
     assert_string_equal(rest, " 7");
     assert_null(rt_parse_u64("  x", &u));
+    /* one more than UINT64_MAX used to wrap around to 0 */
+    assert_null(rt_parse_u64("18446744073709551616", &u));
+    assert_null(rt_parse_u64("99999999999999999999999", &u));
 }
 
 static void test_unescape_octal(void **state)
