@@ -33,7 +33,11 @@ check "fork storm: integrity_check" "$(q storm.db "PRAGMA integrity_check")" ok
 # overrun), most within half an interval of their deadline, none more than a second apart
 grid="FROM samples s, (SELECT mono AS m FROM samples WHERE seq = 0) b WHERE s.kind = 'periodic'"
 due=$(q storm.db "SELECT CAST((max(mono) - min(mono)) / 0.1 AS INT) FROM samples")
-check_range "fork storm: periodic samples ($due due)" "$(q storm.db "SELECT count(*) $grid")" "$((due * 8 / 10))" "$due"
+# a sanitizer build (ASan's allocator, shadow memory) samples a 2 000-forks-a-second tree about
+# twice as slowly: half the deadlines are asked of it
+min_share=8
+ldd "$RTRACK" 2>/dev/null | grep -q libasan && min_share=5
+check_range "fork storm: periodic samples ($due due)" "$(q storm.db "SELECT count(*) $grid")" "$((due * min_share / 10))" "$due"
 check "fork storm: one periodic sample per grid slot at most" \
     "$(q storm.db "SELECT count(*) = count(DISTINCT CAST((s.mono - b.m) / 0.1 + 1e-6 AS INT)) $grid")" 1
 check_range "fork storm: share of periodic samples within 0.05 s of their deadline" \

@@ -133,6 +133,9 @@ fi
 # thread (it warns once for each and records on; the GPUs are read by the sampler; the run waits
 # for `rtrack upload`); at 2 tasks `run` starts the job but no thread; at 1 `run` cannot start
 # the job (126, like any job that cannot be executed).
+# LeakSanitizer (a sanitizer build) stops the process with a thread of its own at exit, which
+# these limits forbid: its leak check is left out here, the other checks stay
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 # limited KIND LIMIT CMD...: run CMD with at most LIMIT tasks
 limited() {
     local kind=$1 limit=$2

@@ -66,7 +66,9 @@ echo '{}' >"$T/api.log.ctl"
 check "stream: registered once" "$(requests /runs)" 1
 check "stream: short-lived credentials refreshed before the batches" \
     "$(requests '/runs/run-1/refresh-credentials' | awk -v b="$(q st.db "SELECT count(*) FROM upload_batches")" '{ print ($1 >= b) }')" 1
-check_range "stream: batches during the run and at the end" "$(q st.db "SELECT count(*) FROM upload_batches")" 3 6
+# (3.2 s at a 1 s upload interval: 3 or 4; 2 when a slow machine or a sanitizer build delays
+# the registration by a second)
+check_range "stream: batches during the run and at the end" "$(q st.db "SELECT count(*) FROM upload_batches")" 2 6
 check "stream: finished as failed with exit code 3, every batch" "$(last_finish | python3 -c '
 import json, sys
 b = json.loads(sys.stdin.read())
