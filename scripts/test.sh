@@ -4,7 +4,7 @@
 #   asan    $ASAN_BUILD (build-asan/)  gcc, Debug, AddressSanitizer + UndefinedBehaviorSanitizer:
 #                                      the whole ctest suite again; any report fails its test
 #   fuzz    $FUZZ_BUILD (build-fuzz/)  clang + libFuzzer: each harness of tests/fuzz replays its
-#                                      seed corpus, then fuzzes for $RTRACK_FUZZ_SECONDS (8) s
+#                                      seed corpus, then fuzzes for $RTRACK_FUZZ_SECONDS (5) s
 # An empty suite fails. Every stage runs; the script fails when any of them failed.
 # Usage: bash scripts/test.sh [normal] [asan] [fuzz]      (default: all three)
 set -eu
@@ -38,7 +38,7 @@ stage_asan() {
 stage_fuzz() {
     BUILD=${FUZZ_BUILD:-$ROOT/build-fuzz}
     . "$ROOT/scripts/bootstrap.sh" -DCMAKE_C_COMPILER=clang -DRTRACK_FUZZ=ON \
-        -DRTRACK_BUILD_TESTS=OFF -DRTRACK_FUZZ_SECONDS="${RTRACK_FUZZ_SECONDS:-8}"
+        -DRTRACK_BUILD_TESTS=OFF -DRTRACK_FUZZ_SECONDS="${RTRACK_FUZZ_SECONDS:-5}"
     cd "$BUILD"
     ctest --output-on-failure --no-tests=error -L fuzz
 }

@@ -49,7 +49,10 @@ cpu=$(q storm.db "SELECT round(sum(proc_utime_s + proc_stime_s), 3) FROM samples
 check_range "fork storm: tree CPU-s (kernel: $truth)" "$cpu" \
     "$(awk -v t="$truth" 'BEGIN { print t * 0.9 - 0.3 }')" "$(awk -v t="$truth" 'BEGIN { print t * 1.1 + 0.3 }')"
 check "fork storm: nothing on stderr under --quiet" "$(wc -c <storm.err)" 0
-check_range "fork storm: rtrack's open descriptors after 9 s (after 2 s: $fds_2s)" "$fds_9s" 1 $((fds_2s + 32))
+# rtrack keeps up to 4 files open per live process of the tree, so the count follows how many
+# of the storm's children live at that instant (90 to 170 seen); the leak this guards against
+# reached 1 124 after 9 s
+check_range "fork storm: rtrack's open descriptors after 9 s (after 2 s: $fds_2s)" "$fds_9s" 1 400
 
 # --- a chain of 200 descendants (each the only child of the one before): every process is in
 # the tree, at its depth

@@ -165,7 +165,14 @@ chown "$NP_UID" np
 chmod 711 "$T"
 kinds=
 if [ -n "$CG" ]; then kinds=pids.max; else skip "pids.max: no pids cgroup to create (cgroup v2 without pids in cgroup.subtree_control, no v1 pids hierarchy)"; fi
-if command -v setpriv >/dev/null && command -v prlimit >/dev/null; then kinds="$kinds RLIMIT_NPROC"; else skip "RLIMIT_NPROC: setpriv or prlimit missing"; fi
+if ! command -v setpriv >/dev/null || ! command -v prlimit >/dev/null; then
+    skip "RLIMIT_NPROC: setpriv or prlimit missing"
+elif ! setpriv --reuid="$NP_UID" --regid="$NP_UID" --clear-groups env "$RTRACK" --version >/dev/null 2>&1; then
+    # a checkout in a directory only root may enter (mktemp -d makes them 0700)
+    skip "RLIMIT_NPROC: uid $NP_UID cannot run $RTRACK (a directory on its path is closed to others)"
+else
+    kinds="$kinds RLIMIT_NPROC"
+fi
 [ -n "$FAKE_NVML" ] || skip "task limits: RT_FAKE_NVML not set: the GPU reader thread is not tried"
 for kind in $kinds; do
     db=np/$kind.db
