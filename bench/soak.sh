@@ -20,15 +20,15 @@
 # the samples rtrack says it took against the rows in the database (they must be equal); the
 # database size (file and -wal) after rtrack exited, and bytes per sample.
 #
-# INTERVAL defaults to 0.01 s, the shortest rtrack accepts (RT_INTERVAL_MIN): at that rate a
-# million samples take about 2.8 hours if the machine keeps up (a late sample is skipped, not
-# made up, so on a busy machine it takes longer).
+# INTERVAL defaults to 0.001 s, the shortest rtrack accepts (RT_INTERVAL_MIN), the rate the
+# reliability issue names: a million samples take about 17 minutes if the machine keeps up (a
+# late sample is skipped, not made up, so on a busy machine it takes longer).
 #
 # The number of processes on the whole machine is read at each poll too: rtrack's scan buffers
 # are sized by it (about 300 KiB per 1 000 processes, docs/performance.md) and keep their
 # largest size, so a burst of processes elsewhere shows up as a step in RSS, not as a leak.
 #
-# Environment knobs: SAMPLES (1000000), INTERVAL (0.01), POLL_S (5), MAX_S (0: no limit; stop
+# Environment knobs: SAMPLES (1000000), INTERVAL (0.001), POLL_S (5), MAX_S (0: no limit; stop
 # after this many seconds and report what was reached), NICE (19: the nice value of rtrack and
 # its job), BENCH_OUT (directory to keep the raw TSV in), BENCH_KEEP=1 (keep the database). No
 # wait for an idle machine: this measures growth, not speed.
@@ -45,7 +45,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 bench_init "${1:-}"
 command -v sqlite3 >/dev/null || die "sqlite3 CLI not found"
 SAMPLES=${SAMPLES:-1000000}
-INTERVAL=${INTERVAL:-0.01}
+INTERVAL=${INTERVAL:-0.001}
 POLL_S=${POLL_S:-5}
 MAX_S=${MAX_S:-0}
 NICE=${NICE:-19}

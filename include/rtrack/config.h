@@ -49,7 +49,7 @@ struct rt_config {
 
 enum rt_cmd_kind { RT_CMD_RUN, RT_CMD_RECORD };
 
-#define RT_INTERVAL_MIN 0.01
+#define RT_INTERVAL_MIN 0.001
 #define RT_INTERVAL_MAX 86400.0
 
 /* Parse the subcommand's arguments (argv[0] is the subcommand name). Returns 0 when the caller

@@ -21,7 +21,7 @@ usage_error() {
 usage_error "--interval 0" run --db bad.db --interval 0 -- touch ran.marker
 usage_error "--interval -1" run --db bad.db --interval -1 -- touch ran.marker
 usage_error "--interval abc" run --db bad.db --interval abc -- touch ran.marker
-usage_error "--interval 0.001 (below 0.01)" run --db bad.db --interval 0.001 -- touch ran.marker
+usage_error "--interval 0.0005 (below 0.001)" run --db bad.db --interval 0.0005 -- touch ran.marker
 usage_error "--interval 86401 (above a day)" run --db bad.db --interval 86401 -- touch ran.marker
 usage_error "--interval nan" run --db bad.db --interval nan -- touch ran.marker
 usage_error "--interval '1s'" run --db bad.db --interval 1s -- touch ran.marker

@@ -158,12 +158,15 @@ static void test_bad_values(void **state)
 {
     (void)state;
     struct rt_config c;
-    const char *bad[] = {"0", "-1", "abc", "0.001", "1e9", "", "nan", "1s"};
+    const char *bad[] = {"0", "-1", "abc", "0.0009", "1e9", "", "nan", "1s"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--interval", (char *)bad[i], "true"),
                          RT_EXIT_USAGE);
     assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--interval", "0.05", "true"), 0);
     assert_true(c.interval == 0.05);
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--interval", "0.001", "true"), 0);
+    assert_true(c.interval == 0.001);
     rt_config_free(&c);
     assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--bogus", "true"), RT_EXIT_USAGE);
     assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "-Z", "true"), RT_EXIT_USAGE);
