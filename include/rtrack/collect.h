@@ -76,6 +76,13 @@ struct rt_pid_stat {
     pid_t ppid;
     int64_t utime, stime, cutime, cstime, threads, starttime, rss_pages;
 };
+/* Larger values are not a kernel's: a stat line with utime, stime, cutime, cstime, threads or
+ * starttime above RT_PROC_MAX_COUNTER, rss above RT_PROC_MAX_PAGES or any of them negative is
+ * rejected (-1); Pss above RT_PROC_MAX_COUNTER KiB and io above RT_PROC_MAX_IO_BYTES read as
+ * RT_NA. The tree's sums saturate; with these bounds no difference or product overflows. */
+#define RT_PROC_MAX_COUNTER  (INT64_C(1) << 50)
+#define RT_PROC_MAX_PAGES    (INT64_C(1) << 40)
+#define RT_PROC_MAX_IO_BYTES (INT64_C(1) << 60)
 int rt_parse_pid_stat(const char *text, struct rt_pid_stat *out);
 /* Pss of /proc/PID/smaps_rollup in KiB, RT_NA when absent. */
 int64_t rt_parse_smaps_pss(const char *text);

@@ -13,6 +13,14 @@
 
 #define RT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* a + b for counters that cannot be negative, saturated at INT64_MAX instead of overflowing
+ * (a sum over many processes or devices of values read from files) */
+static inline int64_t rt_sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
 /* Allocation wrappers abort with a message: a tracker that cannot get a few KiB has nothing
  * sensible left to do, and the job itself is unaffected (it is a separate process). */
 void *xmalloc(size_t n);

@@ -72,18 +72,22 @@ static double find_limit(const struct rt_sysenv *env, const char *base, const ch
         if (v2) {
             if (!rt_path(env, path, sizeof(path), "%s%s/cpu.max", base, rel) &&
                 rt_read_small(path, val, sizeof(val)) > 0) {
-                long long quota, period;
-                if (sscanf(val, "%lld %lld", &quota, &period) == 2 && quota > 0 && period > 0)
+                /* "QUOTA PERIOD" or "max PERIOD" (no limit) */
+                uint64_t quota, period;
+                const char *e = rt_parse_u64(val, &quota);
+                if (e && *e == ' ' && (e = rt_parse_u64(e, &period)) && !*e && quota > 0 &&
+                    period > 0)
                     cores = (double)quota / (double)period;
             }
         } else {
-            long long quota = -1, period = 0;
+            /* the quota is -1 when there is none; a value that is not a number is no limit */
+            int64_t quota = -1, period = 0;
             if (!rt_path(env, path, sizeof(path), "%s%s/cpu.cfs_quota_us", base, rel) &&
-                rt_read_small(path, val, sizeof(val)) > 0)
-                quota = atoll(val);
+                rt_read_small(path, val, sizeof(val)) > 0 && rt_parse_i64(val, &quota) != 0)
+                quota = -1;
             if (!rt_path(env, path, sizeof(path), "%s%s/cpu.cfs_period_us", base, rel) &&
-                rt_read_small(path, val, sizeof(val)) > 0)
-                period = atoll(val);
+                rt_read_small(path, val, sizeof(val)) > 0 && rt_parse_i64(val, &period) != 0)
+                period = 0;
             if (quota > 0 && period > 0)
                 cores = (double)quota / (double)period;
         }

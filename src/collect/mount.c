@@ -72,8 +72,16 @@ static int parse_mountinfo(char *line, struct mount_line *m)
     if (!sep || !(m->fstype = next_field(&p)) || !(m->source = next_field(&p)))
         return -1;
     m->mount_point = f[4];
-    if (sscanf(f[2], "%ld:%ld", &m->major, &m->minor) != 2)
+    /* "major:minor"; the C library's sscanf gives no defined result for out-of-range numbers */
+    uint64_t maj, min;
+    const char *e = rt_parse_u64(f[2], &maj);
+    if (e && *e == ':' && (e = rt_parse_u64(e + 1, &min)) && !*e && maj <= INT32_MAX &&
+        min <= INT32_MAX) {
+        m->major = (long)maj;
+        m->minor = (long)min;
+    } else {
         m->major = m->minor = -1;
+    }
     return 0;
 }
 
@@ -170,9 +178,18 @@ static void add_zfs_pools(struct mount_state *st, const struct rt_sysenv *env,
         if (nl)
             *nl = '\0';
         char name[256];
-        unsigned long long size, alloc, fr;
-        if (sscanf(line, "%255[^\t]\t%llu\t%llu\t%llu", name, &size, &alloc, &fr) == 4 &&
-            size <= INT64_MAX && alloc <= INT64_MAX && fr <= INT64_MAX) {
+        uint64_t size, alloc, fr;
+        const char *tab = strchr(line, '\t'), *e = NULL;
+        if (tab && tab > line && (size_t)(tab - line) < sizeof(name)) {
+            memcpy(name, line, (size_t)(tab - line));
+            name[tab - line] = '\0';
+            /* "NAME\tSIZE\tALLOC\tFREE", the numbers as -p prints them (exact bytes) */
+            if ((e = rt_parse_u64(tab + 1, &size)) && *e == '\t' &&
+                (e = rt_parse_u64(e + 1, &alloc)) && *e == '\t')
+                e = rt_parse_u64(e + 1, &fr);
+        }
+        if (e && (!*e || *e == '\t') && size <= INT64_MAX && alloc <= INT64_MAX &&
+            fr <= INT64_MAX) {
             char mp[300];
             snprintf(mp, sizeof(mp), "zfs:%s", name);
             struct mount_line m = {name, mp, "zfs", -1, -1};

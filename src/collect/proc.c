@@ -157,6 +157,15 @@ int rt_parse_pid_stat(const char *text, struct rt_pid_stat *o)
     }
     if (n <= 24)
         return -1;
+    /* Counters no kernel prints (2^50 ticks is 357 000 years of CPU; 2^40 pages are 4 PiB at
+     * 4 KiB): such a line is not a process's stat, and the tree's arithmetic on it (sums of
+     * ticks, pages times page size) must not overflow. */
+    for (int i = 14; i <= 24; i++)
+        if ((i <= 17 || i == 20 || i == 22 || i == 24) &&
+            (f[i] < 0 || f[i] > (i == 24 ? RT_PROC_MAX_PAGES : RT_PROC_MAX_COUNTER)))
+            return -1;
+    if (f[4] < 0 || f[4] > INT32_MAX)
+        return -1;
     o->ppid = (pid_t)f[4];
     o->utime = f[14];
     o->stime = f[15];
@@ -174,7 +183,7 @@ int64_t rt_parse_smaps_pss(const char *text)
         if (*l == '\n')
             l++;
         uint64_t v;
-        if (strncmp(l, "Pss:", 4) == 0 && rt_parse_u64(l + 4, &v) && v <= INT64_MAX)
+        if (strncmp(l, "Pss:", 4) == 0 && rt_parse_u64(l + 4, &v) && v <= RT_PROC_MAX_COUNTER)
             return (int64_t)v;
     }
     return RT_NA;
@@ -187,9 +196,11 @@ void rt_parse_pid_io(const char *text, int64_t *rd, int64_t *wr)
         if (*l == '\n')
             l++;
         uint64_t v;
-        if (strncmp(l, "read_bytes:", 11) == 0 && rt_parse_u64(l + 11, &v) && v <= INT64_MAX)
+        if (strncmp(l, "read_bytes:", 11) == 0 && rt_parse_u64(l + 11, &v) &&
+            v <= RT_PROC_MAX_IO_BYTES)
             *rd = (int64_t)v;
-        else if (strncmp(l, "write_bytes:", 12) == 0 && rt_parse_u64(l + 12, &v) && v <= INT64_MAX)
+        else if (strncmp(l, "write_bytes:", 12) == 0 && rt_parse_u64(l + 12, &v) &&
+                 v <= RT_PROC_MAX_IO_BYTES)
             *wr = (int64_t)v;
     }
 }
@@ -741,10 +752,10 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
             if (p->write_total != RT_NA && w0 != RT_NA)
                 e->dw = p->write_total > w0 ? p->write_total - w0 : 0;
         }
-        tot_u += p->utime + p->cutime;
-        tot_s += p->stime + p->cstime;
-        pss += nz(p->pss_kib);
-        rss += p->rss_kib;
+        tot_u = rt_sat_add(tot_u, p->utime + p->cutime);
+        tot_s = rt_sat_add(tot_s, p->stime + p->cstime);
+        pss = rt_sat_add(pss, nz(p->pss_kib));
+        rss = rt_sat_add(rss, p->rss_kib);
         if (p->state != 'Z' && p->state != 'X') {
             live++;
             if (p->pid == st->cfg.root_pid)
@@ -783,10 +794,10 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
             if (ai < 0)
                 continue;
             struct reap_group *rg = &st->groups[ai];
-            rg->u += g->utime + g->cutime;
-            rg->s += g->stime + g->cstime;
-            rg->r += nz(g->read_total);
-            rg->w += nz(g->write_total);
+            rg->u = rt_sat_add(rg->u, g->utime + g->cutime);
+            rg->s = rt_sat_add(rg->s, g->stime + g->cstime);
+            rg->r = rt_sat_add(rg->r, nz(g->read_total));
+            rg->w = rt_sat_add(rg->w, nz(g->write_total));
         }
         /* A scan is not atomic: when the parent's stat was read before it reaped the child,
          * the child's lifetime shows up in the parent's cutime only in the next sample. What
@@ -799,10 +810,10 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
             struct reap_group now = st->groups[si], rg = now;
             int64_t pi;
             if (rt_map_get(&st->pend_idx, proc_key(p->pid, p->starttime), &pi)) {
-                rg.u += st->pend_prev[pi].g.u;
-                rg.s += st->pend_prev[pi].g.s;
-                rg.r += st->pend_prev[pi].g.r;
-                rg.w += st->pend_prev[pi].g.w;
+                rg.u = rt_sat_add(rg.u, st->pend_prev[pi].g.u);
+                rg.s = rt_sat_add(rg.s, st->pend_prev[pi].g.s);
+                rg.r = rt_sat_add(rg.r, st->pend_prev[pi].g.r);
+                rg.w = rt_sat_add(rg.w, st->pend_prev[pi].g.w);
             }
             if (!e->counted || (!rg.u && !rg.s && !rg.r && !rg.w))
                 continue;
@@ -859,10 +870,10 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         p->cpu_stime_s = (double)e->ds / tck;
         p->read_bytes = e->dr;
         p->write_bytes = e->dw;
-        du += e->du;
-        ds += e->ds;
-        dr += nz(e->dr);
-        dw += nz(e->dw);
+        du = rt_sat_add(du, e->du);
+        ds = rt_sat_add(ds, e->ds);
+        dr = rt_sat_add(dr, nz(e->dr));
+        dw = rt_sat_add(dw, nz(e->dw));
     }
 
     cur->proc_count = live;

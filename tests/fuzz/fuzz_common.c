@@ -210,16 +210,6 @@ int fz_files_collect2(const struct rt_collector *c, const struct rt_sysenv *env,
     return fz_collect2(c, env, cfg, second_files, &ud, s);
 }
 
-int fz_proc_plausible(int64_t v)
-{
-    static int any = -1;
-    if (any < 0) {
-        const char *e = getenv("RTRACK_FUZZ_PROC_ANY");
-        any = e && strcmp(e, "1") == 0;
-    }
-    return any || (v >= -(INT64_C(1) << 50) && v <= (INT64_C(1) << 50));
-}
-
 void fz_amd_card(void)
 {
     fz_write_str("sys/module/amdgpu/version", "6.8.5\n");

@@ -64,15 +64,6 @@ int fz_files_collect2(const struct rt_collector *c, const struct rt_sysenv *env,
                       const struct rt_collect_cfg *cfg, const char *const *rels,
                       const uint8_t *data, size_t size, struct rt_sample s[2]);
 
-/* Values the process-tree collector (proc.c) is given. proc.c does its arithmetic on the
- * counters of /proc/PID/{stat,io,smaps_rollup} in int64_t without overflow checks (reported
- * in docs/reliability.md, "Fuzzing"), so the harnesses that drive it keep counters a kernel can
- * print, |v| <= 2^50, away from it: a stat line with a larger utime, stime, cutime, cstime,
- * threads, starttime or rss, an io or smaps_rollup file with a larger value is left out (the
- * parsers themselves still get everything). RTRACK_FUZZ_PROC_ANY=1 in the environment lifts
- * that, to find those overflows. */
-int fz_proc_plausible(int64_t v);
-
 /* An AMD card for the amdgpu backend under the fixture root: the amdgpu module, card0 with
  * vendor 0x1002, PCI slot 0000:03:00.0 (from uevent: its device directory is no symlink), VRAM,
  * busy percent and an hwmon directory. Harnesses add or replace files after this. */

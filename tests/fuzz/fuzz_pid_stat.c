@@ -5,9 +5,8 @@
  * Input: the first sample's processes, NUL, the second's (without a NUL both samples see the
  * same). Each line is one of
  *   PID (comm) S PPID ...   a process's stat file; the number it starts with names its /proc
- *                           directory (1..4194304; repeats and lines past the 32nd are skipped,
- *                           and so are counters proc.c cannot take yet: fz_proc_plausible() in
- *                           fuzz_common.h)
+ *                           directory (1..4194304; repeats and lines past the 32nd are
+ *                           skipped)
  *   task PID TID TEXT       TEXT is /proc/PID/task/TID/children (children pids, space-separated)
  * With any "task" line in the first sample the collector finds the tree through the children
  * files (it sees /proc/self/task/SELF/children, as on a kernel with CONFIG_PROC_CHILDREN);
@@ -113,12 +112,17 @@ static long write_procs(const struct fz_part *p)
             for (int i = 0; i < npids; i++)
                 dup |= pids[i] == pid;
             struct rt_pid_stat st;
-            int ok = rt_parse_pid_stat(line, &st) != 0 ||
-                     (fz_proc_plausible(st.utime) && fz_proc_plausible(st.stime) &&
-                      fz_proc_plausible(st.cutime) && fz_proc_plausible(st.cstime) &&
-                      fz_proc_plausible(st.threads) && fz_proc_plausible(st.starttime) &&
-                      fz_proc_plausible(st.rss_pages));
-            if (end != line && pid >= 1 && pid <= 4194304 && !dup && ok) {
+            /* what the parser accepts stays within the bounds proc.c's arithmetic relies on */
+            if (rt_parse_pid_stat(line, &st) == 0) {
+                const int64_t c[] = {st.utime,  st.stime,   st.cutime,
+                                     st.cstime, st.threads, st.starttime};
+                for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+                    if (c[i] < 0 || c[i] > RT_PROC_MAX_COUNTER)
+                        abort();
+                if (st.rss_pages < 0 || st.rss_pages > RT_PROC_MAX_PAGES || st.ppid < 0)
+                    abort();
+            }
+            if (end != line && pid >= 1 && pid <= 4194304 && !dup) {
                 snprintf(rel, sizeof(rel), "proc/%ld/stat", pid);
                 size_t n = strlen(line);
                 line[n] = '\n'; /* the kernel ends the line */

@@ -142,6 +142,30 @@ static void test_pid_stat_parse(void **state)
     assert_int_not_equal(rt_parse_pid_stat("12 (x) S 1 2 3", &st), 0);
     assert_int_not_equal(rt_parse_pid_stat("garbage", &st), 0);
     assert_int_not_equal(rt_parse_pid_stat("", &st), 0);
+    /* counters no kernel prints are refused, not carried into the tree's sums */
+    const char *at = "7 (a) R 2 7 7 -1 -1 0 0 0 0 0 1125899906842624 6 7 8 0 0 3 0 99 10 "
+                     "1099511627776\n"; /* utime 2^50, rss 2^40 pages: the largest taken */
+    assert_int_equal(rt_parse_pid_stat(at, &st), 0);
+    assert_int_equal(st.utime, INT64_C(1) << 50);
+    assert_int_equal(st.rss_pages, INT64_C(1) << 40);
+    const char *bad[] = {
+        "7 (a) R 2 7 7 -1 -1 0 0 0 0 0 1125899906842625 6 7 8 0 0 3 0 99 10 11\n", /* utime */
+        "7 (a) R 2 7 7 -1 -1 0 0 0 0 0 5 6 -7 8 0 0 3 0 99 10 11\n",               /* cutime < 0 */
+        "7 (a) R 2 7 7 -1 -1 0 0 0 0 0 5 6 7 8 0 0 3 0 9223372036854775807 10 11\n", /* start */
+        "7 (a) R 2 7 7 -1 -1 0 0 0 0 0 5 6 7 8 0 0 3 0 99 10 1099511627777\n",       /* rss pages */
+        "7 (a) R -2 7 7 -1 -1 0 0 0 0 0 5 6 7 8 0 0 3 0 99 10 11\n",                 /* ppid < 0 */
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (rt_parse_pid_stat(bad[i], &st) == 0)
+            fail_msg("accepted: %s", bad[i]);
+    int64_t rd, wr;
+    rt_parse_pid_io("read_bytes: 1152921504606846976\nwrite_bytes: 1152921504606846977\n", &rd,
+                    &wr);
+    assert_int_equal(rd, INT64_C(1) << 60);
+    assert_true(wr == RT_NA);
+    assert_int_equal(rt_parse_smaps_pss("Rss: 10 kB\nPss: 1125899906842624 kB\n"), INT64_C(1)
+                                                                                       << 50);
+    assert_true(rt_parse_smaps_pss("Pss: 1125899906842625 kB\n") == RT_NA);
 }
 
 /* --- disks --------------------------------------------------------------------------------- */
