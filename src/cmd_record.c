@@ -103,7 +103,7 @@ int cmd_record(int argc, char **argv)
     double elapsed = rt_clock_s(CLOCK_MONOTONIC) - t0;
     struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), smp.failed ? "failed" : "finished", RT_NA,
                            RT_NA, reason};
-    if (rt_store_end_run(store, &e) != 0 && !smp.warned)
+    if (rt_sampler_end(&smp, &e) != 0 && !smp.warned)
         rt_warn("recording failed: %s", rt_store_error(store));
     rt_streamer_finish(stream, cmd_upload_wait());
     exit_code = smp.failed ? RT_EXIT_FAILURE : RT_EXIT_OK;

@@ -190,7 +190,7 @@ int cmd_run(int argc, char **argv)
     }
     struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), exit_code == 0 ? "finished" : "failed",
                            exit_code, sig, sig != RT_NA ? "signaled" : "exited"};
-    if (rt_store_end_run(store, &e) != 0 && !smp.warned)
+    if (rt_sampler_end(&smp, &e) != 0 && !smp.warned)
         rt_warn("recording failed: %s", rt_store_error(store));
     rt_streamer_finish(stream, cmd_upload_wait());
     if (sig != RT_NA)

@@ -51,8 +51,11 @@ void rt_sampler_store(struct rt_sampler *s)
         }
         if (cur->kind != RT_SAMPLE_BASELINE)
             rt_live_write(s->live, rt_store_last_sample_id(s->store));
-        if (cur->kind != RT_SAMPLE_PERIODIC || cur->mono < s->shared_until ||
-            cur->mono + s->interval - s->first_uncommitted > 1.0 + 1e-3) {
+        /* the final sample is committed with the run's end (rt_sampler_end) */
+        if (cur->kind == RT_SAMPLE_BASELINE ||
+            (cur->kind == RT_SAMPLE_PERIODIC &&
+             (cur->mono < s->shared_until ||
+              cur->mono + s->interval - s->first_uncommitted > 1.0 + 1e-3))) {
             rc = rt_store_commit(s->store);
             if (rc == 0) {
                 s->stored += s->uncommitted;
@@ -77,6 +80,17 @@ void rt_sampler_store(struct rt_sampler *s)
     /* the sample just taken becomes the previous one */
     s->prev = cur;
     s->cur = cur == &s->buf[0] ? &s->buf[1] : &s->buf[0];
+}
+
+int rt_sampler_end(struct rt_sampler *s, const struct rt_run_end *e)
+{
+    int rc = rt_store_end_run(s->store, e);
+    if (rc == 0)
+        s->stored += s->uncommitted;
+    else
+        s->failed += s->uncommitted;
+    s->uncommitted = 0;
+    return rc;
 }
 
 void rt_sampler_close(struct rt_sampler *s)

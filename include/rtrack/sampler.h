@@ -34,10 +34,14 @@ void rt_sampler_open(struct rt_sampler *s, const struct rt_sysenv *env,
 struct rt_sample *rt_sampler_collect(struct rt_sampler *s, enum rt_sample_kind kind);
 /* Store the sample just collected. Commits when waiting for the next sample would leave a
  * sample uncommitted for more than a second (at a 1 s interval: every other sample; a kill -9
- * loses at most the samples of the last second), and always for the baseline and final samples
- * and while another connection writes to the database. A failure is reported once on stderr;
- * recording keeps being attempted, the job is never affected. */
+ * loses at most the samples of the last second), and always for the baseline sample (in run
+ * mode with the job's pid) and while another connection writes to the database. A final sample
+ * waits for rt_sampler_end. A failure is reported once on stderr; recording keeps being
+ * attempted, the job is never affected. */
 void rt_sampler_store(struct rt_sampler *s);
+/* Record the run's end, committing it with what is still uncommitted (the final sample): one
+ * commit for both. Returns rt_store_end_run's result; `stored`/`failed` count those samples. */
+int rt_sampler_end(struct rt_sampler *s, const struct rt_run_end *e);
 void rt_sampler_close(struct rt_sampler *s);
 
 /* Absolute deadlines start + k*interval on CLOCK_MONOTONIC: no drift, and an overrun skips to

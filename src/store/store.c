@@ -862,8 +862,41 @@ out:
     return rc;
 }
 
+static void rollback(struct rt_store *s)
+{
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    s->in_tx = 0;
+    /* identity rows of the rolled-back transaction are gone; upserts find the others again */
+    rt_map_clear(&s->ids);
+    rt_map_clear(&s->procs);
+}
+
+/* roll back, keeping the message of what failed (ROLLBACK's own result would replace it) */
+static void rollback_keep_err(struct rt_store *s)
+{
+    char keep[sizeof(s->err)];
+    memcpy(keep, s->err, sizeof(keep));
+    rollback(s);
+    memcpy(s->err, keep, sizeof(keep));
+}
+
+static int begin_tx(struct rt_store *s)
+{
+    if (s->in_tx)
+        return 0;
+    if (file_gone(s))
+        return -1;
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return db_err(s, "cannot write to database");
+    s->in_tx = 1;
+    return 0;
+}
+
 int rt_store_set_run_pid(struct rt_store *s, pid_t pid)
 {
+    /* in the transaction the baseline sample goes into: one commit for both */
+    if (begin_tx(s) != 0)
+        return -1;
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, "UPDATE runs SET pid = ? WHERE id = ?", -1, &st, NULL) !=
         SQLITE_OK)
@@ -894,7 +927,9 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     int rc = step(s, st, NULL);
     sqlite3_finalize(st);
     if (rc == 0 && s->in_tx)
-        rc = rt_store_commit(s);
+        rc = rt_store_commit(s); /* with the final sample, added before */
+    else if (rc != 0 && s->in_tx)
+        rollback_keep_err(s);
     return rc;
 }
 
@@ -1148,15 +1183,6 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
     return 0;
 }
 
-static void rollback(struct rt_store *s)
-{
-    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    s->in_tx = 0;
-    /* identity rows of the rolled-back transaction are gone; upserts find the others again */
-    rt_map_clear(&s->ids);
-    rt_map_clear(&s->procs);
-}
-
 int rt_store_others_wrote(struct rt_store *s)
 {
     int rc;
@@ -1171,18 +1197,10 @@ int rt_store_others_wrote(struct rt_store *s)
 
 int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp)
 {
-    if (!s->in_tx) {
-        if (file_gone(s))
-            return -1;
-        if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-            return db_err(s, "cannot write to database");
-        s->in_tx = 1;
-    }
+    if (begin_tx(s) != 0)
+        return -1;
     if (insert_sample(s, smp) != 0) {
-        char keep[sizeof(s->err)];
-        memcpy(keep, s->err, sizeof(keep));
-        rollback(s);
-        memcpy(s->err, keep, sizeof(keep));
+        rollback_keep_err(s);
         return -1;
     }
     return 0;
@@ -1196,10 +1214,7 @@ int rt_store_commit(struct rt_store *s)
     if (gone || sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
         if (!gone)
             db_err(s, "cannot write to database");
-        char keep[sizeof(s->err)];
-        memcpy(keep, s->err, sizeof(keep));
-        rollback(s);
-        memcpy(s->err, keep, sizeof(keep));
+        rollback_keep_err(s);
         return -1;
     }
     s->in_tx = 0;
