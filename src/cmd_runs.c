@@ -8,6 +8,7 @@
 #include "rtrack/cmd.h"
 #include "rtrack/log.h"
 #include "rtrack/store.h"
+#include "rtrack/utf8.h"
 #include "rtrack/util.h"
 
 /* id, job, command (argv joined with spaces), start (UTC), duration, samples, exit code, pid */
@@ -132,17 +133,26 @@ int cmd_runs(int argc, char **argv)
             printf("%4s  %-16s %-20s %8s %7s %4s %7s %-8s  %s\n", "id", "job", "started", "seconds",
                    "samples", "exit", "pid", "status", "command");
             while (sqlite3_step(st) == SQLITE_ROW) {
-                const char *job = (const char *)sqlite3_column_text(st, 1);
                 const char *cmd = (const char *)sqlite3_column_text(st, 2);
                 const char *exitc = (const char *)sqlite3_column_text(st, 6);
                 const char *pid = (const char *)sqlite3_column_text(st, 7);
                 const char *secs = (const char *)sqlite3_column_text(st, 4);
-                printf("%4lld  %-16.16s %-20s %8s %7lld %4s %7s %-8s  %s\n",
-                       (long long)sqlite3_column_int64(st, 0), job ? job : "-",
+                /* names and commands are the job's: no escape sequences to the terminal, and
+                 * the column cut by characters, not bytes */
+                char job[64], *line;
+                snprintf(job, sizeof(job), "%s",
+                         sqlite3_column_type(st, 1) == SQLITE_NULL
+                             ? "-"
+                             : (const char *)sqlite3_column_text(st, 1));
+                size_t jw = rt_utf8_printable(job, 16);
+                line = xstrdup(cmd ? cmd : (const char *)sqlite3_column_text(st, 9));
+                rt_utf8_printable(line, 0);
+                printf("%4lld  %s%*s %-20s %8s %7lld %4s %7s %-8s  %s\n",
+                       (long long)sqlite3_column_int64(st, 0), job, (int)(16 - jw), "",
                        sqlite3_column_text(st, 3), secs ? secs : "-",
                        (long long)sqlite3_column_int64(st, 5), exitc ? exitc : "-", pid ? pid : "-",
-                       sqlite3_column_text(st, 8),
-                       cmd ? cmd : (const char *)sqlite3_column_text(st, 9));
+                       sqlite3_column_text(st, 8), line);
+                free(line);
             }
         }
     }

@@ -14,6 +14,7 @@
 #include "rtrack/log.h"
 #include "rtrack/store.h"
 #include "rtrack/summary.h"
+#include "rtrack/utf8.h"
 #include "rtrack/util.h"
 
 static const char usage[] =
@@ -50,6 +51,7 @@ static const char *jt(struct jr *r, const char *path)
         return NULL;
     char *out = r->buf[r->next++ & 15];
     snprintf(out, sizeof(r->buf[0]), "%s", (const char *)sqlite3_column_text(r->st, 0));
+    rt_utf8_printable(out, 0); /* job, command and process names are the job's text */
     return out;
 }
 

@@ -58,6 +58,31 @@ size_t rt_utf8_check(const char *s, size_t n)
     return n;
 }
 
+size_t rt_utf8_printable(char *s, size_t maxchars)
+{
+    unsigned char *u = (unsigned char *)s;
+    size_t n = strlen(s), i = 0, o = 0, chars = 0, sub;
+    while (i < n && (!maxchars || chars < maxchars)) {
+        size_t l = u[i] < 0x80 ? 1 : seq_len(u + i, n - i, &sub);
+        if (!l) {
+            if (sub == n - i && u[i] >= 0xC2 && u[i] <= 0xF4)
+                break; /* the start of a sequence the buffer cut off */
+            u[o++] = '?';
+            i += sub ? sub : 1;
+        } else if (u[i] < 0x20 || u[i] == 0x7f || (l == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0)) {
+            u[o++] = '?'; /* C0, DEL, C1 (U+0080..U+009F) */
+            i += l;
+        } else {
+            memmove(u + o, u + i, l);
+            o += l;
+            i += l;
+        }
+        chars++;
+    }
+    u[o] = '\0';
+    return chars;
+}
+
 char *rt_utf8_repair(const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;

@@ -16,4 +16,11 @@ size_t rt_utf8_check(const char *s, size_t n);
  * (the "maximal subpart" practice of Unicode, as Python's errors="replace" does). */
 char *rt_utf8_repair(const char *s, size_t n);
 
+/* Make s safe to print on a terminal, in place: each C0 or C1 control character and DEL (a job
+ * name or a process name may hold escape sequences) becomes '?', and so does each ill-formed
+ * byte; a sequence cut short at the end (text truncated to a buffer) is dropped. When
+ * `maxchars` is not 0 the text is cut after that many characters. Returns the number of
+ * characters (code points) left, for padding a column. */
+size_t rt_utf8_printable(char *s, size_t maxchars);
+
 #endif

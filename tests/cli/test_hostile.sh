@@ -112,6 +112,18 @@ check "nasty: runs csv gives the name back (quotes, CR and LF inside a quoted fi
 check "nasty: export jsonl gives the name back" "$(grep -c "^export.jsonl $(sha "$nasty")\$" nasty.meta)" 1
 check "nasty: summary json gives name, team and tags back" \
     "$(grep -c "^summary.json $(sha "$nasty") $(sha "a,b") $(sha "k=$nasty") $(sha "q\"=x=y")\$" nasty.meta)" 1
+# the text outputs are for a terminal: the name's controls (ESC, CR, LF, TAB, DEL, U+0001)
+# come out as '?', nothing else of it changes, and the runs table keeps its columns
+"$RTRACK" runs --db nasty.db >nasty.runs.txt
+"$RTRACK" summary --db nasty.db >nasty.summary.txt
+"$RTRACK" summary --db nasty.db --format md >nasty.summary.md
+check "nasty: text outputs hold no control character but newlines" \
+    "$(cat nasty.runs.txt nasty.summary.txt nasty.summary.md | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')" 0
+check "nasty: runs table: header and one line" "$(wc -l <nasty.runs.txt)" 2
+check "nasty: runs table: the name's first 16 characters, controls as '?'" \
+    "$(sed -n 2p nasty.runs.txt | cut -c7-23)" 'he said "hi", \o '
+check "nasty: summary names the job, controls as '?'" \
+    "$(grep -c -F $'he said "hi", \\o/ \'quoted\'?tab??new line??[31mred?; ünï 日本 🚀 \u2028' nasty.summary.txt)" 1
 
 # --- invalid UTF-8 in metadata and tags: refused (exit 2), nothing created, job not run ----------
 # refused_utf8 NAME WANT-IN-MESSAGE ARGS...

@@ -1,6 +1,7 @@
 /* test_utf8.c - UTF-8 validation and repair (utf8.h): well-formed text passes untouched, each
  * kind of ill-formed sequence is found at its first byte and repaired the way Python's
  * bytes.decode("utf-8", "replace") does (one U+FFFD per maximal subpart). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,11 +70,48 @@ static void test_invalid(void **state)
     free(r);
 }
 
+/* text for a terminal: controls replaced, columns cut by characters */
+static void test_printable(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        size_t max;
+        const char *out;
+        size_t chars;
+    } cases[] = {
+        {"train", 0, "train", 5},
+        {"a\x1b[2Jb", 0, "a?[2Jb", 6},             /* ESC: no screen clearing */
+        {"\x1b]0;title\x07", 0, "?]0;title?", 10}, /* OSC, BEL */
+        {"tab\there\r\n\x7f", 0, "tab?here???", 11},
+        {"c1\xC2\x9B"
+         "31m",
+         0, "c1?31m", 6},                       /* U+009B CSI */
+        {"\xC2\xA0nbsp", 0, "\xC2\xA0nbsp", 5}, /* U+00A0 is printable */
+        {"caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC", 0, "caf\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC", 7},
+        {"bad\xFF"
+         "byte",
+         0, "bad?byte", 8},
+        {"cut\xE6\x97", 0, "cut", 3}, /* a sequence truncated at the end */
+        {"\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E", 2, "\xE6\x97\xA5\xE6\x9C\xAC", 2},
+        {"abcdefghijklmnopqrstuvwxyz", 16, "abcdefghijklmnop", 16},
+        {"", 0, "", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char buf[64];
+        snprintf(buf, sizeof(buf), "%s", cases[i].in);
+        size_t n = rt_utf8_printable(buf, cases[i].max);
+        assert_string_equal(buf, cases[i].out);
+        assert_int_equal(n, cases[i].chars);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid),
         cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_printable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
