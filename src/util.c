@@ -141,8 +141,11 @@ static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional, int single)
         if (n == 0)
             break;
         b->len += (size_t)n;
-        if (single && (size_t)n < room)
+        if (single == RT_KFILE_SINGLE && (size_t)n < room)
             break; /* one show() and it fitted: that was all of it */
+        if (single == RT_KFILE_RECORDS && b->len == (size_t)n && (size_t)n < room &&
+            (size_t)n + RT_SEQ_RECORD_MAX < 4096)
+            break; /* the records ended before the first page was full (4096: the smallest) */
     }
     b->p[b->len] = '\0';
     return (ssize_t)b->len;
@@ -155,7 +158,12 @@ ssize_t rt_pread_all(int fd, struct rt_buf *b)
 
 ssize_t rt_pread_single(int fd, struct rt_buf *b)
 {
-    return read_to_eof(fd, b, 1, 1);
+    return read_to_eof(fd, b, 1, RT_KFILE_SINGLE);
+}
+
+ssize_t rt_pread_records(int fd, struct rt_buf *b)
+{
+    return read_to_eof(fd, b, 1, RT_KFILE_RECORDS);
 }
 
 ssize_t rt_read_fileat(int dirfd, const char *rel, struct rt_buf *b)

@@ -150,7 +150,9 @@ static void *disk_open(const struct rt_sysenv *env, const struct rt_collect_cfg 
 {
     (void)env;
     (void)cfg;
-    return xcalloc(1, sizeof(struct disk_state));
+    struct disk_state *st = xcalloc(1, sizeof(*st));
+    st->kf.single = RT_KFILE_RECORDS; /* seq_file, a record per disk */
+    return st;
 }
 
 static void disk_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,

@@ -14,7 +14,7 @@ static void *mem_open(const struct rt_sysenv *env, const struct rt_collect_cfg *
     (void)env;
     (void)cfg;
     struct mem_state *st = xcalloc(1, sizeof(*st));
-    st->kf.single = 1; /* single_open */
+    st->kf.single = RT_KFILE_SINGLE; /* single_open */
     return st;
 }
 

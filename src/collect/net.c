@@ -56,7 +56,9 @@ static void *net_open(const struct rt_sysenv *env, const struct rt_collect_cfg *
 {
     (void)env;
     (void)cfg;
-    return xcalloc(1, sizeof(struct net_state));
+    struct net_state *st = xcalloc(1, sizeof(*st));
+    st->kf.single = RT_KFILE_RECORDS; /* seq_file, a record per interface */
+    return st;
 }
 
 static void net_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,

@@ -205,17 +205,27 @@ void rt_parse_pid_io(const char *text, int64_t *rd, int64_t *wr)
     }
 }
 
+static ssize_t pread_as(int fd, struct rt_buf *b, int kind)
+{
+    return kind == RT_KFILE_SINGLE    ? rt_pread_single(fd, b)
+           : kind == RT_KFILE_RECORDS ? rt_pread_records(fd, b)
+                                      : rt_pread_all(fd, b);
+}
+
 /* Read /proc/PID/NAME into b through the descriptor *fdp: kept from an earlier sample, or
  * opened now (and kept, on a live system, within the budget). A kept descriptor that fails is
  * closed and not replaced by a fresh open: the pid may belong to another process by now. */
 static ssize_t read_pidfile(struct proc_state *st, int *fdp, pid_t pid, const char *name,
                             struct rt_buf *b)
 {
-    /* stat, io and smaps_rollup come from one show(); children is a list of records and
-     * cmdline is read from the process's memory in pieces */
-    int single = !strcmp(name, "stat") || !strcmp(name, "io") || !strcmp(name, "smaps_rollup");
+    /* stat, io and smaps_rollup come from one show(); children is a list of records; cmdline
+     * is read from the process's memory in pieces */
+    int single = !strcmp(name, "stat") || !strcmp(name, "io") || !strcmp(name, "smaps_rollup")
+                     ? RT_KFILE_SINGLE
+                 : strstr(name, "children") ? RT_KFILE_RECORDS
+                                            : RT_KFILE_ANY;
     if (fdp && *fdp >= 0) {
-        ssize_t n = single ? rt_pread_single(*fdp, b) : rt_pread_all(*fdp, b);
+        ssize_t n = pread_as(*fdp, b, single);
         if (n < 0) {
             close(*fdp);
             *fdp = -1;
@@ -233,7 +243,7 @@ static ssize_t read_pidfile(struct proc_state *st, int *fdp, pid_t pid, const ch
         b->p[0] = '\0';
         return -e;
     }
-    ssize_t n = single ? rt_pread_single(fd, b) : rt_pread_all(fd, b);
+    ssize_t n = pread_as(fd, b, single);
     if (n >= 0 && fdp && st->keep_fds && st->nfds < st->maxfds) {
         *fdp = fd;
         st->nfds++;
@@ -344,6 +354,10 @@ static int list_proc(struct proc_state *st)
             return -1;
         if (n == 0)
             break;
+        /* the kernel stops filling only at the end or when the next entry (at most 280 bytes)
+         * does not fit: with that much room left this was the end, and the call that would
+         * return 0 is saved */
+        int last = st->keep_fds && (size_t)n + 512 < sizeof(st->dents); /* live /proc only */
         for (ssize_t off = 0; off < n;) {
             const struct dirent64 *de = (const struct dirent64 *)(st->dents + off);
             off += de->d_reclen;
@@ -363,6 +377,8 @@ static int list_proc(struct proc_state *st)
             st->pids[st->npids++] = (pid_t)pid;
             rt_map_put(&st->listing_cur, pid_key((pid_t)pid), LIST_UNKNOWN);
         }
+        if (last)
+            break;
     }
     return count;
 }
