@@ -30,12 +30,6 @@
 #include "rtrack/collect.h"
 #include "rtrack/store.h"
 
-static const struct rt_collector *const cols[] = {
-    &rt_collector_cpu, &rt_collector_cgroup, &rt_collector_proc,  &rt_collector_mem,
-    &rt_collector_psi, &rt_collector_disk,   &rt_collector_mount, &rt_collector_net,
-};
-#define NCOLS (sizeof(cols) / sizeof(cols[0]))
-
 static double now(clockid_t c)
 {
     struct timespec ts;
@@ -107,9 +101,9 @@ int main(int argc, char **argv)
     rt_sysenv_live(&env);
     env.root = root;
     struct rt_collect_cfg cc = {pid, 0, 1.0};
-    void *st[NCOLS];
-    for (size_t i = 0; i < NCOLS; i++)
-        st[i] = cols[i]->open(&env, &cc);
+    void *st[RT_NCOLLECTORS];
+    for (size_t i = 0; i < RT_NCOLLECTORS; i++)
+        st[i] = rt_collectors_all[i]->open(&env, &cc);
 
     struct rt_store *store = NULL;
     if (*db) {
@@ -135,7 +129,7 @@ int main(int argc, char **argv)
     struct rt_sample buf[2];
     memset(buf, 0, sizeof(buf));
     struct rt_sample *prev = NULL;
-    double cpu[NCOLS + 1] = {0};
+    double cpu[RT_NCOLLECTORS + 1] = {0};
     long warm = n / 10 > 0 ? n / 10 : 1; /* not counted: first scans, cache warm-up */
     double w0 = 0, c0 = 0;
     struct rusage ru0;
@@ -149,11 +143,11 @@ int main(int argc, char **argv)
         struct rt_sample *s = &buf[k & 1];
         rt_sample_begin(s, prev, prev ? RT_SAMPLE_PERIODIC : RT_SAMPLE_BASELINE,
                         now(CLOCK_REALTIME), now(CLOCK_MONOTONIC));
-        for (size_t i = 0; i < NCOLS; i++) {
+        for (size_t i = 0; i < RT_NCOLLECTORS; i++) {
             if (!st[i])
                 continue;
             double t = now(CLOCK_THREAD_CPUTIME_ID);
-            cols[i]->collect(st[i], &env, s, prev);
+            rt_collectors_all[i]->collect(st[i], &env, s, prev);
             cpu[i] += now(CLOCK_THREAD_CPUTIME_ID) - t;
         }
         if (store) {
@@ -163,7 +157,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "rt_hotloop: %s\n", rt_store_error(store));
                 return 1;
             }
-            cpu[NCOLS] += now(CLOCK_THREAD_CPUTIME_ID) - t;
+            cpu[RT_NCOLLECTORS] += now(CLOCK_THREAD_CPUTIME_ID) - t;
         }
         prev = s;
         if (interval > 0) {
@@ -184,20 +178,21 @@ int main(int argc, char **argv)
            "on the host\n",
            n, warm, prev->has_tree ? (int)prev->proc_count : 0, (long long)prev->processes);
     printf("%-8s %10s\n", "part", "us/sample");
-    for (size_t i = 0; i <= NCOLS; i++) {
-        if (i < NCOLS && !st[i])
+    for (size_t i = 0; i <= RT_NCOLLECTORS; i++) {
+        if (i < RT_NCOLLECTORS && !st[i])
             continue;
-        if (i == NCOLS && !store)
+        if (i == RT_NCOLLECTORS && !store)
             continue;
-        printf("%-8s %10.1f\n", i < NCOLS ? cols[i]->name : "store", cpu[i] / (double)n * 1e6);
+        printf("%-8s %10.1f\n", i < RT_NCOLLECTORS ? rt_collectors_all[i]->name : "store",
+               cpu[i] / (double)n * 1e6);
     }
     printf("%-8s %10.1f\n", "total", total / (double)n * 1e6);
     printf("%-8s %10.1f\n", "wall", wall / (double)n * 1e6);
     printf("maxrss_kib %ld\n", ru1.ru_maxrss);
 
-    for (size_t i = 0; i < NCOLS; i++)
+    for (size_t i = 0; i < RT_NCOLLECTORS; i++)
         if (st[i])
-            cols[i]->close(st[i]);
+            rt_collectors_all[i]->close(st[i]);
     rt_sample_free(&buf[0]);
     rt_sample_free(&buf[1]);
     if (spawned > 0) {

@@ -58,6 +58,9 @@ extern const struct rt_collector rt_collector_cgroup;
 extern const struct rt_collector rt_collector_disk;
 extern const struct rt_collector rt_collector_mount;
 extern const struct rt_collector rt_collector_net;
+/* Every collector, in the order a sample is taken (bench/hotloop.c times each one). */
+#define RT_NCOLLECTORS 8
+extern const struct rt_collector *const rt_collectors_all[RT_NCOLLECTORS];
 
 struct rt_collectors;
 struct rt_collectors *rt_collectors_open(const struct rt_sysenv *env,

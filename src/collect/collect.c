@@ -10,15 +10,14 @@
 /* Order matters: /proc/stat is read before the process tree, so the tree's CPU time in an
  * interval can never include ticks the system line has not counted yet (resource-tracker-rs
  * 0.1.8 learned this). */
-static const struct rt_collector *const collectors[] = {
+const struct rt_collector *const rt_collectors_all[RT_NCOLLECTORS] = {
     &rt_collector_cpu, &rt_collector_cgroup, &rt_collector_proc,  &rt_collector_mem,
     &rt_collector_psi, &rt_collector_disk,   &rt_collector_mount, &rt_collector_net,
 };
-#define NCOLLECTORS RT_ARRAY_LEN(collectors)
 
 struct rt_collectors {
     const struct rt_sysenv *env;
-    void *state[NCOLLECTORS];
+    void *state[RT_NCOLLECTORS];
     struct rt_gpu *gpu;
     double gpu_timeout;
 };
@@ -28,8 +27,8 @@ struct rt_collectors *rt_collectors_open(const struct rt_sysenv *env,
 {
     struct rt_collectors *c = xcalloc(1, sizeof(*c));
     c->env = env;
-    for (size_t i = 0; i < NCOLLECTORS; i++)
-        c->state[i] = collectors[i]->open(env, cfg);
+    for (size_t i = 0; i < RT_NCOLLECTORS; i++)
+        c->state[i] = rt_collectors_all[i]->open(env, cfg);
     c->gpu = rt_gpu_open(env);
     /* A GPU reading that takes longer than half an interval is not waited for. */
     c->gpu_timeout = cfg->interval > 0 ? cfg->interval / 2 : 0.5;
@@ -43,11 +42,11 @@ struct rt_collectors *rt_collectors_open(const struct rt_sysenv *env,
 void rt_collectors_sample(struct rt_collectors *c, struct rt_sample *cur,
                           const struct rt_sample *prev)
 {
-    for (size_t i = 0; i < NCOLLECTORS; i++) {
+    for (size_t i = 0; i < RT_NCOLLECTORS; i++) {
         if (c->state[i])
-            collectors[i]->collect(c->state[i], c->env, cur, prev);
+            rt_collectors_all[i]->collect(c->state[i], c->env, cur, prev);
         /* the GPU reading runs beside the remaining collectors, once the tree is known */
-        if (collectors[i] == &rt_collector_proc)
+        if (rt_collectors_all[i] == &rt_collector_proc)
             rt_gpu_start(c->gpu, cur);
     }
     rt_gpu_finish(c->gpu, cur, c->gpu_timeout);
@@ -58,9 +57,9 @@ void rt_collectors_close(struct rt_collectors *c)
     if (!c)
         return;
     rt_gpu_close(c->gpu);
-    for (size_t i = 0; i < NCOLLECTORS; i++)
+    for (size_t i = 0; i < RT_NCOLLECTORS; i++)
         if (c->state[i])
-            collectors[i]->close(c->state[i]);
+            rt_collectors_all[i]->close(c->state[i]);
     free(c);
 }
 
