@@ -186,6 +186,25 @@ ssize_t rt_read_file(const char *path, struct rt_buf *b)
     return rt_read_fileat(AT_FDCWD, path, b);
 }
 
+/* One read of a small file into out (pread from offset 0 for a kept descriptor, read
+ * otherwise: the file may be a pipe), trailing whitespace stripped; -errno. */
+static ssize_t read_small(int fd, char *out, size_t cap, int positional)
+{
+    ssize_t n;
+    do
+        n = positional ? pread(fd, out, cap - 1, 0) : read(fd, out, cap - 1);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        n = -errno;
+        out[0] = '\0';
+        return n;
+    }
+    while (n > 0 && isspace((unsigned char)out[n - 1]))
+        n--;
+    out[n] = '\0';
+    return n;
+}
+
 ssize_t rt_read_smallat(int dirfd, const char *rel, char *out, size_t cap)
 {
     int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC);
@@ -193,19 +212,8 @@ ssize_t rt_read_smallat(int dirfd, const char *rel, char *out, size_t cap)
         out[0] = '\0';
         return -errno;
     }
-    ssize_t n;
-    do
-        n = read(fd, out, cap - 1);
-    while (n < 0 && errno == EINTR);
-    int e = errno;
+    ssize_t n = read_small(fd, out, cap, 0);
     close(fd);
-    if (n < 0) {
-        out[0] = '\0';
-        return -e;
-    }
-    while (n > 0 && isspace((unsigned char)out[n - 1]))
-        n--;
-    out[n] = '\0';
     return n;
 }
 
@@ -251,22 +259,12 @@ ssize_t rt_kfile_read_small(struct rt_kfile *f, const char *path, char *out, siz
 {
     int fd = kfile_fd(f, path);
     ssize_t n = fd;
-    if (fd >= 0) {
-        do
-            n = pread(fd, out, cap - 1, 0);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-            n = -errno;
-    }
+    if (fd >= 0)
+        n = read_small(fd, out, cap, 1);
+    else
+        out[0] = '\0';
     if (n < 0 || !kfile_keeps(path))
         rt_kfile_close(f);
-    if (n < 0) {
-        out[0] = '\0';
-        return n;
-    }
-    while (n > 0 && isspace((unsigned char)out[n - 1]))
-        n--;
-    out[n] = '\0';
     return n;
 }
 
