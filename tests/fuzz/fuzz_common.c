@@ -210,6 +210,56 @@ int fz_files_collect2(const struct rt_collector *c, const struct rt_sysenv *env,
     return fz_collect2(c, env, cfg, second_files, &ud, s);
 }
 
+#define TREE_ROOT_A                                                                                \
+    "100 (job) S 1 100 100 0 -1 4194304 100 0 0 0 50 10 0 0 20 0 1 0 5000 10000000 300 "           \
+    "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n"
+#define TREE_ROOT_B                                                                                \
+    "100 (job) S 1 100 100 0 -1 4194304 100 0 0 0 60 12 20 5 20 0 1 0 5000 10000000 310 "          \
+    "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n"
+#define TREE_CHILD_A                                                                               \
+    "101 (worker) R 100 100 100 0 -1 4194304 100 0 0 0 18 4 0 0 20 0 1 0 5100 10000000 200 "       \
+    "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n"
+
+struct tree_ud {
+    const char *name;
+    const struct fz_part *second;
+};
+
+static void tree_second(void *p)
+{
+    const struct tree_ud *ud = p;
+    char rel[64];
+    fz_remove("proc/101");
+    fz_write_str("proc/100/stat", TREE_ROOT_B);
+    snprintf(rel, sizeof(rel), "proc/100/%s", ud->name);
+    fz_write_part(rel, ud->second);
+}
+
+void fz_tree_file(const struct rt_sysenv *env, const char *name, void (*check)(const char *text),
+                  const uint8_t *data, size_t size)
+{
+    static struct rt_sample s[2];
+    struct fz_part part[3];
+    char rel[64];
+    fz_split(data, size, part, 3);
+    for (int i = 0; i < 3; i++) {
+        if (!part[i].p)
+            continue;
+        char *text = fz_strndup(part[i].p, part[i].n);
+        check(text);
+        free(text);
+    }
+    fz_write_str("proc/100/stat", TREE_ROOT_A);
+    fz_write_str("proc/101/stat", TREE_CHILD_A);
+    snprintf(rel, sizeof(rel), "proc/100/%s", name);
+    fz_write_part(rel, &part[0]);
+    snprintf(rel, sizeof(rel), "proc/101/%s", name);
+    fz_write_part(rel, &part[2]);
+    struct rt_collect_cfg cfg = {100, 0, 1.0};
+    struct tree_ud ud = {name, &part[1]};
+    fz_collect2(&rt_collector_proc, env, &cfg, tree_second, &ud, s);
+}
+
 void fz_amd_card(void)
 {
     fz_write_str("sys/module/amdgpu/version", "6.8.5\n");

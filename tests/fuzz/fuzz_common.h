@@ -64,6 +64,15 @@ int fz_files_collect2(const struct rt_collector *c, const struct rt_sysenv *env,
                       const struct rt_collect_cfg *cfg, const char *const *rels,
                       const uint8_t *data, size_t size, struct rt_sample s[2]);
 
+/* The harness of a per-process file of the tree (fuzz_pid_io, fuzz_smaps): the root (pid 100)
+ * and a child (101) in the first sample; in the second the child has exited and was reaped by
+ * the root. The input is the root's file `name` in the first sample, NUL, in the second, NUL,
+ * the child's in the first (a missing part leaves the file out). `check` gets each part's
+ * text first (it aborts when the parser lets a value past its bound); then the process-tree
+ * collector reads the files over the two samples. env: from fz_sysenv. */
+void fz_tree_file(const struct rt_sysenv *env, const char *name, void (*check)(const char *text),
+                  const uint8_t *data, size_t size);
+
 /* An AMD card for the amdgpu backend under the fixture root: the amdgpu module, card0 with
  * vendor 0x1002, PCI slot 0000:03:00.0 (from uevent: its device directory is no symlink), VRAM,
  * busy percent and an hwmon directory. Harnesses add or replace files after this. */
