@@ -260,6 +260,30 @@ void fz_tree_file(const struct rt_sysenv *env, const char *name, void (*check)(c
     fz_collect2(&rt_collector_proc, env, &cfg, tree_second, &ud, s);
 }
 
+void fz_mount_disks(void)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/no-such-bin", fz_root());
+    setenv("PATH", path, 1);
+    fz_write_str("sys/block/vda/size", "100\n");
+    fz_write_str("sys/block/sda/size", "100\n");
+    fz_write_str("sys/block/nvme0n1/size", "100\n");
+    fz_write_str("sys/class/block/sda1/partition", "1\n");
+    fz_write_str("sys/class/block/nvme0n1p2/partition", "2\n");
+    fz_write_str("sys/devices/virtual/block/vda/dev", "254:0\n");
+    fz_write_str("sys/devices/pci0000:00/block/sda/sda1/dev", "8:1\n");
+    fz_write_str("sys/dev/block/.keep", "");
+    char target[512];
+    snprintf(path, sizeof(path), "%s/sys/dev/block/254:0", fz_root());
+    snprintf(target, sizeof(target), "../../devices/virtual/block/vda");
+    if (symlink(target, path) != 0)
+        abort();
+    snprintf(path, sizeof(path), "%s/sys/dev/block/8:1", fz_root());
+    snprintf(target, sizeof(target), "../../devices/pci0000:00/block/sda/sda1");
+    if (symlink(target, path) != 0)
+        abort();
+}
+
 void fz_amd_card(void)
 {
     fz_write_str("sys/module/amdgpu/version", "6.8.5\n");

@@ -73,6 +73,11 @@ int fz_files_collect2(const struct rt_collector *c, const struct rt_sysenv *env,
 void fz_tree_file(const struct rt_sysenv *env, const char *name, void (*check)(const char *text),
                   const uint8_t *data, size_t size);
 
+/* Disks for the mount collector's harnesses (fuzz_mountinfo, fuzz_mounts): vda, sda (with a
+ * partition sda1) and nvme0n1 (with nvme0n1p2), /sys/dev/block links for 254:0 and 8:1, and a
+ * PATH where no `zpool` is found. */
+void fz_mount_disks(void);
+
 /* An AMD card for the amdgpu backend under the fixture root: the amdgpu module, card0 with
  * vendor 0x1002, PCI slot 0000:03:00.0 (from uevent: its device directory is no symlink), VRAM,
  * busy percent and an hwmon directory. Harnesses add or replace files after this. */
