@@ -150,12 +150,16 @@ int cmd_upload(int argc, char **argv)
         else if (o.dry_run)
             printf("run %lld: %lld sample%s to upload\n", (long long)ids[i],
                    (long long)r.pending_rows, r.pending_rows == 1 ? "" : "s");
+        else if (r.inline_data)
+            rt_note("upload: run %lld -> sentinel run %s: %lld sample%s, %lld bytes of CSV "
+                    "inline with finish (no S3 object)",
+                    (long long)ids[i], r.remote_run_id, (long long)r.rows, r.rows == 1 ? "" : "s",
+                    (long long)r.bytes);
         else
-            rt_note("upload: run %lld -> sentinel run %s: %lld samples in %lld batch%s, %lld "
-                    "bytes%s",
-                    (long long)ids[i], r.remote_run_id, (long long)r.rows, (long long)r.batches,
-                    r.batches == 1 ? "" : "es", (long long)r.bytes,
-                    r.inline_data ? " (inline with finish)" : "");
+            rt_note("upload: run %lld -> sentinel run %s: %lld sample%s in %lld batch%s, %lld "
+                    "bytes",
+                    (long long)ids[i], r.remote_run_id, (long long)r.rows, r.rows == 1 ? "" : "s",
+                    (long long)r.batches, r.batches == 1 ? "" : "es", (long long)r.bytes);
     }
 out:
     free(ids);

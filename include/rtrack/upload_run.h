@@ -22,7 +22,7 @@ struct rt_upload_result {
     int registered;               /* POST /runs made now (else resumed) */
     int inline_data;              /* finished with data_csv instead of S3 objects */
     int64_t pending_rows;         /* samples not yet in an uploaded batch, before this call */
-    int64_t batches, rows, bytes; /* sent by this call */
+    int64_t batches, rows, bytes; /* sent by this call (inline: bytes of CSV, no batch) */
     char remote_run_id[128];
 };
 

@@ -368,8 +368,10 @@ int rt_upload_finish(struct rt_upload_session *u, struct rt_upload_result *res, 
         }
         if ((int64_t)csv_len <= u->o.inline_max) {
             inline_data = 1;
-            if (res)
+            if (res) {
                 res->rows = rows;
+                res->bytes = (int64_t)csv_len;
+            }
         } else {
             free(csv);
             csv = NULL;

@@ -124,6 +124,8 @@ check "inline: data_csv is the exported CSV, raw" "$(body 2 '/runs/[^/]+/finish'
 import json, sys
 b = json.loads(sys.stdin.read())
 print(b["data_source"], b["data_csv"] == open("tiny.csv").read())')" "inline True"
+check "inline: says so, with the CSV's size" "$(sed 's/sentinel run [^:]*:/sentinel run R:/' err)" \
+    "rtrack: upload: run 1 -> sentinel run R: 1 sample, $(wc -c <tiny.csv) bytes of CSV inline with finish (no S3 object)"
 
 # --- resuming: S3 unreachable after registering, then the finish failing once ---------------------
 "$RTRACK" run --quiet --db res.db --interval 0.05 -- sleep 1
