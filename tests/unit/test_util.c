@@ -1,7 +1,12 @@
 /* test_util.c - parsing helpers, the hash map, whole-file reads. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rtrack/util.h"
 #include "testlib.h"
@@ -112,6 +117,81 @@ static void test_read_large_file(void **state)
     rt_buf_free(&b);
 }
 
+static size_t lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* rt_pread_records saves the read that returns 0 only when the first read ended short of a page:
+ * it must still read every record of a file over a page, and all of a regular file */
+static void test_pread_records(void **state)
+{
+    (void)state;
+    char path[1024];
+    struct rt_buf a = {0}, b = {0};
+    snprintf(path, sizeof(path), "%s/parity/02-busy-8core/a/proc/stat", RT_FIXTURES);
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_true(rt_pread_records(fd, &a) > 4184);
+    assert_int_equal(rt_pread_all(fd, &b), a.len);
+    assert_string_equal(a.p, b.p);
+    close(fd);
+    /* seq_files of records, small and over a page (maps: a record per mapping; 120 more that
+     * cannot merge, as their protections alternate, take it well past one) */
+    void *maps[120];
+    long pg = sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < 120; i++) {
+        maps[i] = mmap(NULL, (size_t)pg, i % 2 ? PROT_READ : PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        assert_true(maps[i] != MAP_FAILED);
+    }
+    const char *files[] = {"/proc/self/maps", "/proc/self/mountinfo", "/proc/net/dev",
+                           "/proc/diskstats"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        fd = open(files[i], O_RDONLY);
+        if (fd < 0)
+            continue;
+        rt_buf_reserve(&a, 1 << 16); /* no new mapping while maps is read twice */
+        rt_buf_reserve(&b, 1 << 16);
+        ssize_t na = rt_pread_records(fd, &a), nb = rt_pread_all(fd, &b);
+        close(fd);
+        assert_true(na > 0 && nb > 0);
+        if (lines(a.p) != lines(b.p))
+            fail_msg("%s: %zu lines read as records, %zu to EOF", files[i], lines(a.p), lines(b.p));
+        if (strcmp(files[i], "/proc/self/maps") == 0)
+            assert_true(a.len > 4096); /* the case of a record that did not fit the first page */
+    }
+    for (int i = 0; i < 120; i++)
+        munmap(maps[i], (size_t)pg);
+    /* a task's children: three of them */
+    pid_t kids[3];
+    for (int i = 0; i < 3; i++) {
+        kids[i] = fork();
+        if (kids[i] == 0) {
+            pause();
+            _exit(0);
+        }
+    }
+    snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+    fd = open(path, O_RDONLY);
+    if (fd >= 0) {
+        char want[64];
+        snprintf(want, sizeof(want), "%d %d %d ", (int)kids[0], (int)kids[1], (int)kids[2]);
+        assert_true(rt_pread_records(fd, &a) > 0);
+        assert_string_equal(a.p, want);
+        close(fd);
+    }
+    for (int i = 0; i < 3; i++) {
+        kill(kids[i], SIGKILL);
+        waitpid(kids[i], NULL, 0);
+    }
+    rt_buf_free(&a);
+    rt_buf_free(&b);
+}
+
 static void test_strerror_lowercase(void **state)
 {
     (void)state;
@@ -128,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_json_string),
         cmocka_unit_test(test_map),
         cmocka_unit_test(test_read_large_file),
+        cmocka_unit_test(test_pread_records),
         cmocka_unit_test(test_strerror_lowercase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
