@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rtrack/util.h"
 
@@ -23,7 +24,9 @@ int rt_http_init(char *err, size_t errlen)
     pthread_once(&once, init);
     if (init_rc == CURLE_OK)
         return 0;
-    rt_set_err(err, errlen, "cannot initialise libcurl: %s", curl_easy_strerror(init_rc));
+    char why[128];
+    rt_set_err(err, errlen, "cannot initialise libcurl: %s",
+               rt_curl_reason(init_rc, NULL, why, sizeof(why)));
     return -1;
 }
 
@@ -38,6 +41,20 @@ long rt_http_timeout_ms(long dflt_ms)
         return ms > 0 ? ms : 1;
     }
     return dflt_ms;
+}
+
+const char *rt_curl_reason(int code, const char *detail, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", detail && *detail ? detail : curl_easy_strerror((CURLcode)code));
+    size_t n = strlen(buf);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
+    size_t w = 1;
+    while (buf[0] && buf[w] >= 'a' && buf[w] <= 'z')
+        w++;
+    if (buf[0] >= 'A' && buf[0] <= 'Z' && (buf[w] == ' ' || buf[w] == '\'' || buf[w] == '\0'))
+        buf[0] = (char)(buf[0] - 'A' + 'a');
+    return buf;
 }
 
 void rt_set_err(char *err, size_t errlen, const char *fmt, ...)

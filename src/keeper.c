@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 #include "rtrack/http.h"
 #include "rtrack/version.h"
 
@@ -173,6 +172,7 @@ int rt_keeper_cheapest(const char *base_url, const struct rt_keeper_query *q, st
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
 
     CURLcode cr = curl_easy_perform(c);
+    char why[128];
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     if (cr == CURLE_OPERATION_TIMEDOUT) {
@@ -194,9 +194,11 @@ int rt_keeper_cheapest(const char *base_url, const struct rt_keeper_query *q, st
          * fixed; the error buffer would repeat the address and timings. */
         char host[256];
         keeper_host(base_url, host, sizeof(host));
-        rt_set_err(err, errlen, "%s not reachable: %s", host, curl_easy_strerror(cr));
+        rt_set_err(err, errlen, "%s not reachable: %s", host,
+                   rt_curl_reason(cr, NULL, why, sizeof(why)));
     } else if (cr != CURLE_OK) {
-        rt_set_err(err, errlen, "keeper answer broke off: %s", curl_easy_strerror(cr));
+        rt_set_err(err, errlen, "keeper answer broke off: %s",
+                   rt_curl_reason(cr, NULL, why, sizeof(why)));
     } else if (status < 200 || status > 299) {
         /* 3xx included: redirects are not followed, and their body is not the answer. */
         rt_set_err(err, errlen, "keeper answered HTTP %ld", status);

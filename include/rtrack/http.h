@@ -11,6 +11,12 @@ int rt_http_init(char *err, size_t errlen);
  * seconds (at most a day), else dflt_ms. The tests set it low to bound hung servers quickly. */
 long rt_http_timeout_ms(long dflt_ms);
 
+/* curl's reason for a failed transfer in rtrack's lowercase style, in buf: `detail` (curl's
+ * error buffer, trailing newline dropped) when it holds something, else curl_easy_strerror(code).
+ * A first word that is a capitalised plain word is lowercased ("Couldn't resolve host name" ->
+ * "couldn't resolve host name"); "SSL ...", "OpenSSL/3.0: ..." stay as they are. */
+const char *rt_curl_reason(int code, const char *detail, char *buf, size_t cap);
+
 /* snprintf into err (which may be NULL), for the clients' one-line error messages. */
 void rt_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -348,23 +348,6 @@ static void s3_error_code(const struct rt_buf *b, char *code, size_t cap)
     code[e - s] = '\0';
 }
 
-/* curl's error text with a lowercase first letter, for rtrack's lowercase messages. */
-static const char *curl_reason(char *errbuf, CURLcode cr)
-{
-    if (!errbuf[0])
-        return curl_easy_strerror(cr);
-    size_t n = strlen(errbuf);
-    while (n > 0 && (errbuf[n - 1] == '\n' || errbuf[n - 1] == '\r'))
-        errbuf[--n] = '\0';
-    /* "Failed to connect" becomes "failed to connect"; "OpenSSL/3.0: ..." stays as it is. */
-    size_t w = 1;
-    while (errbuf[w] >= 'a' && errbuf[w] <= 'z')
-        w++;
-    if (errbuf[0] >= 'A' && errbuf[0] <= 'Z' && (errbuf[w] == ' ' || errbuf[w] == '\0'))
-        errbuf[0] = (char)(errbuf[0] - 'A' + 'a');
-    return errbuf;
-}
-
 int rt_s3_put(struct rt_s3_target *t, const struct rt_s3_creds *c, const char *key,
               const void *body, size_t len, char *uri_out, size_t uri_cap, char *err, size_t errlen)
 {
@@ -454,7 +437,7 @@ int rt_s3_put(struct rt_s3_target *t, const struct rt_s3_creds *c, const char *k
         goto nomem;
 
     struct s3_src src = {body, len, 0};
-    char errbuf[CURL_ERROR_SIZE] = "";
+    char errbuf[CURL_ERROR_SIZE] = "", why[CURL_ERROR_SIZE];
     curl_easy_setopt(cu, CURLOPT_URL, url.p);
     curl_easy_setopt(cu, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(cu, CURLOPT_READFUNCTION, s3_read);
@@ -514,9 +497,11 @@ int rt_s3_put(struct rt_s3_target *t, const struct rt_s3_creds *c, const char *k
             rt_set_err(err, errlen, "cannot reach s3 endpoint %s: no connection within %g s", host,
                        (double)connect_ms / 1000.0);
     } else if (status == 0) {
-        rt_set_err(err, errlen, "cannot reach s3 endpoint %s: %s", host, curl_reason(errbuf, cr));
+        rt_set_err(err, errlen, "cannot reach s3 endpoint %s: %s", host,
+                   rt_curl_reason(cr, errbuf, why, sizeof(why)));
     } else {
-        rt_set_err(err, errlen, "s3 upload of %s broke off: %s", uri.p, curl_reason(errbuf, cr));
+        rt_set_err(err, errlen, "s3 upload of %s broke off: %s", uri.p,
+                   rt_curl_reason(cr, errbuf, why, sizeof(why)));
     }
     goto out;
 

@@ -313,19 +313,6 @@ static void append_excerpt(char *err, size_t errlen, const struct rt_buf *body, 
         snprintf(err + have, errlen - have, ": %s", ex);
 }
 
-/* curl_easy_strerror() in rtrack's lowercase style: "Couldn't resolve host name" becomes
- * "couldn't resolve host name"; "SSL peer certificate ..." stays as it is. */
-static const char *curl_reason(CURLcode cr, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "%s", curl_easy_strerror(cr));
-    size_t w = 1;
-    while (buf[0] && buf[w] >= 'a' && buf[w] <= 'z')
-        w++;
-    if (buf[0] >= 'A' && buf[0] <= 'Z' && (buf[w] == ' ' || buf[w] == '\'' || buf[w] == '\0'))
-        buf[0] = (char)(buf[0] - 'A' + 'a');
-    return buf;
-}
-
 /* POST base+path with body (NULL: an empty body without Content-Type). On a transport failure
  * fills err and returns -1; otherwise 0 with *status and the answer in out. */
 static int sentinel_post(const struct rt_sentinel *s, const char *path, const char *body,
@@ -410,13 +397,13 @@ static int sentinel_post(const struct rt_sentinel *s, const char *path, const ch
         /* curl_easy_strerror() is short and fixed; curl's error buffer would repeat the
          * address and timings. */
         rt_set_err(err, errlen, "cannot reach sentinel api %s: %s", where,
-                   curl_reason(cr, why, sizeof(why)));
+                   rt_curl_reason(cr, NULL, why, sizeof(why)));
     } else if (cr == CURLE_OPERATION_TIMEDOUT) {
         rt_set_err(err, errlen, "sentinel api %s did not answer POST %s within %g s", where, path,
                    (double)total_ms / 1000.0);
     } else if (cr != CURLE_OK) {
         rt_set_err(err, errlen, "sentinel api %s gave no complete answer to POST %s: %s", where,
-                   path, curl_reason(cr, why, sizeof(why)));
+                   path, rt_curl_reason(cr, NULL, why, sizeof(why)));
     } else {
         rc = 0;
         *out = resp.buf;

@@ -262,7 +262,7 @@ static void test_refused(void **state)
     struct rt_buf out = {0};
     char err[256] = "";
     assert_int_equal(rt_keeper_cheapest(base, &q, &out, err, sizeof(err)), -1);
-    assert_string_equal(err, "127.0.0.1 not reachable: Couldn't connect to server");
+    assert_string_equal(err, "127.0.0.1 not reachable: couldn't connect to server");
     assert_int_equal(out.len, 0);
     close(s);
     rt_buf_free(&out);
