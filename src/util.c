@@ -120,7 +120,7 @@ void rt_buf_json_string(struct rt_buf *b, const char *s, size_t n)
 /* Read to EOF. Positional reads start at offset 0, so the same fd can be read again next sample
  * (procfs and sysfs files are generated anew by a read at offset 0); sequential reads work on
  * pipes and FIFOs too (a config file may be one). */
-static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional, int single)
+static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional, enum rt_read_kind kind)
 {
     b->len = 0;
     rt_buf_reserve(b, 4096);
@@ -141,9 +141,9 @@ static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional, int single)
         if (n == 0)
             break;
         b->len += (size_t)n;
-        if (single == RT_KFILE_SINGLE && (size_t)n < room)
+        if (kind == RT_READ_SINGLE && (size_t)n < room)
             break; /* one show() and it fitted: that was all of it */
-        if (single == RT_KFILE_RECORDS && b->len == (size_t)n && (size_t)n < room &&
+        if (kind == RT_READ_RECORDS && b->len == (size_t)n && (size_t)n < room &&
             (size_t)n + RT_SEQ_RECORD_MAX < 4096)
             break; /* the records ended before the first page was full (4096: the smallest) */
     }
@@ -151,19 +151,9 @@ static ssize_t read_to_eof(int fd, struct rt_buf *b, int positional, int single)
     return (ssize_t)b->len;
 }
 
-ssize_t rt_pread_all(int fd, struct rt_buf *b)
+ssize_t rt_pread(int fd, struct rt_buf *b, enum rt_read_kind kind)
 {
-    return read_to_eof(fd, b, 1, 0);
-}
-
-ssize_t rt_pread_single(int fd, struct rt_buf *b)
-{
-    return read_to_eof(fd, b, 1, RT_KFILE_SINGLE);
-}
-
-ssize_t rt_pread_records(int fd, struct rt_buf *b)
-{
-    return read_to_eof(fd, b, 1, RT_KFILE_RECORDS);
+    return read_to_eof(fd, b, 1, kind);
 }
 
 ssize_t rt_read_fileat(int dirfd, const char *rel, struct rt_buf *b)
@@ -244,7 +234,7 @@ static int kfile_keeps(const char *path)
 ssize_t rt_kfile_read(struct rt_kfile *f, const char *path, struct rt_buf *b)
 {
     int fd = kfile_fd(f, path);
-    ssize_t n = fd < 0 ? fd : read_to_eof(fd, b, 1, f->single);
+    ssize_t n = fd < 0 ? fd : read_to_eof(fd, b, 1, f->kind);
     if (n < 0 || !kfile_keeps(path))
         rt_kfile_close(f); /* on an error: the device went away, open it again next time */
     if (n < 0) {

@@ -111,7 +111,7 @@ static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cf
         return NULL;
     }
     struct cgroup_state *st = xcalloc(1, sizeof(*st));
-    st->kf.single = RT_KFILE_SINGLE; /* cpu.stat and cpuacct.usage: one seq_show each */
+    st->kf.kind = RT_READ_SINGLE; /* cpu.stat and cpuacct.usage: one seq_show each */
     st->limit_cores = RT_NAN;
     static const char *const v2_bases[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
     static const char *const v1_acct[] = {"/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/cpu,cpuacct",

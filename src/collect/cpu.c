@@ -56,7 +56,7 @@ static void *cpu_open(const struct rt_sysenv *env, const struct rt_collect_cfg *
     (void)env;
     (void)cfg;
     struct cpu_state *st = xcalloc(1, sizeof(*st));
-    st->kf.single = RT_KFILE_SINGLE; /* single_open_size */
+    st->kf.kind = RT_READ_SINGLE; /* single_open_size */
     return st;
 }
 

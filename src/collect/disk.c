@@ -151,7 +151,7 @@ static void *disk_open(const struct rt_sysenv *env, const struct rt_collect_cfg 
     (void)env;
     (void)cfg;
     struct disk_state *st = xcalloc(1, sizeof(*st));
-    st->kf.single = RT_KFILE_RECORDS; /* seq_file, a record per disk */
+    st->kf.kind = RT_READ_RECORDS; /* seq_file, a record per disk */
     return st;
 }
 
@@ -226,10 +226,8 @@ static void disk_collect(void *state, const struct rt_sysenv *env, struct rt_sam
          * about the others. */
         d->read_bytes = sector_bytes(d->f[RT_DS_SECTORS_READ], pd->f[RT_DS_SECTORS_READ]);
         d->write_bytes = sector_bytes(d->f[RT_DS_SECTORS_WRITTEN], pd->f[RT_DS_SECTORS_WRITTEN]);
-        if (__builtin_add_overflow(rd, d->read_bytes, &rd))
-            rd = INT64_MAX;
-        if (__builtin_add_overflow(wr, d->write_bytes, &wr))
-            wr = INT64_MAX;
+        rd = rt_sat_add(rd, d->read_bytes);
+        wr = rt_sat_add(wr, d->write_bytes);
     }
     cur->disk_read_bytes = rd;
     cur->disk_write_bytes = wr;

@@ -14,7 +14,7 @@ static void *mem_open(const struct rt_sysenv *env, const struct rt_collect_cfg *
     (void)env;
     (void)cfg;
     struct mem_state *st = xcalloc(1, sizeof(*st));
-    st->kf.single = RT_KFILE_SINGLE; /* single_open */
+    st->kf.kind = RT_READ_SINGLE; /* single_open */
     return st;
 }
 
@@ -69,8 +69,8 @@ static void mem_collect(void *state, const struct rt_sysenv *env, struct rt_samp
         int64_t avail = 0;
         int64_t parts[] = {cur->mem_free, cur->mem_buffers, cur->mem_cached, cur->mem_sreclaimable};
         for (size_t i = 0; i < RT_ARRAY_LEN(parts); i++)
-            if (parts[i] != RT_NA && __builtin_add_overflow(avail, parts[i], &avail))
-                avail = INT64_MAX; /* values no real meminfo has: no overflow either */
+            if (parts[i] != RT_NA) /* saturated: values no real meminfo has, no overflow */
+                avail = rt_sat_add(avail, parts[i]);
         cur->mem_used = cur->mem_total - avail;
     }
 }

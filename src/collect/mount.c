@@ -157,12 +157,9 @@ static const struct rt_mount_ident *ident_get(struct mount_state *st, const stru
 /* Saturated sums: sizes no real file system has must not overflow. */
 static void add_space(struct rt_sample *cur, struct rt_mount_sample *ms)
 {
-    if (__builtin_add_overflow(cur->space_total, ms->total_bytes, &cur->space_total))
-        cur->space_total = INT64_MAX;
-    if (__builtin_add_overflow(cur->space_used, ms->used_bytes, &cur->space_used))
-        cur->space_used = INT64_MAX;
-    if (__builtin_add_overflow(cur->space_free, ms->available_bytes, &cur->space_free))
-        cur->space_free = INT64_MAX;
+    cur->space_total = rt_sat_add(cur->space_total, ms->total_bytes);
+    cur->space_used = rt_sat_add(cur->space_used, ms->used_bytes);
+    cur->space_free = rt_sat_add(cur->space_free, ms->available_bytes);
 }
 
 /* ZFS pools: statvfs of a dataset reports the dataset's view, not the pool. Like both

@@ -57,7 +57,7 @@ static void *net_open(const struct rt_sysenv *env, const struct rt_collect_cfg *
     (void)env;
     (void)cfg;
     struct net_state *st = xcalloc(1, sizeof(*st));
-    st->kf.single = RT_KFILE_RECORDS; /* seq_file, a record per interface */
+    st->kf.kind = RT_READ_RECORDS; /* seq_file, a record per interface */
     return st;
 }
 
@@ -127,10 +127,8 @@ static void net_collect(void *state, const struct rt_sysenv *env, struct rt_samp
         int64_t t = s->f[RT_NIC_TX_BYTES] - ps->f[RT_NIC_TX_BYTES];
         s->rx_bytes = r > 0 ? r : 0;
         s->tx_bytes = t > 0 ? t : 0;
-        if (__builtin_add_overflow(rx, s->rx_bytes, &rx)) /* saturated, never an overflow */
-            rx = INT64_MAX;
-        if (__builtin_add_overflow(tx, s->tx_bytes, &tx))
-            tx = INT64_MAX;
+        rx = rt_sat_add(rx, s->rx_bytes); /* saturated, never an overflow */
+        tx = rt_sat_add(tx, s->tx_bytes);
     }
     cur->net_rx_bytes = rx;
     cur->net_tx_bytes = tx;

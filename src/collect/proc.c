@@ -205,27 +205,16 @@ void rt_parse_pid_io(const char *text, int64_t *rd, int64_t *wr)
     }
 }
 
-static ssize_t pread_as(int fd, struct rt_buf *b, int kind)
-{
-    return kind == RT_KFILE_SINGLE    ? rt_pread_single(fd, b)
-           : kind == RT_KFILE_RECORDS ? rt_pread_records(fd, b)
-                                      : rt_pread_all(fd, b);
-}
-
 /* Read /proc/PID/NAME into b through the descriptor *fdp: kept from an earlier sample, or
  * opened now (and kept, on a live system, within the budget). A kept descriptor that fails is
- * closed and not replaced by a fresh open: the pid may belong to another process by now. */
+ * closed and not replaced by a fresh open: the pid may belong to another process by now.
+ * stat, io and smaps_rollup come from one show() (RT_READ_SINGLE), children is a list of
+ * records (RT_READ_RECORDS), cmdline is read from the process's memory in pieces. */
 static ssize_t read_pidfile(struct proc_state *st, int *fdp, pid_t pid, const char *name,
-                            struct rt_buf *b)
+                            enum rt_read_kind kind, struct rt_buf *b)
 {
-    /* stat, io and smaps_rollup come from one show(); children is a list of records; cmdline
-     * is read from the process's memory in pieces */
-    int single = !strcmp(name, "stat") || !strcmp(name, "io") || !strcmp(name, "smaps_rollup")
-                     ? RT_KFILE_SINGLE
-                 : strstr(name, "children") ? RT_KFILE_RECORDS
-                                            : RT_KFILE_ANY;
     if (fdp && *fdp >= 0) {
-        ssize_t n = pread_as(*fdp, b, single);
+        ssize_t n = rt_pread(*fdp, b, kind);
         if (n < 0) {
             close(*fdp);
             *fdp = -1;
@@ -243,7 +232,7 @@ static ssize_t read_pidfile(struct proc_state *st, int *fdp, pid_t pid, const ch
         b->p[0] = '\0';
         return -e;
     }
-    ssize_t n = pread_as(fd, b, single);
+    ssize_t n = rt_pread(fd, b, kind);
     if (n >= 0 && fdp && st->keep_fds && st->nfds < st->maxfds) {
         *fdp = fd;
         st->nfds++;
@@ -261,7 +250,8 @@ static struct kept *kept_of(struct proc_state *st, const struct scan_ent *e)
 static int64_t pss_kib(struct proc_state *st, struct scan_ent *e)
 {
     struct kept *k = kept_of(st, e);
-    if (read_pidfile(st, k ? &k->smaps_fd : NULL, e->pid, "smaps_rollup", &st->buf) <= 0)
+    if (read_pidfile(st, k ? &k->smaps_fd : NULL, e->pid, "smaps_rollup", RT_READ_SINGLE,
+                     &st->buf) <= 0)
         return RT_NA; /* EACCES (other users, pid 1 here), ESRCH (zombie), ENOENT (gone) */
     return rt_parse_smaps_pss(st->buf.p);
 }
@@ -270,7 +260,7 @@ static void read_io(struct proc_state *st, struct scan_ent *e, int64_t *rd, int6
 {
     struct kept *k = kept_of(st, e);
     *rd = *wr = RT_NA;
-    if (read_pidfile(st, k ? &k->io_fd : NULL, e->pid, "io", &st->buf) <= 0)
+    if (read_pidfile(st, k ? &k->io_fd : NULL, e->pid, "io", RT_READ_SINGLE, &st->buf) <= 0)
         return;
     rt_parse_pid_io(st->buf.p, rd, wr);
 }
@@ -278,7 +268,7 @@ static void read_io(struct proc_state *st, struct scan_ent *e, int64_t *rd, int6
 /* argv as a JSON array, malloc'd (the sample owns it), NULL when unreadable */
 static char *read_cmdline(struct proc_state *st, pid_t pid)
 {
-    ssize_t n = read_pidfile(st, NULL, pid, "cmdline", &st->buf);
+    ssize_t n = read_pidfile(st, NULL, pid, "cmdline", RT_READ_TO_EOF, &st->buf);
     if (n <= 0)
         return NULL; /* kernel thread, zombie, or gone */
     struct rt_buf j = {0};
@@ -455,15 +445,15 @@ static int read_member(struct proc_state *st, pid_t pid, int keep)
     struct kept *k = keep ? kept_get(st, pid) : NULL;
     ssize_t n;
     if (k && k->stat_fd >= 0) {
-        n = read_pidfile(st, &k->stat_fd, pid, "stat", &st->buf);
+        n = read_pidfile(st, &k->stat_fd, pid, "stat", RT_READ_SINGLE, &st->buf);
         if (n < 0) {
             /* that process is gone; the pid may be another's now */
             kept_close_fds(st, k);
             k->starttime = -1;
-            n = read_pidfile(st, &k->stat_fd, pid, "stat", &st->buf);
+            n = read_pidfile(st, &k->stat_fd, pid, "stat", RT_READ_SINGLE, &st->buf);
         }
     } else {
-        n = read_pidfile(st, k ? &k->stat_fd : NULL, pid, "stat", &st->buf);
+        n = read_pidfile(st, k ? &k->stat_fd : NULL, pid, "stat", RT_READ_SINGLE, &st->buf);
     }
     struct rt_pid_stat ps;
     if (n == -ENOENT || n == -ESRCH) {
@@ -514,7 +504,7 @@ static void read_children(struct proc_state *st, int idx)
     st->cbuf.p[0] = '\0';
     if (e->st.threads <= 1) {
         snprintf(rel, sizeof(rel), "task/%d/children", (int)pid);
-        if (read_pidfile(st, k ? &k->children_fd : NULL, pid, rel, &st->cbuf) < 0)
+        if (read_pidfile(st, k ? &k->children_fd : NULL, pid, rel, RT_READ_RECORDS, &st->cbuf) < 0)
             st->cbuf.len = 0;
         st->cbuf.p[st->cbuf.len] = '\0';
         return;
@@ -548,7 +538,7 @@ static void read_children(struct proc_state *st, int idx)
             int fd = openat(tfd, rel, O_RDONLY | O_CLOEXEC);
             if (fd < 0)
                 continue; /* the thread exited: its children went to another thread */
-            if (rt_pread_all(fd, &st->buf) > 0) {
+            if (rt_pread(fd, &st->buf, RT_READ_TO_EOF) > 0) {
                 rt_buf_append(&st->cbuf, " ", 1);
                 rt_buf_append(&st->cbuf, st->buf.p, st->buf.len);
             }

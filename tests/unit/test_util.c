@@ -125,8 +125,8 @@ static size_t lines(const char *s)
     return n;
 }
 
-/* rt_pread_records saves the read that returns 0 only when the first read ended short of a page:
- * it must still read every record of a file over a page, and all of a regular file */
+/* rt_pread(RT_READ_RECORDS) saves the read that returns 0 only when the first read ended short of a
+ * page: it must still read every record of a file over a page, and all of a regular file */
 static void test_pread_records(void **state)
 {
     (void)state;
@@ -135,8 +135,8 @@ static void test_pread_records(void **state)
     snprintf(path, sizeof(path), "%s/parity/02-busy-8core/a/proc/stat", RT_FIXTURES);
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
-    assert_true(rt_pread_records(fd, &a) > 4184);
-    assert_int_equal(rt_pread_all(fd, &b), a.len);
+    assert_true(rt_pread(fd, &a, RT_READ_RECORDS) > 4184);
+    assert_int_equal(rt_pread(fd, &b, RT_READ_TO_EOF), a.len);
     assert_string_equal(a.p, b.p);
     close(fd);
     /* seq_files of records, small and over a page (maps: a record per mapping; 120 more that
@@ -156,7 +156,7 @@ static void test_pread_records(void **state)
             continue;
         rt_buf_reserve(&a, 1 << 16); /* no new mapping while maps is read twice */
         rt_buf_reserve(&b, 1 << 16);
-        ssize_t na = rt_pread_records(fd, &a), nb = rt_pread_all(fd, &b);
+        ssize_t na = rt_pread(fd, &a, RT_READ_RECORDS), nb = rt_pread(fd, &b, RT_READ_TO_EOF);
         close(fd);
         assert_true(na > 0 && nb > 0);
         if (lines(a.p) != lines(b.p))
@@ -180,7 +180,7 @@ static void test_pread_records(void **state)
     if (fd >= 0) {
         char want[64];
         snprintf(want, sizeof(want), "%d %d %d ", (int)kids[0], (int)kids[1], (int)kids[2]);
-        assert_true(rt_pread_records(fd, &a) > 0);
+        assert_true(rt_pread(fd, &a, RT_READ_RECORDS) > 0);
         assert_string_equal(a.p, want);
         close(fd);
     }
