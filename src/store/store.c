@@ -42,6 +42,7 @@ enum {
     ST_GPU,
     ST_GPU_SAMPLE,
     ST_GPU_PROCESS_SAMPLE,
+    ST_DATA_VERSION,
     ST_COUNT
 };
 
@@ -150,15 +151,20 @@ static int64_t query_int(sqlite3 *db, const char *sql, int *rc)
 
 /* --- open, validate, migrate ----------------------------------------------------------------- */
 
-/* FNV-1a of "name\xff col": the key of a column (col "") is the table or view itself */
+#define FNV_OFFSET 1469598103934665603ull
+
+/* FNV-1a of s (NULL: nothing) and a 0xff separator, continuing from h */
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return (h ^ 0xff) * 1099511628211ull;
+}
+
+/* the key of a column of a table or view (col "": the table or view itself) */
 static uint64_t schema_key(const char *name, const char *col)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const char *p = name; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    h = (h ^ 0xff) * 1099511628211ull;
-    for (const char *p = col; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    uint64_t h = fnv1a(fnv1a(FNV_OFFSET, name), col);
     return h ? h : 1;
 }
 
@@ -167,18 +173,15 @@ enum { SK_TABLE = 1, SK_VIEW, SK_BROKEN_VIEW, SK_COLUMN };
 uint64_t rt_store_schema_fingerprint(struct sqlite3 *db)
 {
     sqlite3_stmt *st;
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = FNV_OFFSET;
     if (sqlite3_prepare_v2(db,
                            "SELECT type, name, tbl_name, coalesce(sql, '') FROM main.sqlite_schema "
                            "ORDER BY type, name",
                            -1, &st, NULL) != SQLITE_OK)
         return 0;
     while (sqlite3_step(st) == SQLITE_ROW)
-        for (int i = 0; i < 4; i++) {
-            for (const unsigned char *p = sqlite3_column_text(st, i); p && *p; p++)
-                h = (h ^ *p) * 1099511628211ull;
-            h = (h ^ 0xff) * 1099511628211ull;
-        }
+        for (int i = 0; i < 4; i++)
+            h = fnv1a(h, (const char *)sqlite3_column_text(st, i));
     sqlite3_finalize(st);
     return h;
 }
@@ -637,6 +640,7 @@ static const struct col sample_cols[] = {
 };
 
 static const char *const fixed_sql[ST_COUNT] = {
+    [ST_DATA_VERSION] = "PRAGMA data_version",
     [ST_CORE] = "INSERT INTO cpu_core_samples (sample_id, core, user, nice, system, idle, iowait, "
                 "irq, softirq, steal, guest, guest_nice, busy_pct) VALUES "
                 "(?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -880,12 +884,11 @@ static void rollback_keep_err(struct rt_store *s)
     memcpy(s->err, keep, sizeof(keep));
 }
 
+/* (A deleted file is found at the commit: rt_store_commit checks, once per transaction.) */
 static int begin_tx(struct rt_store *s)
 {
     if (s->in_tx)
         return 0;
-    if (file_gone(s))
-        return -1;
     if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return db_err(s, "cannot write to database");
     s->in_tx = 1;
@@ -1185,9 +1188,14 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
 
 int rt_store_others_wrote(struct rt_store *s)
 {
-    int rc;
-    int64_t v = query_int(s->db, "PRAGMA data_version", &rc);
-    if (rc != SQLITE_OK)
+    /* asked once per transaction: the statement is kept, not parsed again each time */
+    sqlite3_stmt *st = s->st[ST_DATA_VERSION];
+    if (!st && (prepare_all(s) != 0 || !(st = s->st[ST_DATA_VERSION])))
+        return 0;
+    int ok = sqlite3_step(st) == SQLITE_ROW;
+    int64_t v = ok ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (!ok)
         return 0;
     int changed = s->have_data_version && v != s->data_version;
     s->data_version = v;
