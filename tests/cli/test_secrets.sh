@@ -62,33 +62,38 @@ check "success, live CSV on stdout: the samples are there" "$(grep -c '^[0-9]' o
 SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API_good "$RTRACK" upload --db ok.db >ok-again.out 2>ok-again.err
 check "success: upload again: nothing to do, exit 0" "$?" 0
 
+# stream_then_upload NAME API: a streaming run into NAME.db (its job exits 3), then `rtrack
+# upload` of it; their output in NAME.out/.err and NAME-up.out/.err (scanned for secrets at the
+# end), their exit codes in run_rc and up_rc
+stream_then_upload() {
+    SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$2 "$RTRACK" run --db "$1.db" --interval 0.1 \
+        --upload-interval 1 -- sh -c "$(job "$1.db")" >"$1.out" 2>"$1.err"
+    run_rc=$?
+    SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$2 "$RTRACK" upload --db "$1.db" >"$1-up.out" 2>"$1-up.err"
+    up_rc=$?
+}
+
 # --- 2. the API refuses with 403, its answer quoting the token --------------------------------------
 ctl good "{\"faults\": {\"any\": {\"count\": -1, \"status\": 403, \"body\": {\"detail\": \"token $TOKEN is not valid here\"}}}}"
-SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API_good "$RTRACK" run --db f403.db --interval 0.1 \
-    --upload-interval 1 -- sh -c "$(job f403.db)" >f403.out 2>f403.err
-check "403: the job's exit code" "$?" 3
+stream_then_upload f403 "$API_good"
+check "403: the job's exit code" "$run_rc" 3
 check "403: the warning says the API answered 403" "$(grep -c 'sentinel answered HTTP 403' f403.err | awk '{ print ($1 >= 1) }')" 1
-SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API_good "$RTRACK" upload --db f403.db >f403-up.out 2>f403-up.err
-check "403: rtrack upload exits 1 with the status" "$?:$(grep -c 'sentinel answered HTTP 403' f403-up.err)" "1:1"
+check "403: rtrack upload exits 1 with the status" "$up_rc:$(grep -c 'sentinel answered HTTP 403' f403-up.err)" "1:1"
 ctl good '{}'
 
 # --- 3. the finish fails with 500, its answer quoting the S3 credentials it handed out --------------
 ctl good "{\"faults\": {\"finish\": {\"count\": -1, \"status\": 500, \"body\": {\"detail\": \"no: $S3_TEST_KEY $S3_TEST_SECRET $SESSION\"}}}}"
-SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API_good "$RTRACK" run --db f500.db --interval 0.1 \
-    --upload-interval 1 -- sh -c "$(job f500.db)" >f500.out 2>f500.err
-check "500 on finish: the job's exit code" "$?" 3
+stream_then_upload f500 "$API_good"
+check "500 on finish: the job's exit code" "$run_rc" 3
 check "500 on finish: the warning says so" "$(grep -c 'sentinel answered HTTP 500' f500.err)" 1
-SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API_good "$RTRACK" upload --db f500.db >f500-up.out 2>f500-up.err
-check "500 on finish: rtrack upload exits 1 with the status" "$?:$(grep -c 'sentinel answered HTTP 500' f500-up.err)" "1:1"
+check "500 on finish: rtrack upload exits 1 with the status" "$up_rc:$(grep -c 'sentinel answered HTTP 500' f500-up.err)" "1:1"
 ctl good '{}'
 
 # --- 4. a wrong S3 secret: S3 rejects the signature -----------------------------------------------
-SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API_wrong "$RTRACK" run --db sig.db --interval 0.1 \
-    --upload-interval 1 -- sh -c "$(job sig.db)" >sig.out 2>sig.err
-check "bad signature: the job's exit code" "$?" 3
+stream_then_upload sig "$API_wrong"
+check "bad signature: the job's exit code" "$run_rc" 3
 check "bad signature: the warning names S3's error" "$(grep -c 'SignatureDoesNotMatch' sig.err | awk '{ print ($1 >= 1) }')" 1
-SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API_wrong "$RTRACK" upload --db sig.db >sig-up.out 2>sig-up.err
-check "bad signature: rtrack upload exits 1 naming S3's error" "$?:$(grep -c 's3 answered HTTP 403 (SignatureDoesNotMatch)' sig-up.err)" "1:1"
+check "bad signature: rtrack upload exits 1 naming S3's error" "$up_rc:$(grep -c 's3 answered HTTP 403 (SignatureDoesNotMatch)' sig-up.err)" "1:1"
 
 # --- 5. refused connections: the API, then S3 -------------------------------------------------------
 SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=http://127.0.0.1:1 "$RTRACK" run --db refused.db \
