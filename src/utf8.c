@@ -68,7 +68,7 @@ size_t rt_utf8_printable(char *s, size_t maxchars)
             if (sub == n - i && u[i] >= 0xC2 && u[i] <= 0xF4)
                 break; /* the start of a sequence the buffer cut off */
             u[o++] = '?';
-            i += sub ? sub : 1;
+            i += sub;
         } else if (u[i] < 0x20 || u[i] == 0x7f || (l == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0)) {
             u[o++] = '?'; /* C0, DEL, C1 (U+0080..U+009F) */
             i += l;
