@@ -57,9 +57,13 @@ static int parse_time(sqlite3 *db, const char *s, double run_start, double *out)
     }
     if (rt_parse_double(s, out) == 0)
         return 0;
+    /* Whole seconds and milliseconds apart: through julianday() a Julian day's double near 2.46e6
+     * carries ~10 us of error, enough to move a sample across a millisecond bound. */
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, "SELECT (julianday(?1) - 2440587.5) * 86400.0", -1, &st, NULL) !=
-        SQLITE_OK)
+    if (sqlite3_prepare_v2(db,
+                           "SELECT CAST(strftime('%s', ?1) AS INTEGER)"
+                           " + (CAST(round(strftime('%f', ?1) * 1000) AS INTEGER) % 1000) / 1000.0",
+                           -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, s, -1, SQLITE_STATIC);
     int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;

@@ -148,6 +148,19 @@ T3=$(q r.db "SELECT printf('%.3f', ts + 0.001) FROM samples WHERE run_id = 1 AND
 check "--since/--until epoch: two rows" "$("$RTRACK" export --db r.db --run 1 --since "$T1" --until "$T3" | wc -l)" 3
 ISO=$(q r.db "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ts - 0.0005, 'unixepoch') FROM samples WHERE run_id = 1 AND seq = 2")
 check "--since ISO 8601" "$("$RTRACK" export --db r.db --run 1 --since "$ISO" | wc -l)" $((NS - 1 + 1))
+# ISO times are exact to the millisecond. julianday()'s double near 2.46e6 days once put an ISO
+# time up to 20 us off: 16:30:11.062Z read as 20 us later, 16:30:11.000Z as 20 us earlier, so a
+# sample 1 us after (before) them fell out of --since (--until). Timestamps set on a copy.
+q r.db "VACUUM INTO 'iso.db'"
+q iso.db "UPDATE samples SET ts = 1795710600 + 10 * seq WHERE run_id = 1;
+          UPDATE samples SET ts = 1795710610.999999 WHERE run_id = 1 AND seq = 2;
+          UPDATE samples SET ts = 1795710611.062001 WHERE run_id = 1 AND seq = 3"
+iso() { "$RTRACK" export --db iso.db --run 1 "$@" | wc -l; }
+check "--until ISO 1 us after the sample" "$(iso --until 2026-11-26T16:30:11.000Z)" 3
+check "--until ISO 1 ms before that" "$(iso --until 2026-11-26T16:30:10.999Z)" 2
+check "--since ISO 1 us before the sample" "$(iso --since 2026-11-26T16:30:11.062Z)" $((NS - 2 + 1))
+check "--since ISO 1 ms after that" "$(iso --since 2026-11-26T16:30:11.063Z)" $((NS - 3 + 1))
+check "--since ISO with an offset" "$(iso --since '2026-11-26 17:30:11.062+01:00')" $((NS - 2 + 1))
 check "--until +0.1 s after the start: header only" "$("$RTRACK" export --db r.db --run 1 --until +0.1 | wc -l)" 1
 
 # --- bad input: a message, exit 2, nothing on stdout
