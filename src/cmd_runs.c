@@ -11,12 +11,13 @@
 #include "rtrack/utf8.h"
 #include "rtrack/util.h"
 
-/* id, job, command (argv joined with spaces), start (UTC), duration, samples, exit code, pid */
+/* id, job, command (argv joined with spaces), start (UTC, the whole second as summary and report
+ * show it), duration, samples, exit code, pid */
 static const char *const runs_sql =
     "SELECT r.id, r.job_name, "
     "  CASE WHEN r.command IS NULL THEN NULL ELSE "
     "    (SELECT group_concat(value, ' ') FROM json_each(r.command)) END, "
-    "  strftime('%Y-%m-%dT%H:%M:%SZ', r.started_at, 'unixepoch'), "
+    "  strftime('%Y-%m-%dT%H:%M:%SZ', CAST(r.started_at AS INTEGER), 'unixepoch'), "
     "  round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) "
     "        - r.started_at, 2), "
     "  (SELECT count(*) FROM samples WHERE run_id = r.id), r.exit_code, r.pid, r.status, "

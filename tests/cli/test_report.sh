@@ -93,8 +93,16 @@ check "report: the recommendation's Metaflow line" \
 for s in Run Recommendation Usage 'Top processes' 'Over time'; do
     check "report: section '$s'" "$(grep -c "<h2>$s</h2>" report.html)" 1
 done
-started=$(q r.db "SELECT strftime('%Y-%m-%d %H:%M:%S', started_at, 'unixepoch') FROM runs")
+# the start's whole second (strftime would round X.9996 up to the next one first)
+started=$(q r.db "SELECT strftime('%Y-%m-%d %H:%M:%S', CAST(started_at AS INTEGER), 'unixepoch') FROM runs")
 check "report: the start in UTC" "$(grep -c "<th>started</th><td>$started UTC" report.html)" 1
+# runs, summary and report show the same whole second for a start 0.4 ms before the next one
+q r.db "VACUUM INTO 'late.db'"
+q late.db "UPDATE runs SET started_at = 1795710610.9996"
+"$RTRACK" report --db late.db -o late.html
+check "start at .9996 s: report" "$(grep -c '<th>started</th><td>2026-11-26 16:30:10 UTC' late.html)" 1
+check "start at .9996 s: summary" "$("$RTRACK" summary --db late.db | grep -c '^started:  2026-11-26T16:30:10Z')" 1
+check "start at .9996 s: runs" "$("$RTRACK" runs --db late.db --format csv | grep -c ',2026-11-26T16:30:10Z,')" 1
 check "report: the exit status" "$(grep -c 'finished, exit code 0 (exited)' report.html)" 1
 check "report: the sample count" "$(grep -c "<td>$N after the baseline, every 0.1 s" report.html)" 1
 check "report: no GPU rows in the stats" "$(grep -c 'GPU usage' report.html)" 0
