@@ -10,6 +10,8 @@
 #
 # usage: bench/export.sh [RTRACK]          (default build/rtrack, or $RTRACK)
 #   N=1000000 REPS=3 BENCH_DIR=/tmp/...    environment knobs (SUMMARY_ONLY=1: only summary rows)
+#   PAGE_SIZES="4096 1024"                 also time copies of the grown database rebuilt with
+#                                          these SQLite page sizes (VACUUM), alternating per rep
 set -eu
 RTRACK=${1:-${RTRACK:-build/rtrack}}
 N=${N:-1000000}
@@ -68,7 +70,19 @@ for n in $((N / 10)) "$N"; do
     echo "size of $rows samples: $(du -m "$DIR/run-$n.db" | cut -f1) MB" >&2
 done
 
-printf '| samples | layout | seconds (median of %s) | rows/s | peak RSS (MiB) |\n|---|---|---|---|---|\n' "$REPS"
+# the databases to time: the grown one as recorded ("-"), or copies rebuilt per page size
+SIZES=${PAGE_SIZES:--}
+for n in $((N / 10)) "$N"; do
+    for p in $SIZES; do
+        [ "$p" = - ] && continue
+        cp "$DIR/run-$n.db" "$DIR/run-$n-p$p.db"
+        sqlite3 "$DIR/run-$n-p$p.db" "PRAGMA journal_mode = DELETE; PRAGMA page_size = $p; VACUUM;" >/dev/null
+        echo "page size $p: $(du -m "$DIR/run-$n-p$p.db" | cut -f1) MB" >&2
+    done
+done
+dbfile() { if [ "$2" = - ]; then echo "$DIR/run-$1.db"; else echo "$DIR/run-$1-p$2.db"; fi; }
+
+printf '| samples | page size | database MB | layout | seconds (median of %s) | rows/s | peak RSS (MiB) |\n|---|---|---|---|---|---|---|\n' "$REPS"
 for n in $((N / 10)) "$N"; do
     for layout in "combined csv" "system csv" "process csv" "jsonl" "summary json" "summary text"; do
         set -- $layout
@@ -78,16 +92,23 @@ for n in $((N / 10)) "$N"; do
         summary) cmd="summary --format $2" ;;
         *) cmd="export --format csv --table $1" ;;
         esac
-        secs=() rss=()
+        declare -A secs=() rss=()
         for _ in $(seq "$REPS"); do
-            out=$( { /usr/bin/time -f '%e %M' "$RTRACK" $cmd --db "$DIR/run-$n.db" --run 1 >/dev/null; } 2>&1 | tail -1)
-            secs+=("${out% *}")
-            rss+=("${out#* }")
+            for p in $SIZES; do # alternating, so a slow minute hits every page size
+                out=$( { /usr/bin/time -f '%e %M' "$RTRACK" $cmd --db "$(dbfile "$n" "$p")" --run 1 >/dev/null; } 2>&1 | tail -1)
+                secs[$p]+="${out% *} "
+                rss[$p]+="${out#* } "
+            done
         done
-        s=$(printf '%s\n' "${secs[@]}" | median)
-        r=$(printf '%s\n' "${rss[@]}" | median)
-        awk -v n="$n" -v l="$layout" -v s="$s" -v r="$r" \
-            'BEGIN { printf "| %d | %s | %.2f | %.0f | %.1f |\n", n, l, s, n / s, r / 1024 }'
+        for p in $SIZES; do
+            db=$(dbfile "$n" "$p")
+            s=$(printf '%s\n' ${secs[$p]} | median)
+            r=$(printf '%s\n' ${rss[$p]} | median)
+            ps=$(sqlite3 "$db" "PRAGMA page_size")
+            awk -v n="$n" -v l="$layout" -v s="$s" -v r="$r" -v p="$ps" -v mb="$(du -m "$db" | cut -f1)" \
+                'BEGIN { printf "| %d | %d | %d | %s | %.2f | %.0f | %.1f |\n", n, p, mb, l, s, n / s, r / 1024 }'
+        done
+        unset secs rss
     done
 done
 [ -n "${BENCH_DIR:-}" ] || rm -rf "$DIR"
