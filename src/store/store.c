@@ -27,6 +27,10 @@
 
 #define BUSY_TIMEOUT_MS 2000
 #define CACHE_KIB       128 /* page cache cap: keeps the recorder's RSS small and flat */
+/* A reader's cap: a JSON Lines row gathers the sample's rows from six tables, and the pages on
+ * the way to them must stay cached from one row to the next, or a long run's export reads them
+ * again for every row (docs/performance.md, Export). */
+#define READ_CACHE_KIB 1024
 
 enum {
     ST_SAMPLE,
@@ -474,7 +478,7 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
     char pragmas[256];
     snprintf(pragmas, sizeof(pragmas),
              "PRAGMA foreign_keys = ON; PRAGMA cache_size = -%d; PRAGMA temp_store = MEMORY;",
-             CACHE_KIB);
+             mode == RT_STORE_WRITE ? CACHE_KIB : READ_CACHE_KIB);
     if (exec(s, pragmas) != 0)
         goto fail;
     if (mode == RT_STORE_WRITE) {
