@@ -80,6 +80,9 @@ for n in $((N / 10)) "$N"; do
         echo "page size $p: $(du -m "$DIR/run-$n-p$p.db" | cut -f1) MB" >&2
     done
 done
+# the grown files' pages are still being written back: timing while they are would measure the
+# disk, not rtrack
+sync
 dbfile() { if [ "$2" = - ]; then echo "$DIR/run-$1.db"; else echo "$DIR/run-$1-p$2.db"; fi; }
 
 printf '| samples | page size | database MB | layout | seconds (median of %s) | rows/s | peak RSS (MiB) |\n|---|---|---|---|---|---|---|\n' "$REPS"
