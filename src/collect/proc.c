@@ -538,7 +538,7 @@ static void read_children(struct proc_state *st, int idx)
             int fd = openat(tfd, rel, O_RDONLY | O_CLOEXEC);
             if (fd < 0)
                 continue; /* the thread exited: its children went to another thread */
-            if (rt_pread(fd, &st->buf, RT_READ_TO_EOF) > 0) {
+            if (rt_pread(fd, &st->buf, RT_READ_RECORDS) > 0) {
                 rt_buf_append(&st->cbuf, " ", 1);
                 rt_buf_append(&st->cbuf, st->buf.p, st->buf.len);
             }
