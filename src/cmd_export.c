@@ -58,7 +58,7 @@ static int parse_time(sqlite3 *db, const char *s, double run_start, double *out)
     if (rt_parse_double(s, out) == 0)
         return 0;
     /* Whole seconds and milliseconds apart: through julianday() a Julian day's double near 2.46e6
-     * carries ~10 us of error, enough to move a sample across a millisecond bound. */
+     * carries up to 20 us of error, enough to move a sample across a millisecond bound. */
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
                            "SELECT CAST(strftime('%s', ?1) AS INTEGER)"
