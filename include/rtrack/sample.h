@@ -119,7 +119,8 @@ struct rt_proc_sample {
     char comm[64];
     char *cmdline_json; /* only when first seen or renamed; owned by the sample */
     int first_seen;
-    int renamed; /* its name changed since the previous sample (an exec after the fork) */
+    int renamed; /* name changed since the previous sample (an exec after the fork), or its
+                  * first command line was empty (caught inside its exec): identity read again */
 };
 
 /* A GPU's identity, read once; owned by its backend (gpu.h) for the backend's lifetime. */

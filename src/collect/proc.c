@@ -727,8 +727,11 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         }
         p->first_seen = pp == NULL;
         /* A child seen between its fork and its exec still has its parent's name and command
-         * line: when the name changes, both are read again (and the process row updated). */
-        p->renamed = pp && strcmp(pp->comm, p->comm) != 0;
+         * line: when the name changes, both are read again (and the process row updated). One
+         * seen inside its exec has the new name but no arguments yet (the kernel sets them
+         * last): a first command line that came back empty is read once more. */
+        p->renamed =
+            pp && (strcmp(pp->comm, p->comm) != 0 || (pp->first_seen && !pp->cmdline_json));
         if (p->first_seen || p->renamed)
             p->cmdline_json = read_cmdline(st, p->pid);
 

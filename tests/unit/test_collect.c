@@ -409,6 +409,30 @@ static void test_tree_births(void **state)
     gen_free(&g);
 }
 
+/* A process first seen inside its exec has its new name but no arguments yet: its command
+ * line is read again at the next sample, and the row updated (renamed). */
+static void test_tree_cmdline_late(void **state)
+{
+    (void)state;
+    struct gen g;
+    gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "job", .utime = 100, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_write(g.root, "proc/10/cmdline", "");
+    gen_open(&g, 10, 0);
+    struct rt_sample *s = gen_sample(&g);
+    assert_null(find_proc(s, 10)->cmdline_json);
+    fx_write(g.root, "proc/10/cmdline", "job");
+    s = gen_sample(&g);
+    const struct rt_proc_sample *p = find_proc(s, 10);
+    assert_int_equal(p->renamed, 1);
+    assert_string_equal(p->cmdline_json, "[\"job\"]");
+    s = gen_sample(&g); /* known now: not read again */
+    assert_int_equal(find_proc(s, 10)->renamed, 0);
+    assert_null(find_proc(s, 10)->cmdline_json);
+    gen_free(&g);
+}
+
 /* A pid reused within one interval is a new process: the old one is corrected away as reaped,
  * the new one counted from birth. */
 static void test_tree_pid_reuse(void **state)
@@ -907,6 +931,7 @@ int main(void)
         cmocka_unit_test(test_tree_vanished_not_reaped_by_tree),
         cmocka_unit_test(test_tree_reap_between_reads),
         cmocka_unit_test(test_tree_births),
+        cmocka_unit_test(test_tree_cmdline_late),
         cmocka_unit_test(test_tree_pid_reuse),
         cmocka_unit_test(test_tree_transient_miss),
         cmocka_unit_test(test_tree_sticky_and_subreaper),
