@@ -102,16 +102,17 @@ static char load_err[256];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* dlsym into a function pointer: the object-to-function cast POSIX guarantees, without the
- * pedantic warning */
-#define SYM(lib, dst, name)                                                                        \
+ * pedantic warning; a missing symbol says which library lacks it in ERR and leaves the loader */
+#define SYM_OR_FAIL(err, what, lib, dst, name)                                                     \
     do {                                                                                           \
         void *p_ = dlsym(lib, name);                                                               \
         if (!p_) {                                                                                 \
-            snprintf(load_err, sizeof(load_err), "libcurl has no %s", name);                       \
+            snprintf(err, sizeof(err), "%s has no %s", what, name);                                \
             return;                                                                                \
         }                                                                                          \
         memcpy(&(dst), &p_, sizeof(p_));                                                           \
     } while (0)
+#define SYM(lib, dst, name) SYM_OR_FAIL(load_err, "libcurl", lib, dst, name)
 
 static void load(void)
 {
@@ -201,4 +202,42 @@ const char *rt_crypto_version(void)
     pthread_once(&crypto_once, crypto_load);
     /* OPENSSL_VERSION_STRING (6): "3.0.11" without the "OpenSSL " prefix and the date */
     return openssl_version ? openssl_version(6) : NULL;
+}
+
+/* --- zlib: gzip of upload batches ------------------------------------------------------------ */
+
+static struct rt_zlib_api zlib_api;
+static const struct rt_zlib_api *zlib_table;
+static char zlib_err[256];
+static pthread_once_t zlib_once = PTHREAD_ONCE_INIT;
+
+#define ZSYM(lib, dst, name) SYM_OR_FAIL(zlib_err, "zlib", lib, dst, name)
+
+static void zlib_load(void)
+{
+    /* libcurl links the same libz.so.1, so after an upload's first request this finds it loaded */
+    void *lib = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        snprintf(zlib_err, sizeof(zlib_err), "cannot load zlib: %s", why ? why : "not found");
+        return;
+    }
+    ZSYM(lib, zlib_api.deflate_init2, "deflateInit2_");
+    ZSYM(lib, zlib_api.deflate_bound, "deflateBound");
+    ZSYM(lib, zlib_api.deflate, "deflate");
+    ZSYM(lib, zlib_api.deflate_end, "deflateEnd");
+    ZSYM(lib, zlib_api.version, "zlibVersion");
+    zlib_table = &zlib_api;
+}
+
+const struct rt_zlib_api *rt_zlib(void)
+{
+    pthread_once(&zlib_once, zlib_load);
+    return zlib_table;
+}
+
+const char *rt_zlib_load_error(void)
+{
+    pthread_once(&zlib_once, zlib_load);
+    return zlib_table ? NULL : zlib_err;
 }

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "rtrack/curl.h"
 #include "rtrack/cmd.h"
@@ -108,8 +107,8 @@ static void print_version(void)
         printf("sqlite: %s\n", sqlite3_libversion());
     version_nvml();
     version_amd();
-    /* libcurl and libcrypto are loaded only when needed (include/rtrack/curl.h): say whether
-     * they can be */
+    /* libcurl, libcrypto and zlib are loaded only when needed (include/rtrack/curl.h): say
+     * whether they can be */
     const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
     if (!cv) {
         printf("upload: built in (Sentinel API and S3); not available: %s\n", rt_curl_load_error());
@@ -121,8 +120,9 @@ static void print_version(void)
     else if (cv->ssl_version || cv->libz_version)
         snprintf(with, sizeof(with), " (%s)", cv->ssl_version ? cv->ssl_version : cv->libz_version);
     const char *crypto = rt_crypto_version();
+    const struct rt_zlib_api *zl = rt_zlib();
     printf("upload: built in (Sentinel API and S3); libcurl %s%s, libcrypto %s, zlib %s\n",
-           cv->version, with, crypto ? crypto : "not found", zlibVersion());
+           cv->version, with, crypto ? crypto : "not found", zl ? zl->version() : "not found");
     /* CURLOPT_AWS_SIGV4 signs the S3 uploads; libcurl has it since 7.75.0 */
     if (cv->version_num < 0x074b00)
         printf("upload: warning: libcurl %s is older than 7.75.0 and cannot sign S3 requests\n",

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "rtrack/cloud.h"
+#include "rtrack/curl.h"
 #include "rtrack/export.h"
 #include "rtrack/log.h"
 #include "rtrack/upload.h"
@@ -110,20 +110,24 @@ static int batch_csv(sqlite3 *db, int64_t run, int64_t from, int64_t to, char **
 /* gzip (not zlib/deflate framing) of the CSV text, at zlib's default level. */
 static int gzip_buf(const char *in, size_t len, struct rt_buf *out)
 {
+    const struct rt_zlib_api *zl = rt_zlib();
+    if (!zl)
+        return -1;
     z_stream z;
     memset(&z, 0, sizeof(z));
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (zl->deflate_init2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY,
+                          ZLIB_VERSION, (int)sizeof(z)) != Z_OK)
         return -1;
-    size_t bound = deflateBound(&z, (uLong)len);
+    size_t bound = zl->deflate_bound(&z, (uLong)len);
     out->len = 0;
     rt_buf_reserve(out, bound + 1);
     z.next_in = (Bytef *)in;
     z.avail_in = (uInt)len;
     z.next_out = (Bytef *)out->p;
     z.avail_out = (uInt)bound;
-    int rc = deflate(&z, Z_FINISH);
+    int rc = zl->deflate(&z, Z_FINISH);
     out->len = z.total_out;
-    deflateEnd(&z);
+    zl->deflate_end(&z);
     return rc == Z_STREAM_END ? 0 : -1;
 }
 
@@ -323,7 +327,9 @@ int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, ch
             char key[160];
             snprintf(key, sizeof(key), "%s/%06lld.csv.gz", u->r.run_id, (long long)u->batches);
             if (gzip_buf(csv, csv_len, &u->gz) != 0) {
-                snprintf(err, errlen, "cannot compress a batch");
+                const char *why = rt_zlib_load_error();
+                snprintf(err, errlen, "cannot compress a batch%s%s", why ? ": " : "",
+                         why ? why : "");
                 rc = -1;
             } else if ((!u->t.bucket &&
                         rt_s3_target_parse(u->r.upload_uri_prefix, &u->t, err, errlen) != 0) ||
