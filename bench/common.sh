@@ -162,6 +162,13 @@ stop_tree() {
     BENCH_PGIDS=("${keep[@]}")
 }
 
+# fs_of DIR: the device and file system type DIR is on ("/dev/vda ext4"), for the reports.
+fs_of() {
+    local fs
+    fs=$(findmnt -n -o SOURCE,FSTYPE -T "$1" 2>/dev/null || df -P "$1" | awk 'NR==2 {print $1}')
+    echo "${fs//  / }"
+}
+
 # machine_info: one line per fact, for the reports.
 machine_info() {
     echo "- rtrack: $RTRACK ($("$RTRACK" --version 2>&1 | head -1))"

@@ -86,26 +86,17 @@ fi
 echo "## Wall time added by rtrack run"
 echo
 machine_info
-fs=$(findmnt -n -o SOURCE,FSTYPE -T "$BENCH_TMP" 2>/dev/null || df -P "$BENCH_TMP" | awk 'NR==2 {print $1}')
-echo "- hyperfine -N --warmup $WARMUP --runs $RUNS; then $RUNS timed runs for the timeline; database in $BENCH_TMP (${fs//  / })"
+echo "- hyperfine -N --warmup $WARMUP --runs $RUNS; then $RUNS timed runs for the timeline; database in $BENCH_TMP ($(fs_of "$BENCH_TMP"))"
 echo
-"$PY" - "$BENCH_TMP/hyperfine.json" "$BENCH_TMP/timeline.tsv" <<'PY'
-import csv, json, statistics, sys
+echo "### hyperfine (ms)"
+echo
+"$PY" "$BENCH_DIR/hyperfine_table.py" "$BENCH_TMP/hyperfine.json" true
+echo
+"$PY" - "$BENCH_TMP/timeline.tsv" <<'PY'
+import csv, statistics, sys
 
 med = statistics.median
-res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
-base, rt = res["true"], res["rtrack run -- true"]
-print("### hyperfine (ms)")
-print()
-print("| command | median | mean ± sd | min | max | added to `true` (difference of medians) |")
-print("|---|---|---|---|---|---|")
-for name, r in res.items():
-    t = r["times"]
-    added = f"**{(med(t) - med(base['times'])) * 1e3:.2f}**" if r is not base else ""
-    print(f"| `{name}` | {med(t) * 1e3:.2f} | {statistics.mean(t) * 1e3:.2f} ± "
-          f"{statistics.stdev(t) * 1e3:.2f} | {min(t) * 1e3:.2f} | {max(t) * 1e3:.2f} | {added} |")
-print()
-rows = list(csv.DictReader(open(sys.argv[2]), delimiter="\t"))
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 steps = [("exec", "started_at", "rtrack start-up to run row (config, open database)"),
          ("started_at", "baseline_ts", "run row to first (baseline) sample started: job spawned"),
          ("baseline_ts", "final_ts", "baseline sample to final sample (job runs and exits)"),
