@@ -11,6 +11,14 @@
 #include "rtrack/utf8.h"
 #include "rtrack/util.h"
 
+/* The samples after the baseline: what summary counts and export writes as rows (the baseline
+ * has no interval, so no rates). The baseline is a run's sample 0; counting all of the run's
+ * rows through the (run_id, seq) index and looking up that one row keeps this fast on a run of
+ * a million samples. */
+#define SAMPLES_SQL                                                                                \
+    "((SELECT count(*) FROM samples WHERE run_id = r.id) - EXISTS (SELECT 1 FROM samples WHERE "   \
+    "run_id = r.id AND seq = 0 AND kind = 'baseline'))"
+
 /* id, job, command (argv joined with spaces), start (UTC, the whole second as summary and report
  * show it), duration, samples, exit code, pid */
 static const char *const runs_sql =
@@ -20,7 +28,7 @@ static const char *const runs_sql =
     "  strftime('%Y-%m-%dT%H:%M:%SZ', CAST(r.started_at AS INTEGER), 'unixepoch'), "
     "  round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) "
     "        - r.started_at, 2), "
-    "  (SELECT count(*) FROM samples WHERE run_id = r.id), r.exit_code, r.pid, r.status, "
+    "  " SAMPLES_SQL ", r.exit_code, r.pid, r.status, "
     "  r.mode, r.command "
     "FROM runs r ORDER BY r.id";
 
@@ -68,7 +76,8 @@ int cmd_runs(int argc, char **argv)
         case 'h':
             printf("usage: rtrack runs [--db FILE] [--format table|csv|jsonl]\n\n"
                    "List the runs a database holds: id, job name, command, start (UTC),\n"
-                   "duration, samples, exit code, tracked pid, status.\n\noptions:\n"
+                   "duration, samples (after the baseline, as summary and export count\n"
+                   "them), exit code, tracked pid, status.\n\noptions:\n"
                    "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
                    "  -f, --format table|csv|jsonl\n"
                    "                             table for people (default), csv or jsonl for\n"
@@ -108,8 +117,8 @@ int cmd_runs(int argc, char **argv)
             "'host_gpu_model', host_gpu_model, 'host_gpu_count', host_gpu_count, "
             "'host_gpu_memory_mib', host_gpu_memory_mib) FROM ("
             "SELECT r.*, round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = "
-            "r.id)) - r.started_at, 3) AS seconds, (SELECT count(*) FROM samples WHERE run_id = "
-            "r.id) AS samples, g.host_gpu_model, g.host_gpu_count, g.host_gpu_memory_mib "
+            "r.id)) - r.started_at, 3) AS seconds, " SAMPLES_SQL " AS samples, g.host_gpu_model, "
+            "g.host_gpu_count, g.host_gpu_memory_mib "
             "FROM runs r LEFT JOIN host_gpus g ON g.run_id = r.id ORDER BY r.id)";
         if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
             goto dberr;

@@ -246,8 +246,12 @@ check "misspelt command: suggestion" "$(grep -c "did you mean 'export'" typo.err
 "$RTRACK" runs --db r.db >runs.txt
 check "runs: a header and one line per run" "$(wc -l <runs.txt)" 3
 check "runs: the job name and command" "$(sed -n 2p runs.txt | grep -c 'exp .*rt_spin 1.5 2')" 1
+# samples: those after the baseline, as export writes rows and summary counts them
 check "runs csv" "$("$RTRACK" runs --db r.db --format csv | "$PY" -c 'import csv,sys; r=list(csv.reader(sys.stdin)); print(len(r), r[0][:3], r[1][5])')" \
-    "3 ['id', 'job', 'command'] $((NS + 1))"
+    "3 ['id', 'job', 'command'] $NS"
+check "runs: samples = export's rows = summary's samples" \
+    "$("$RTRACK" runs --db r.db --format jsonl | "$PY" -c 'import json,sys; print(json.loads(sys.stdin.readline())["samples"])') $(($("$RTRACK" export --db r.db --run 1 | wc -l) - 1)) $("$RTRACK" summary --db r.db --run 1 --format json | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["run"]["samples"])')" \
+    "$NS $NS $NS"
 check "runs jsonl" "$("$RTRACK" runs --db r.db --format jsonl | "$PY" -c 'import json,sys; r=[json.loads(l) for l in sys.stdin]; print(len(r), r[0]["command"][-1], r[1]["mode"], r[0]["exit_code"])')" \
     "2 2 record 0"
 "$RTRACK" runs --db r.db --format xml 2>/dev/null
