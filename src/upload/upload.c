@@ -477,6 +477,14 @@ int rt_upload_run(sqlite3 *db, int64_t run, const struct rt_sentinel *s,
     int rc = load_state(u, &max_seq, err, errlen);
     if (rc == 0 && u->finished) {
         res->already = 1;
+    } else if (rc == 0 && !u->registered && max_seq <= u->last_seq) {
+        /* nothing after the baseline, and Sentinel has never heard of the run: registering it
+         * would only leave an empty run there (a command that was not found, a recording
+         * stopped before its first interval) */
+        snprintf(err, errlen, "it has no samples after its baseline (its command did not start, "
+                              "or it ended before the first interval)");
+        res->skipped = 1;
+        rc = -1;
     } else if (rc == 0 && o->dry_run) {
         res->pending_rows = max_seq > u->last_seq ? max_seq - u->last_seq : 0;
     } else if (rc == 0) {

@@ -164,6 +164,18 @@ check "secret: not in any database" "$(cat up.db* tiny.db* res.db* | grep -c -a 
 check "secret: not in any output" "$(cat out err | grep -c "$TOKEN")" 0
 check "secret: sent as the bearer token" "$(grep -c "Bearer $TOKEN" "$T/api.log" | awk '{ print ($1 > 0) }')" 1
 
+# --- a run with nothing after its baseline (a command not found) is not registered ----------------
+"$RTRACK" run --quiet --db up.db -- no-such-command-here 2>/dev/null
+check "empty run: recorded as failed, 127" "$(q up.db "SELECT status, exit_code FROM runs WHERE id = 2")" "failed|127"
+n_runs=$(requests 'POST /runs')
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --all --dry-run >out 2>err
+check "empty run: dry run says it would be skipped" "$?,$(grep -c 'run 2 skipped: it has no samples after its baseline' err),$(wc -l <out)" "0,1,0"
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --all >out 2>err
+check "empty run: --all skips it, exit 0" "$?,$(grep -c 'run 2 skipped: it has no samples after its baseline' err)" "0,1"
+check "empty run: not registered" "$(requests 'POST /runs')" "$n_runs"
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 2 >out 2>err
+check "empty run: --run skips it too, exit 0" "$?,$(grep -c 'run 2 skipped' err),$(requests 'POST /runs')" "0,1,$n_runs"
+
 # --- bad input --------------------------------------------------------------------------------------
 SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 9 >out 2>err
 check "unknown run: exit 2" "$?" 2
