@@ -9,8 +9,8 @@
  * through the macros below; before loading, or when a library cannot be loaded, they are
  * stand-ins that fail (curl_easy_init() returns NULL, curl_global_init() an error), so every
  * caller's existing error path reports it. zlib (gzip of upload batches) is loaded the same
- * way: recording never compresses, and a library less to map and relocate is about 90 KiB of
- * resident memory and part of a millisecond of start-up for every `rtrack run`. */
+ * way: recording never compresses, and libz mapped in a recorder was about 90 KiB of its
+ * resident memory (bench/rss.sh, docs/performance.md). */
 #ifndef RTRACK_CURL_H
 #define RTRACK_CURL_H
 
