@@ -59,7 +59,7 @@ EOF
 
 # --- a live run: summary of what was just recorded -------------------------------------------
 "$RTRACK" run --quiet --db live.db --interval 0.1 --job-name live -- \
-    sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; head -c 4000000 /dev/zero >blob; sync; rm blob'
+    sh -c 'i=0; while [ $i -lt 600000 ]; do i=$((i+1)); done; head -c 4000000 /dev/zero >blob; sync; rm blob'
 "$RTRACK" summary --db live.db --format json >live.json
 check "live: exit 0" "$?" 0
 check "live: the job's own figures" "$(python3 - live.json <<'EOF'
