@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rtrack/collect.h"
-#include "rtrack/store.h"
+#include "rtrack/collect/collect.h"
+#include "rtrack/store/store.h"
 
 static double now(clockid_t c)
 {
@@ -115,9 +115,12 @@ int main(int argc, char **argv)
         }
         struct rt_host_info host;
         rt_host_info_read(&env, &host);
-        struct rt_config cfg;
-        memset(&cfg, 0, sizeof(cfg));
-        struct rt_run_start rs = {"record", NULL, pid, &cfg, now(CLOCK_REALTIME), &host, &env};
+        struct rt_run_desc rs = {.mode = "record",
+                                 .pid = pid,
+                                 .started_at = now(CLOCK_REALTIME),
+                                 .host = &host,
+                                 .clk_tck = env.clk_tck,
+                                 .page_size = env.page_size};
         int64_t run_id;
         if (rt_store_begin_run(store, &rs, &run_id) != 0) {
             fprintf(stderr, "rt_hotloop: %s\n", rt_store_error(store));

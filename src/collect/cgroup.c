@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rtrack/collect.h"
+#include "rtrack/collect/collect.h"
 
 struct cgroup_state {
     char usage_path[4096];

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/collect.h"
+#include "rtrack/collect/collect.h"
 
 struct cpu_state {
     struct rt_buf buf;
@@ -78,7 +78,7 @@ static void cpu_collect(void *state, const struct rt_sysenv *env, struct rt_samp
             if (line[3] == ' ') {
                 rt_parse_proc_stat_line(line, &cur->cpu);
             } else if (line[3] >= '0' && line[3] <= '9') {
-                struct rt_core_sample *c = RT_SAMPLE_PUSH(cur->cores, cur->ncores, cur->cores_cap);
+                struct rt_core_sample *c = RT_PUSH(cur->cores, cur->ncores, cur->cores_cap);
                 c->core = atoi(line + 3);
                 c->busy_pct = RT_NAN;
                 if (rt_parse_proc_stat_line(line, &c->t) != 0)

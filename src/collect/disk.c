@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rtrack/collect.h"
+#include "rtrack/collect/collect.h"
 
 struct disk_known {
     char name[64];
@@ -204,7 +204,7 @@ static void disk_collect(void *state, const struct rt_sysenv *env, struct rt_sam
                 k->loaded = 1;
             }
         }
-        struct rt_disk_sample *d = RT_SAMPLE_PUSH(cur->disks, cur->ndisks, cur->disks_cap);
+        struct rt_disk_sample *d = RT_PUSH(cur->disks, cur->ndisks, cur->disks_cap);
         d->ident = k->ident;
         memcpy(d->f, f, sizeof(f));
         d->read_bytes = d->write_bytes = RT_NA;

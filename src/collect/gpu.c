@@ -1,5 +1,5 @@
 /* gpu.c - the GPU collector: backends on a worker thread, processes matched to the tree. */
-#include "rtrack/gpu.h"
+#include "rtrack/collect/gpu.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -8,13 +8,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "rtrack/log.h"
-#include "rtrack/util.h"
+#include "rtrack/base/log.h"
+#include "rtrack/base/util.h"
 
 struct rt_gpu_sample *rt_gpu_reading_add_dev(struct rt_gpu_reading *r,
                                              const struct rt_gpu_ident *ident)
 {
-    struct rt_gpu_sample *d = RT_SAMPLE_PUSH(r->dev, r->ndev, r->dev_cap);
+    struct rt_gpu_sample *d = RT_PUSH(r->dev, r->ndev, r->dev_cap);
     d->ident = ident;
     d->util_pct = d->mem_util_pct = d->temperature_c = d->power_w = RT_NAN;
     d->vram_used_bytes = d->vram_total_bytes = RT_NA;
@@ -24,7 +24,7 @@ struct rt_gpu_sample *rt_gpu_reading_add_dev(struct rt_gpu_reading *r,
 
 struct rt_gpu_proc *rt_gpu_reading_add_proc(struct rt_gpu_reading *r, pid_t pid, int dev)
 {
-    struct rt_gpu_proc *p = RT_SAMPLE_PUSH(r->procs, r->nproc, r->proc_cap);
+    struct rt_gpu_proc *p = RT_PUSH(r->procs, r->nproc, r->proc_cap);
     p->pid = pid;
     p->starttime = 0;
     p->dev = dev;
@@ -181,7 +181,7 @@ void rt_gpu_start(struct rt_gpu *g, const struct rt_sample *cur)
         g->npids = 0;
         if (cur->has_tree)
             for (int i = 0; i < cur->nprocs; i++)
-                *RT_SAMPLE_PUSH(g->pids, g->npids, g->pids_cap) = cur->procs[i].pid;
+                *RT_PUSH(g->pids, g->npids, g->pids_cap) = cur->procs[i].pid;
         g->mono = cur->mono;
         g->requested = 1;
         if (g->threaded) {
@@ -198,7 +198,7 @@ static void take_reading(struct rt_gpu *g, struct rt_sample *cur)
     const struct rt_gpu_reading *rd = &g->rd;
     cur->gpu_state = RT_GPU_OK;
     for (int i = 0; i < rd->ndev; i++)
-        *RT_SAMPLE_PUSH(cur->gpus, cur->ngpus, cur->gpus_cap) = rd->dev[i];
+        *RT_PUSH(cur->gpus, cur->ngpus, cur->gpus_cap) = rd->dev[i];
     if (!cur->has_tree || rd->nproc == 0)
         return;
     rt_map_clear(&g->tree);
@@ -208,7 +208,7 @@ static void take_reading(struct rt_gpu *g, struct rt_sample *cur)
         int64_t k;
         if (!rt_map_get(&g->tree, (uint64_t)rd->procs[i].pid, &k))
             continue;
-        struct rt_gpu_proc *p = RT_SAMPLE_PUSH(cur->gpu_procs, cur->ngpu_procs, cur->gpu_procs_cap);
+        struct rt_gpu_proc *p = RT_PUSH(cur->gpu_procs, cur->ngpu_procs, cur->gpu_procs_cap);
         *p = rd->procs[i];
         p->starttime = cur->procs[k].starttime;
     }

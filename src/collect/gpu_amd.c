@@ -17,8 +17,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "rtrack/gpu.h"
-#include "rtrack/util.h"
+#include "rtrack/collect/gpu.h"
+#include "rtrack/base/util.h"
 
 enum { DRM_MAJOR = 226 };
 
@@ -567,7 +567,7 @@ static void scan_fd(struct amd_state *st, int infofd, const char *name, double d
     for (int i = 0; i < st->ncur; i++)
         if (st->cur[i].id == id && st->cur[i].card == card)
             return;
-    struct amd_client *c = RT_SAMPLE_PUSH(st->cur, st->ncur, st->cur_cap);
+    struct amd_client *c = RT_PUSH(st->cur, st->ncur, st->cur_cap);
     c->id = id;
     c->card = card;
     /* kernels since 6.11 print drm-resident-* through the common DRM helper; drm-memory-* is

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "rtrack/gpu.h"
-#include "rtrack/log.h"
-#include "rtrack/util.h"
+#include "rtrack/collect/gpu.h"
+#include "rtrack/base/log.h"
+#include "rtrack/base/util.h"
 
 typedef int nvmlReturn_t;
 typedef struct nvmlDevice_st *nvmlDevice_t;
@@ -489,7 +489,7 @@ static void read_procs(struct nvml *n, struct nvml_dev *d, int dev, const pid_t 
     for (int j = first; j < r->nproc; j++) {
         if (isnan(r->procs[j].util_pct))
             continue;
-        struct util_cache *c = RT_SAMPLE_PUSH(d->cached, d->ncached, d->cached_cap);
+        struct util_cache *c = RT_PUSH(d->cached, d->ncached, d->cached_cap);
         c->pid = r->procs[j].pid;
         c->sm = r->procs[j].util_pct;
         c->mem = r->procs[j].mem_util_pct;

@@ -4,7 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "rtrack/collect.h"
+#include "rtrack/collect/collect.h"
 
 static char *read_str(const struct rt_sysenv *env, const char *file)
 {

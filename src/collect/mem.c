@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/collect.h"
+#include "rtrack/collect/collect.h"
 
 struct mem_state {
     struct rt_buf buf;

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rtrack/collect.h"
-#include "rtrack/spawn.h"
+#include "rtrack/collect/collect.h"
+#include "rtrack/base/spawn.h"
 
 /* One line of the mount table, fields pointing into the (modified) line. */
 struct mount_line {
@@ -190,7 +190,7 @@ static void add_zfs_pools(struct mount_state *st, const struct rt_sysenv *env,
             char mp[300];
             snprintf(mp, sizeof(mp), "zfs:%s", name);
             struct mount_line m = {name, mp, "zfs", -1, -1};
-            struct rt_mount_sample *ms = RT_SAMPLE_PUSH(cur->mounts, cur->nmounts, cur->mounts_cap);
+            struct rt_mount_sample *ms = RT_PUSH(cur->mounts, cur->nmounts, cur->mounts_cap);
             ms->ident = ident_get(st, env, &m, mp);
             ms->total_bytes = (int64_t)size;
             ms->used_bytes = (int64_t)alloc;
@@ -279,7 +279,7 @@ static void mount_collect(void *state, const struct rt_sysenv *env, struct rt_sa
             if (strcmp(cur->mounts[i].ident->mount_point, m.mount_point) == 0)
                 ms = &cur->mounts[i];
         if (!ms)
-            ms = RT_SAMPLE_PUSH(cur->mounts, cur->nmounts, cur->mounts_cap);
+            ms = RT_PUSH(cur->mounts, cur->nmounts, cur->mounts_cap);
         ms->ident = ident_get(st, env, &m, m.mount_point);
         ms->total_bytes = (int64_t)(fs.blocks * fs.frsize);
         ms->used_bytes = (int64_t)((fs.blocks - fs.bavail) * fs.frsize);

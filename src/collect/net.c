@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rtrack/collect.h"
+#include "rtrack/collect/collect.h"
 
 struct net_state {
     struct rt_buf buf;
@@ -96,7 +96,7 @@ static void net_collect(void *state, const struct rt_sysenv *env, struct rt_samp
             k++;
         if (k < 16)
             continue;
-        struct rt_nic_sample *s = RT_SAMPLE_PUSH(cur->nics, cur->nnics, cur->nics_cap);
+        struct rt_nic_sample *s = RT_PUSH(cur->nics, cur->nnics, cur->nics_cap);
         size_t ki = ident_get(st, env, name);
         s->ident = st->known[ki];
         static const int map[RT_NIC_NFIELDS] = {0, 1, 2, 3, 8, 9, 10, 11};

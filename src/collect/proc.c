@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rtrack/collect.h"
+#include "rtrack/collect/collect.h"
 
 /* listing values besides a start time: listed but not read (or unreadable), and gone */
 #define LIST_UNKNOWN (-1)
@@ -700,7 +700,7 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         st->groups[i] = (struct reap_group){0, 0, 0, 0};
         if (!e->tracked)
             continue;
-        struct rt_proc_sample *p = RT_SAMPLE_PUSH(cur->procs, cur->nprocs, cur->procs_cap);
+        struct rt_proc_sample *p = RT_PUSH(cur->procs, cur->nprocs, cur->procs_cap);
         p->pid = e->pid;
         p->ppid = e->st.ppid;
         p->starttime = e->st.starttime;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/collect.h"
+#include "rtrack/collect/collect.h"
 
 struct psi_state {
     char buf[512];

@@ -1,13 +1,13 @@
 /* export.c - rows of the export views, formatted as the references print them. */
-#include "rtrack/export.h"
+#include "rtrack/export/export.h"
 
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/pyfmt.h"
-#include "rtrack/util.h"
+#include "rtrack/export/pyfmt.h"
+#include "rtrack/base/util.h"
 
 /* How the Python reference prints each column (resource-tracker 0.5.0, helpers.render_csv_row
  * over the rounding of tracker.py; shared/parity/README.md has the rules with examples). */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/export.h"
-#include "rtrack/log.h"
-#include "rtrack/store.h"
-#include "rtrack/util.h"
+#include "rtrack/export/export.h"
+#include "rtrack/base/log.h"
+#include "rtrack/store/store.h"
+#include "rtrack/base/util.h"
 
 struct rt_live {
     FILE *f;

@@ -22,8 +22,8 @@
  *
  * JSON is read with SQLite's JSON functions on an in-memory connection; Hetzner's YAML-like
  * `key: value` lines are read line by line. */
-#include "rtrack/curl.h"
-#include "rtrack/cloud.h"
+#include "rtrack/net/libs.h"
+#include "rtrack/upload/cloud.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -35,8 +35,8 @@
 #include <time.h>
 
 
-#include "rtrack/http.h"
-#include "rtrack/util.h"
+#include "rtrack/net/http.h"
+#include "rtrack/base/util.h"
 #include "rtrack/version.h"
 
 #define CLOUD_REQ_TIMEOUT_MS 1000L

@@ -12,8 +12,8 @@
  * - it has no session-token option: x-amz-security-token is a custom header, which curl signs.
  * Content-Type is application/gzip and there is no Content-Encoding: gzip, with which clients
  * decompress on download (a bug resource-tracker-rs hit). */
-#include "rtrack/curl.h"
-#include "rtrack/upload.h"
+#include "rtrack/net/libs.h"
+#include "rtrack/upload/upload.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -24,7 +24,7 @@
 
 #include <openssl/evp.h>
 
-#include "rtrack/http.h"
+#include "rtrack/net/http.h"
 #include "rtrack/version.h"
 
 #define S3_CONNECT_TIMEOUT_MS  10000L

@@ -15,8 +15,8 @@
  * answers are quoted (200 bytes at most, one line) because FastAPI's 422 says which field was
  * wrong, unless the answer contains the token. Buffers that held secrets are zeroed before
  * they are freed. */
-#include "rtrack/curl.h"
-#include "rtrack/upload.h"
+#include "rtrack/net/libs.h"
+#include "rtrack/upload/upload.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/http.h"
+#include "rtrack/net/http.h"
 #include "rtrack/version.h"
 
 #define SENTINEL_DEFAULT_URL        "https://api.sentinel.sparecores.net"

@@ -6,7 +6,7 @@
  * When the run has ended it sends the rest and finishes, within a bounded time; whatever does
  * not get through stays pending in the database for `rtrack upload`. A failure is reported
  * once per streak and retried at the next interval: a batch is never dropped. */
-#include "rtrack/stream.h"
+#include "rtrack/upload/stream.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -15,11 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "rtrack/log.h"
-#include "rtrack/store.h"
-#include "rtrack/upload.h"
-#include "rtrack/upload_run.h"
-#include "rtrack/util.h"
+#include "rtrack/base/log.h"
+#include "rtrack/store/store.h"
+#include "rtrack/upload/upload.h"
+#include "rtrack/upload/upload_run.h"
+#include "rtrack/base/util.h"
 
 struct rt_streamer {
     char *db_path;

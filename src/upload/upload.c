@@ -4,7 +4,7 @@
  * after every batch, so an upload that stops anywhere (network down, kill -9) resumes with the
  * first sample not yet in an uploaded batch, and a finished run is never sent again. A batch is
  * the combined 32-column CSV of `rtrack export` (header + rows), gzip'ed with zlib. */
-#include "rtrack/upload_run.h"
+#include "rtrack/upload/upload_run.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rtrack/cloud.h"
-#include "rtrack/curl.h"
-#include "rtrack/export.h"
-#include "rtrack/log.h"
-#include "rtrack/upload.h"
+#include "rtrack/upload/cloud.h"
+#include "rtrack/net/libs.h"
+#include "rtrack/export/export.h"
+#include "rtrack/base/log.h"
+#include "rtrack/upload/upload.h"
 
 /* The run as Sentinel's POST /runs wants it (resource-tracker-rs §6.2): metadata keys only when
  * set, tags as "k=v" strings, command as a JSON-encoded string, every host_* and cloud_* key

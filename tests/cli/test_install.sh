@@ -72,7 +72,7 @@ for lib in libc6 libsqlite3-0 libcurl4 zlib1g libssl3; do
 done
 # every package providing a library rtrack uses is in Depends (or is libc6's): those it links
 # (ldd), and those it loads with dlopen when it first needs them (libcurl and libcrypto, by the
-# soname the binary holds; include/rtrack/curl.h)
+# soname the binary holds; include/rtrack/net/libs.h)
 LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)
 if command -v ldd >/dev/null && command -v dpkg >/dev/null; then
     for lib in libsqlite3.so libcurl.so libcrypto.so libz.so; do

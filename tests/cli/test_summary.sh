@@ -19,7 +19,7 @@ check_cmd "markdown: the golden summary of run 1" diff -u "$FX/run1.md" run1.md
 check "text: no escape sequences (no colour)" "$(grep -c $'\e' run1.txt)" 0
 
 "$RTRACK" summary --db fx.db --run 1 --format json >run1.json
-check "json: every key of the schema (include/rtrack/summary.h)" "$(python3 - run1.json <<'EOF'
+check "json: every key of the schema (include/rtrack/summary/summary.h)" "$(python3 - run1.json <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
 want = {

@@ -1,7 +1,7 @@
 /* fuzz_common.c - the fixture root, input splitting and the two-sample driver of fuzz_common.h. */
 #include "fuzz_common.h"
 
-#include "rtrack/gpu.h"
+#include "rtrack/collect/gpu.h"
 
 #include <errno.h>
 #include <fcntl.h>

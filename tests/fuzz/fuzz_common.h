@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rtrack/collect.h"
-#include "rtrack/sample.h"
+#include "rtrack/collect/collect.h"
+#include "rtrack/sample/sample.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "rtrack/upload.h"
+#include "rtrack/upload/upload.h"
 
 #define TOKEN  "tok-fz-Bearer-91c2e7"
 #define SECRET "SECRET-fz-7b1e"

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "rtrack/config.h"
-#include "rtrack/toml.h"
+#include "rtrack/cli/config.h"
+#include "rtrack/cli/toml.h"
 
 static char path[512];
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rtrack/cloud.h"
+#include "rtrack/upload/cloud.h"
 #include "testlib.h"
 
 #define MOCK_SCRIPT RT_FIXTURES "/../helpers/imds_mock.py"

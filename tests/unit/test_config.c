@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rtrack/config.h"
-#include "rtrack/log.h"
+#include "rtrack/cli/config.h"
+#include "rtrack/base/log.h"
 #include "testlib.h"
 
 static char tmpdir[256];

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rtrack/config.h"
-#include "rtrack/export.h"
-#include "rtrack/store.h"
+#include "rtrack/collect/collect.h"
+#include "rtrack/export/export.h"
+#include "rtrack/store/store.h"
 #include "testlib.h"
 
 static char dir[256], dbpath[300];
@@ -35,12 +35,15 @@ static int64_t record_case(struct rt_store *s, const char *cname, struct fx_case
     char cdir[1024];
     snprintf(cdir, sizeof(cdir), "%s/parity/%s", RT_FIXTURES, cname);
     fx_case_run(c, cdir, -1, 0);
-    struct rt_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.interval = 1.0;
     struct rt_host_info h;
     rt_host_info_read(&c->env, &h);
-    struct rt_run_start rs = {"record", NULL, c->pid, &cfg, c->time_a, &h, &c->env};
+    struct rt_run_desc rs = {.mode = "record",
+                             .pid = c->pid,
+                             .interval = 1.0,
+                             .started_at = c->time_a,
+                             .host = &h,
+                             .clk_tck = c->env.clk_tck,
+                             .page_size = c->env.page_size};
     int64_t run;
     assert_int_equal(rt_store_begin_run(s, &rs, &run), 0);
     rt_host_info_free(&h);

@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rtrack/gpu.h"
-#include "rtrack/util.h"
+#include "rtrack/collect/gpu.h"
+#include "rtrack/base/util.h"
 
 #define AMD_FX RT_FIXTURES "/amd"
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rtrack/keeper.h"
+#include "rtrack/summary/keeper.h"
 #include "rtrack/version.h"
 #include "testlib.h"
 

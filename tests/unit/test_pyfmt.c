@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "rtrack/pyfmt.h"
+#include "rtrack/export/pyfmt.h"
 #include "testlib.h"
 
 struct rc {

@@ -21,8 +21,8 @@
 #include <curl/curl.h>
 #include <zlib.h>
 
-#include "rtrack/upload.h"
-#include "rtrack/util.h"
+#include "rtrack/upload/upload.h"
+#include "rtrack/base/util.h"
 #include "testlib.h"
 
 #define EMPTY_SHA "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

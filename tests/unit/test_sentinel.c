@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rtrack/upload.h"
+#include "rtrack/upload/upload.h"
 #include "rtrack/version.h"
 #include "testlib.h"
 

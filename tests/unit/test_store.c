@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rtrack/config.h"
-#include "rtrack/store.h"
+#include "rtrack/collect/collect.h"
+#include "rtrack/store/store.h"
 #include "testlib.h"
 
 static char dir[256];
@@ -164,17 +164,20 @@ static void store_case(struct rt_store *s, const char *cname, struct fx_case *c,
     char cdir[1024];
     snprintf(cdir, sizeof(cdir), "%s/parity/%s", RT_FIXTURES, cname);
     fx_case_run(c, cdir, -1, 0);
-    struct rt_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.interval = 1.0;
-    cfg.meta[RT_META_JOB_NAME] = "train";
-    cfg.meta[RT_META_TEAM] = "ml";
     struct rt_tag tags[] = {{"b", "2"}, {"a", "1"}};
-    cfg.tags = tags;
-    cfg.ntags = 2;
     struct rt_host_info h;
     rt_host_info_read(&c->env, &h);
-    struct rt_run_start rs = {"record", NULL, c->pid, &cfg, c->time_a, &h, &c->env};
+    struct rt_run_desc rs = {.mode = "record",
+                             .pid = c->pid,
+                             .interval = 1.0,
+                             .started_at = c->time_a,
+                             .tags = tags,
+                             .ntags = 2,
+                             .host = &h,
+                             .clk_tck = c->env.clk_tck,
+                             .page_size = c->env.page_size};
+    rs.meta[RT_META_JOB_NAME] = "train";
+    rs.meta[RT_META_TEAM] = "ml";
     assert_int_equal(rt_store_begin_run(s, &rs, run), 0);
     rt_host_info_free(&h);
     c->b.kind = RT_SAMPLE_FINAL;
@@ -362,12 +365,15 @@ static void test_live_sample_fills_every_column(void **state)
     fx_live_sample(col, &a, NULL);
     usleep(20000);
     fx_live_sample(col, &b, &a);
-    struct rt_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.interval = 1;
     struct rt_host_info h;
     rt_host_info_read(&env, &h);
-    struct rt_run_start rs = {"record", NULL, getpid(), &cfg, a.ts, &h, &env};
+    struct rt_run_desc rs = {.mode = "record",
+                             .pid = getpid(),
+                             .interval = 1,
+                             .started_at = a.ts,
+                             .host = &h,
+                             .clk_tck = env.clk_tck,
+                             .page_size = env.page_size};
     int64_t run;
     assert_int_equal(rt_store_begin_run(s, &rs, &run), 0);
     assert_int_equal(rt_store_add_sample(s, &a), 0);
@@ -412,7 +418,7 @@ static void test_schema_complete(void **state)
     uint64_t fp = rt_store_schema_fingerprint(rt_store_db(s));
     rt_store_close(s);
     if (fp != RT_SCHEMA_FINGERPRINT)
-        fail_msg("the schema changed: set RT_SCHEMA_FINGERPRINT in include/rtrack/store.h to "
+        fail_msg("the schema changed: set RT_SCHEMA_FINGERPRINT in include/rtrack/store/store.h to "
                  "0x%016llxull",
                  (unsigned long long)fp);
     char pristine[320];

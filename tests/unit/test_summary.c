@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/store.h"
-#include "rtrack/summary.h"
+#include "rtrack/store/store.h"
+#include "rtrack/summary/summary.h"
 #include "testlib.h"
 
 static char dir[512], dbpath[600];

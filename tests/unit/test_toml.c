@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/toml.h"
+#include "rtrack/cli/toml.h"
 #include "testlib.h"
 
 static void test_valid(void **state)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/utf8.h"
+#include "rtrack/base/utf8.h"
 #include "testlib.h"
 
 #define FFFD "\xEF\xBF\xBD"

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rtrack/util.h"
+#include "rtrack/base/util.h"
 #include "testlib.h"
 
 static void test_parse_bool(void **state)

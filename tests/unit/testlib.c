@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rtrack/util.h"
+#include "rtrack/base/util.h"
 
 char *fx_slurp(const char *path)
 {

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "rtrack/collect.h"
-#include "rtrack/sample.h"
+#include "rtrack/collect/collect.h"
+#include "rtrack/sample/sample.h"
 
 /* statvfs answers from a fixture's statvfs.tsv (mount_point frsize blocks bfree bavail). */
 struct fx_statvfs {

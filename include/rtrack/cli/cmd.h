@@ -1,0 +1,54 @@
+/* cmd.h - subcommands: one file each, argv[0] is the subcommand's name. */
+#ifndef RTRACK_CMD_H
+#define RTRACK_CMD_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+int cmd_run(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_summary(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
+
+/* Shared by run and record: the database, host facts and the run row, in that order, so any
+ * problem is reported before a job starts. Returns NULL after printing the error. */
+struct rt_config;
+struct rt_store;
+struct rt_host_info;
+struct rt_sysenv;
+struct rt_store *cmd_open_store(const struct rt_config *cfg);
+/* The run as the store records it: the options' metadata, tags and interval, started now. */
+struct rt_run_desc;
+void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char *mode,
+                  const char *command_json, pid_t pid, const struct rt_host_info *host,
+                  const struct rt_sysenv *env);
+
+/* How long run/record wait at the end for the stream to Sentinel to finish: RTRACK_UPLOAD_WAIT
+ * seconds, default 30. */
+double cmd_upload_wait(void);
+
+/* After getopt_long returned ':' or '?': say which option was wrong; returns exit code 2. */
+int cmd_option_error(const char *cmd, int c, char **argv);
+
+/* Output of export and report: a file written beside its final name and renamed when complete
+ * (nothing is left under the name on failure), or stdout for NULL / "-". Both print why they
+ * failed; close(ok = 0) discards the file. */
+struct cmd_out {
+    FILE *f;
+    char *path, *tmp;
+};
+int cmd_out_open(struct cmd_out *o, const char *path);
+int cmd_out_close(struct cmd_out *o, int ok);
+
+/* Shared by export and runs. */
+struct sqlite3;
+/* The database when --db is not given: RTRACK_DB, else rtrack.db. */
+const char *cmd_default_db(void);
+/* The id of `arg` ("latest" or a number) and its start time; 0 after printing why not. */
+long long cmd_resolve_run_id(struct sqlite3 *db, const char *db_path, const char *arg,
+                             double *started);
+
+#endif

@@ -1,0 +1,102 @@
+/* collect.h - the collectors: /proc and /sys readers, one per resource.
+ *
+ * Every path is built from a root prefix (empty on a live system, a fixture tree in tests) and
+ * statvfs goes through one replaceable function, so fixture trees can drive the real collectors
+ * (the way sysstat's tests run on fake /proc and /sys roots). */
+#ifndef RTRACK_COLLECT_H
+#define RTRACK_COLLECT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtrack/sample/run.h"
+#include "rtrack/sample/sample.h"
+#include "rtrack/base/util.h"
+
+struct rt_fsstat {
+    uint64_t frsize, blocks, bfree, bavail;
+};
+
+/* 0 on success, -errno on failure. */
+typedef int (*rt_statvfs_fn)(void *ud, const char *path, struct rt_fsstat *out);
+
+struct rt_sysenv {
+    const char *root; /* "" on a live system */
+    rt_statvfs_fn statvfs_fn;
+    void *statvfs_ud;
+    long clk_tck;
+    long page_size;
+};
+
+/* The live system: root "", statvfs(2), sysconf values. */
+void rt_sysenv_live(struct rt_sysenv *env);
+/* Build root-prefixed path; returns 0, or -1 when it does not fit. */
+int rt_path(const struct rt_sysenv *env, char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+struct rt_collect_cfg {
+    pid_t root_pid;  /* tracked tree root, 0 = system only */
+    pid_t subreaper; /* run mode: rtrack's pid; its children other than the root (orphans of the
+                      * job, re-parented to us) belong to the tree too. 0 in record mode. */
+    double interval; /* seconds between samples; bounds how long a GPU reading is waited for */
+};
+
+/* One collector: open() probes and returns its state (NULL = not available on this system),
+ * collect() fills its part of `cur`, computing per-interval values against `prev`. */
+struct rt_collector {
+    const char *name;
+    void *(*open)(const struct rt_sysenv *env, const struct rt_collect_cfg *cfg);
+    void (*collect)(void *state, const struct rt_sysenv *env, struct rt_sample *cur,
+                    const struct rt_sample *prev);
+    void (*close)(void *state);
+};
+
+extern const struct rt_collector rt_collector_cpu;
+extern const struct rt_collector rt_collector_proc;
+extern const struct rt_collector rt_collector_mem;
+extern const struct rt_collector rt_collector_psi;
+extern const struct rt_collector rt_collector_cgroup;
+extern const struct rt_collector rt_collector_disk;
+extern const struct rt_collector rt_collector_mount;
+extern const struct rt_collector rt_collector_net;
+/* Every collector, in the order a sample is taken (bench/hotloop.c times each one). */
+#define RT_NCOLLECTORS 8
+extern const struct rt_collector *const rt_collectors_all[RT_NCOLLECTORS];
+
+struct rt_collectors;
+struct rt_collectors *rt_collectors_open(const struct rt_sysenv *env,
+                                         const struct rt_collect_cfg *cfg);
+/* Fill `cur` (already begun with rt_sample_begin) from every collector in order. */
+void rt_collectors_sample(struct rt_collectors *c, struct rt_sample *cur,
+                          const struct rt_sample *prev);
+void rt_collectors_close(struct rt_collectors *c);
+
+/* Parsers shared with tests (each takes the file's text). */
+int rt_parse_proc_stat_line(const char *line, struct rt_cpu_ticks *t);
+/* Fields of /proc/PID/stat after the last ')'. 0 on success. */
+struct rt_pid_stat {
+    char comm[64];
+    char state;
+    pid_t ppid;
+    int64_t utime, stime, cutime, cstime, threads, starttime, rss_pages;
+};
+/* Larger values are not a kernel's: a stat line with utime, stime, cutime, cstime, threads or
+ * starttime above RT_PROC_MAX_COUNTER, rss above RT_PROC_MAX_PAGES or any of them negative is
+ * rejected (-1); Pss above RT_PROC_MAX_COUNTER KiB and io above RT_PROC_MAX_IO_BYTES read as
+ * RT_NA. The tree's sums saturate; with these bounds no difference or product overflows. */
+#define RT_PROC_MAX_COUNTER  (INT64_C(1) << 50)
+#define RT_PROC_MAX_PAGES    (INT64_C(1) << 40)
+#define RT_PROC_MAX_IO_BYTES (INT64_C(1) << 60)
+int rt_parse_pid_stat(const char *text, struct rt_pid_stat *out);
+/* Pss of /proc/PID/smaps_rollup in KiB, RT_NA when absent. */
+int64_t rt_parse_smaps_pss(const char *text);
+/* read_bytes and write_bytes of /proc/PID/io, RT_NA when absent. */
+void rt_parse_pid_io(const char *text, int64_t *read_bytes, int64_t *write_bytes);
+/* Whole disk versus partition (see disk.c). */
+int rt_disk_is_partition(const struct rt_sysenv *env, const char *name);
+
+/* Host facts, read once per run. */
+void rt_host_info_read(const struct rt_sysenv *env, struct rt_host_info *h);
+void rt_host_info_free(struct rt_host_info *h);
+
+#endif

@@ -1,0 +1,67 @@
+/* summary.h - what a run used and what to ask for next time, computed from the database.
+ *
+ * rt_summary_json() is the one computation: `rtrack summary` prints it as JSON, text or
+ * markdown, and `rtrack report` embeds it in the HTML page. Every figure comes from the
+ * export views (python_combined) and the per-process rows; nothing is recomputed from /proc.
+ *
+ * The JSON document (keys always present; null where a value does not exist):
+ * {
+ *   "run": {"id", "uuid", "mode", "status", "in_progress" (bool), "command" (array|null),
+ *           "job_name", "project_name", "stage_name", "task_name", "team", "env", "language",
+ *           "orchestrator", "executor", "external_run_id", "container_image", "tags" {k: v},
+ *           "pid", "exit_code", "exit_signal", "end_reason", "started_at", "ended_at"
+ *           (epoch s), "duration_s", "samples" (rows after the baseline), "interval_s",
+ *           "runs" (how many runs were aggregated: 1, or N for --job)},
+ *   "host": {"hostname", "cpu_model", "vcpus", "memory_mib", "kernel", "os", "gpu_model",
+ *            "gpu_count", "gpu_memory_mib"},
+ *   "process": METRICS | null (null for a system-only recording),
+ *   "system": METRICS,
+ *   "python_stats": the Python reference's stats() under its names, e.g.
+ *            {"process_cpu_usage": {"mean", "max"}, ..., "system_net_recv_bytes": {"sum"},
+ *             "timestamp": {"duration"}} (2 dp where the reference rounds),
+ *   "recommendation": {"cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text",
+ *                      "metaflow"},
+ *   "efficiency": {"cpu_pct", "memory_pct", "gpu_pct", "vram_pct"} (used / host, null
+ *                 without that resource),
+ *   "allocation": "dedicated" | "shared",
+ *   "top_processes": {"by_cpu": [{"pid", "name", "cpu_s"}...], "by_pss": [{"pid", "name",
+ *                     "pss_mib"}...]} (at most 5 each),
+ *   "sparklines": {"cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"}: 40
+ *                 (or fewer) block characters, each the peak of a stretch of the run, of the
+ *                 tree (the system for a system-only recording); null without values,
+ *   "server": Keeper's cheapest matching server object, or null (not asked / offline), and
+ *             then "server_error": why not, when it was asked for
+ * }
+ * METRICS = {"cpu_cores", "memory_mib", "disk_read_bytes_per_s", "disk_write_bytes_per_s",
+ *            "net_recv_bytes_per_s", "net_sent_bytes_per_s", "gpu_usage", "gpu_vram_mib",
+ *            "gpus_used": {"mean", "p50", "p95", "max"} (null when no sample has the value),
+ *            "disk_read_bytes", "disk_write_bytes", "net_recv_bytes", "net_sent_bytes":
+ *            totals over the run (net only for "system")}.
+ */
+#ifndef RTRACK_SUMMARY_H
+#define RTRACK_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtrack/base/util.h"
+
+struct sqlite3;
+
+struct rt_summary_opts {
+    int64_t run_id;         /* the run, or 0 with `job` */
+    const char *job;        /* aggregate every run with this job_name (--job), or NULL */
+    int recommend_server;   /* ask the Keeper API for the cheapest matching server */
+    const char *keeper_url; /* base URL (RTRACK_KEEPER_URL), NULL for the public one */
+};
+
+/* The Python reference's report.round_memory: 128, 256, 512, 1024, 2048 MiB, then up to the
+ * next multiple of 1024. */
+long rt_round_memory(double mib);
+
+/* Append the summary JSON to `out`. 0 on success; -1 with a message in err, and *bad_input set
+ * when the cause is the request (unknown run, too few samples, unknown job): exit code 2. */
+int rt_summary_json(struct sqlite3 *db, const struct rt_summary_opts *o, struct rt_buf *out,
+                    int *bad_input, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,342 @@
+/* cmd_summary.c - `rtrack summary`: what a run used and what to request next time.
+ *
+ * The figures are rt_summary_json()'s (summary.c); text and markdown are read back from that
+ * JSON with SQLite's json_extract, so the three formats can never disagree. */
+#include <getopt.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rtrack/cli/cmd.h"
+#include "rtrack/base/log.h"
+#include "rtrack/store/store.h"
+#include "rtrack/summary/summary.h"
+#include "rtrack/base/utf8.h"
+#include "rtrack/base/util.h"
+
+static const char usage[] =
+    "usage: rtrack summary [--db FILE] [--run ID|latest | --job NAME]\n"
+    "                      [--format text|json|markdown] [--recommend-server]\n\n"
+    "What a recorded run used (process tree and system: mean, p50, p95, max), what to\n"
+    "request next time, how much of the host it used, its top processes.\n\noptions:\n"
+    "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
+    "  -r, --run ID|latest        the run (default latest)\n"
+    "  -j, --job NAME             every run of this job name together (mean of means,\n"
+    "                             max of maxes; default: one run)\n"
+    "  -f, --format text|json|markdown\n"
+    "                             output format (default text)\n"
+    "      --recommend-server     ask the Spare Cores Keeper API for the cheapest\n"
+    "                             server that fits [env RTRACK_KEEPER_URL]\n"
+    "  -h, --help                 show this help\n";
+
+/* Reading values back from the summary JSON. */
+struct jr {
+    sqlite3_stmt *st;
+    const char *json;
+    char buf[16][256];
+    int next;
+};
+
+/* json_extract(json, path) as text, or NULL for null/absent. The text lives until sixteen
+ * more calls (enough for one printf's arguments). */
+static const char *jt(struct jr *r, const char *path)
+{
+    sqlite3_reset(r->st);
+    sqlite3_bind_text(r->st, 1, r->json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(r->st, 2, path, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(r->st) != SQLITE_ROW || sqlite3_column_type(r->st, 0) == SQLITE_NULL)
+        return NULL;
+    char *out = r->buf[r->next++ & 15];
+    snprintf(out, sizeof(r->buf[0]), "%s", (const char *)sqlite3_column_text(r->st, 0));
+    rt_utf8_printable(out, 0); /* job, command and process names are the job's text */
+    return out;
+}
+
+static double jd(struct jr *r, const char *path)
+{
+    const char *t = jt(r, path);
+    return t ? strtod(t, NULL) : RT_NAN;
+}
+
+static const char *or_dash(const char *s)
+{
+    return s ? s : "-";
+}
+
+/* A value in its unit, for people. */
+static void human(char *out, size_t n, double v, const char *unit)
+{
+    if (isnan(v)) {
+        snprintf(out, n, "-");
+    } else if (!strcmp(unit, "B/s") || !strcmp(unit, "B")) {
+        static const char *const u[] = {"", "Ki", "Mi", "Gi", "Ti"};
+        int k = 0;
+        while (fabs(v) >= 1024 && k < 4) {
+            v /= 1024;
+            k++;
+        }
+        snprintf(out, n, k ? "%.1f %s%s" : "%.0f %s%s", v, u[k], unit);
+    } else if (!strcmp(unit, "MiB")) {
+        snprintf(out, n, "%.1f", v);
+    } else {
+        snprintf(out, n, "%.2f", v);
+    }
+}
+
+static const struct {
+    const char *key, *label, *unit;
+} metrics[] = {
+    {"cpu_cores", "CPU cores", "cores"},
+    {"memory_mib", "memory MiB", "MiB"},
+    {"disk_read_bytes_per_s", "disk read", "B/s"},
+    {"disk_write_bytes_per_s", "disk write", "B/s"},
+    {"net_recv_bytes_per_s", "net in", "B/s"},
+    {"net_sent_bytes_per_s", "net out", "B/s"},
+    {"gpu_usage", "GPUs busy", "gpus"},
+    {"gpu_vram_mib", "VRAM MiB", "MiB"},
+    {"gpus_used", "GPUs used", "gpus"},
+};
+
+static void stats_table(struct jr *r, const char *side, int md)
+{
+    static const char *const st[] = {"mean", "p50", "p95", "max"};
+    char path[128], cell[4][32];
+    for (size_t m = 0; m < RT_ARRAY_LEN(metrics); m++) {
+        snprintf(path, sizeof(path), "$.%s.%s", side, metrics[m].key);
+        if (!jt(r, path))
+            continue; /* no such values (no GPU, no network for the tree) */
+        for (int k = 0; k < 4; k++) {
+            snprintf(path, sizeof(path), "$.%s.%s.%s", side, metrics[m].key, st[k]);
+            human(cell[k], sizeof(cell[k]), jd(r, path), metrics[m].unit);
+        }
+        if (md)
+            printf("| %s %s | %s | %s | %s | %s |\n", side, metrics[m].label, cell[0], cell[1],
+                   cell[2], cell[3]);
+        else
+            printf("  %-12s %12s %12s %12s %12s\n", metrics[m].label, cell[0], cell[1], cell[2],
+                   cell[3]);
+    }
+}
+
+static void print_summary(struct jr *r, int md)
+{
+    char a[64], b[64], c[64], d[64];
+    const char *h = md ? "## " : "";
+    printf("%srun %s%s%s: %s%s", h, jt(r, "$.run.id"), jt(r, "$.run.job_name") ? " · " : "",
+           jt(r, "$.run.job_name") ? jt(r, "$.run.job_name") : "", or_dash(jt(r, "$.run.status")),
+           !strcmp(or_dash(jt(r, "$.run.in_progress")), "1") ? " (in progress)" : "");
+    if (jt(r, "$.run.exit_code"))
+        printf(", exit %s", jt(r, "$.run.exit_code"));
+    printf("\n\n");
+    double runs = jd(r, "$.run.runs");
+    if (runs > 1)
+        printf("%d runs of job '%s' together (the newest run's facts below)\n", (int)runs,
+               or_dash(jt(r, "$.run.job_name")));
+    const char *cmd = jt(r, "$.run.command");
+    if (cmd)
+        printf("%scommand:  %s\n", md ? "- " : "", cmd);
+    char when[32] = "-";
+    double t0 = jd(r, "$.run.started_at");
+    if (!isnan(t0)) {
+        time_t tt = (time_t)t0;
+        struct tm tm;
+        if (gmtime_r(&tt, &tm))
+            strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    }
+    printf("%sstarted:  %s, %.2f s, %s samples every %s s\n", md ? "- " : "", when,
+           jd(r, "$.run.duration_s"), or_dash(jt(r, "$.run.samples")),
+           or_dash(jt(r, "$.run.interval_s")));
+    human(a, sizeof(a), jd(r, "$.host.memory_mib") * 1048576.0, "B");
+    printf("%shost:     %s, %s vCPUs (%s), %s memory", md ? "- " : "",
+           or_dash(jt(r, "$.host.hostname")), or_dash(jt(r, "$.host.vcpus")),
+           or_dash(jt(r, "$.host.cpu_model")), a);
+    if (jt(r, "$.host.gpu_count")) {
+        human(b, sizeof(b), jd(r, "$.host.gpu_memory_mib") * 1048576.0, "B");
+        printf(", %s x %s (%s VRAM)", jt(r, "$.host.gpu_count"), or_dash(jt(r, "$.host.gpu_model")),
+               b);
+    }
+    printf("\n\n");
+
+    if (md)
+        printf("| metric | mean | p50 | p95 | max |\n|---|---|---|---|---|\n");
+    else
+        printf("  %-12s %12s %12s %12s %12s\n", "", "mean", "p50", "p95", "max");
+    if (jt(r, "$.process")) {
+        if (!md)
+            printf("process tree\n");
+        stats_table(r, "process", md);
+    }
+    if (!md)
+        printf("system\n");
+    stats_table(r, "system", md);
+    human(a, sizeof(a), jd(r, "$.system.disk_read_bytes"), "B");
+    human(b, sizeof(b), jd(r, "$.system.disk_write_bytes"), "B");
+    human(c, sizeof(c), jd(r, "$.system.net_recv_bytes"), "B");
+    human(d, sizeof(d), jd(r, "$.system.net_sent_bytes"), "B");
+    printf("\n%stotals:   system disk read %s, written %s; network in %s, out %s\n", md ? "- " : "",
+           a, b, c, d);
+    if (jt(r, "$.process")) {
+        human(a, sizeof(a), jd(r, "$.process.disk_read_bytes"), "B");
+        human(b, sizeof(b), jd(r, "$.process.disk_write_bytes"), "B");
+        printf("%sprocess tree disk read %s, written %s\n", md ? "- " : "          ", a, b);
+    }
+
+    printf("\n%srecommendation\n\n", md ? "### " : "");
+    printf("%snext time: %s (for 95 %% of the intervals: %s vCPUs)\n", md ? "- " : "",
+           or_dash(jt(r, "$.recommendation.text")), or_dash(jt(r, "$.recommendation.cpu_p95")));
+    printf("%smetaflow:  %s%s%s\n", md ? "- " : "", md ? "`" : "",
+           or_dash(jt(r, "$.recommendation.metaflow")), md ? "`" : "");
+    printf("%sused of the host: CPU %s %%, memory %s %%", md ? "- " : "",
+           or_dash(jt(r, "$.efficiency.cpu_pct")), or_dash(jt(r, "$.efficiency.memory_pct")));
+    if (jt(r, "$.efficiency.gpu_pct"))
+        printf(", GPU %s %%, VRAM %s %%", jt(r, "$.efficiency.gpu_pct"),
+               or_dash(jt(r, "$.efficiency.vram_pct")));
+    printf("; server looks %s\n", or_dash(jt(r, "$.allocation")));
+    if (jt(r, "$.server"))
+        printf("%scheapest fitting server: %s (%s), %s per hour on demand\n", md ? "- " : "",
+               or_dash(jt(r, "$.server.display_name")), or_dash(jt(r, "$.server.vendor_id")),
+               or_dash(jt(r, "$.server.min_price_ondemand")));
+    else if (jt(r, "$.server_error"))
+        printf("%sno server recommendation: %s\n", md ? "- " : "", jt(r, "$.server_error"));
+
+    static const char *const tops[2][3] = {{"$.top_processes.by_cpu", "by CPU time", "cpu_s"},
+                                           {"$.top_processes.by_pss", "by peak PSS", "pss_mib"}};
+    for (int k = 0; k < 2; k++) {
+        char path[96];
+        snprintf(path, sizeof(path), "%s[0]", tops[k][0]);
+        if (!jt(r, path))
+            continue;
+        printf("%stop processes %s:", md ? "- " : "", tops[k][1]);
+        for (int i = 0; i < 5; i++) {
+            snprintf(path, sizeof(path), "%s[%d].pid", tops[k][0], i);
+            if (!jt(r, path))
+                break;
+            char name[96], val[96];
+            snprintf(path, sizeof(path), "%s[%d].name", tops[k][0], i);
+            snprintf(name, sizeof(name), "%s", or_dash(jt(r, path)));
+            snprintf(path, sizeof(path), "%s[%d].%s", tops[k][0], i, tops[k][2]);
+            snprintf(val, sizeof(val), "%s", or_dash(jt(r, path)));
+            snprintf(path, sizeof(path), "%s[%d].pid", tops[k][0], i);
+            printf("%s %s (%s) %s %s", i ? "," : "", name, jt(r, path), val, k ? "MiB" : "s");
+        }
+        printf("\n");
+    }
+
+    static const char *const sparks[4][2] = {{"cpu_cores", "CPU"},
+                                             {"memory_mib", "memory"},
+                                             {"disk_io_bytes_per_s", "disk I/O"},
+                                             {"gpu_usage", "GPU"}};
+    printf("\n%s", md ? "```\n" : "");
+    for (int k = 0; k < 4; k++) {
+        char path[64];
+        snprintf(path, sizeof(path), "$.sparklines.%s", sparks[k][0]);
+        const char *s = jt(r, path);
+        if (s)
+            printf("%-9s %s\n", sparks[k][1], s);
+    }
+    printf("%s", md ? "```\n" : "");
+}
+
+int cmd_summary(int argc, char **argv)
+{
+    static const struct option lopts[] = {{"db", required_argument, NULL, 'd'},
+                                          {"run", required_argument, NULL, 'r'},
+                                          {"job", required_argument, NULL, 'j'},
+                                          {"format", required_argument, NULL, 'f'},
+                                          {"recommend-server", no_argument, NULL, 1},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    const char *db_path = cmd_default_db(), *run = NULL, *format = "text";
+    struct rt_summary_opts o = {0, NULL, 0, NULL};
+    int c;
+    while ((c = getopt_long(argc, argv, "+:d:r:j:f:h", lopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db_path = optarg;
+            break;
+        case 'r':
+            run = optarg;
+            break;
+        case 'j':
+            o.job = optarg;
+            break;
+        case 'f':
+            format = optarg;
+            break;
+        case 1:
+            o.recommend_server = 1;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return RT_EXIT_OK;
+        default:
+            return cmd_option_error("summary", c, argv);
+        }
+    }
+    if (optind < argc) {
+        rt_err("summary: unexpected argument '%s'", argv[optind]);
+        return RT_EXIT_USAGE;
+    }
+    int fmt = !strcmp(format, "text")                                ? 0
+              : !strcmp(format, "json")                              ? 1
+              : !strcmp(format, "markdown") || !strcmp(format, "md") ? 2
+                                                                     : -1;
+    if (fmt < 0) {
+        rt_err("summary: unknown format '%s' (text, json or markdown)", format);
+        return RT_EXIT_USAGE;
+    }
+    if (run && o.job) {
+        rt_err("summary: --run and --job cannot be used together");
+        return RT_EXIT_USAGE;
+    }
+    if (o.job && !*o.job) {
+        rt_err("summary: --job needs a job name");
+        return RT_EXIT_USAGE;
+    }
+    const char *kurl = getenv("RTRACK_KEEPER_URL");
+    o.keeper_url = kurl && *kurl ? kurl : NULL;
+
+    struct rt_store *store;
+    char err[512];
+    if (rt_store_open(db_path, RT_STORE_READ, &store, err, sizeof(err)) != 0) {
+        rt_err("%s", err);
+        return RT_EXIT_USAGE;
+    }
+    sqlite3 *db = rt_store_db(store);
+    int rc = RT_EXIT_USAGE;
+    if (!o.job) {
+        o.run_id = cmd_resolve_run_id(db, db_path, run ? run : "latest", NULL);
+        if (!o.run_id)
+            goto out;
+    }
+    struct rt_buf json = {0};
+    int bad = 0;
+    if (rt_summary_json(db, &o, &json, &bad, err, sizeof(err)) != 0) {
+        rt_err("summary: %s", err);
+        rc = bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+        rt_buf_free(&json);
+        goto out;
+    }
+    if (fmt == 1) {
+        fwrite(json.p, 1, json.len, stdout);
+        putchar('\n');
+    } else {
+        struct jr r = {NULL, json.p, {{0}}, 0};
+        if (sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2)", -1, &r.st, NULL) != SQLITE_OK) {
+            rt_err("summary: %s", sqlite3_errmsg(db));
+            rc = RT_EXIT_FAILURE;
+            rt_buf_free(&json);
+            goto out;
+        }
+        print_summary(&r, fmt == 2);
+        sqlite3_finalize(r.st);
+    }
+    rt_buf_free(&json);
+    rc = fflush(stdout) == 0 && !ferror(stdout) ? RT_EXIT_OK : RT_EXIT_FAILURE;
+out:
+    rt_store_close(store);
+    return rc;
+}

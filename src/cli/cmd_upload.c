@@ -1,0 +1,170 @@
+/* cmd_upload.c - `rtrack upload`: recorded runs to Spare Cores Sentinel, after the fact. */
+#include <getopt.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rtrack/cli/cmd.h"
+#include "rtrack/base/log.h"
+#include "rtrack/store/store.h"
+#include "rtrack/upload/upload.h"
+#include "rtrack/upload/upload_run.h"
+#include "rtrack/base/util.h"
+
+static const char usage[] =
+    "usage: rtrack upload [--db FILE] [--run ID|latest | --all] [--dry-run]\n\n"
+    "Send recorded runs to Spare Cores Sentinel: register each run, upload its\n"
+    "samples as gzip CSV batches to the S3 location Sentinel assigns, and finish it.\n"
+    "Progress is kept in the database: an interrupted upload resumes where it\n"
+    "stopped, a finished run is not sent again.\n\noptions:\n"
+    "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
+    "  -r, --run ID|latest        the run (default latest)\n"
+    "  -a, --all                  every finished run not uploaded yet\n"
+    "  -n, --dry-run              say what would be sent; no network\n"
+    "  -h, --help                 show this help\n\n"
+    "environment:\n"
+    "  SENTINEL_API_TOKEN         the API token (required; never stored or printed)\n"
+    "  SENTINEL_API_URL           the API (default\n"
+    "                             https://api.sentinel.sparecores.net)\n"
+    "  RTRACK_S3_ENDPOINT, RTRACK_S3_REGION\n"
+    "                             an S3-compatible store instead of AWS\n"
+    "  RTRACK_UPLOAD_BATCH_ROWS   samples per S3 object (default 10000)\n"
+    "  RTRACK_UPLOAD_INLINE_MAX   bytes of CSV sent inline with the finish call\n"
+    "                             instead of S3 (default 65536)\n";
+
+int cmd_upload(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        {"db", required_argument, NULL, 'd'}, {"run", required_argument, NULL, 'r'},
+        {"all", no_argument, NULL, 'a'},      {"dry-run", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0}};
+    const char *db_path = cmd_default_db(), *run = NULL;
+    int all = 0;
+    struct rt_upload_opts o = {0, 10000, 64 * 1024};
+    int c;
+    while ((c = getopt_long(argc, argv, "+:d:r:anh", lopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            db_path = optarg;
+            break;
+        case 'r':
+            run = optarg;
+            break;
+        case 'a':
+            all = 1;
+            break;
+        case 'n':
+            o.dry_run = 1;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return RT_EXIT_OK;
+        default:
+            return cmd_option_error("upload", c, argv);
+        }
+    }
+    if (optind < argc) {
+        rt_err("upload: unexpected argument '%s'", argv[optind]);
+        return RT_EXIT_USAGE;
+    }
+    if (run && all) {
+        rt_err("upload: --run and --all cannot be used together");
+        return RT_EXIT_USAGE;
+    }
+    const char *br = getenv("RTRACK_UPLOAD_BATCH_ROWS");
+    if (br && *br && (rt_parse_i64(br, &o.batch_rows) != 0 || o.batch_rows < 1)) {
+        rt_err("upload: invalid RTRACK_UPLOAD_BATCH_ROWS '%s': expected a positive number", br);
+        return RT_EXIT_USAGE;
+    }
+    const char *im = getenv("RTRACK_UPLOAD_INLINE_MAX");
+    if (im && *im && (rt_parse_i64(im, &o.inline_max) != 0 || o.inline_max < 0)) {
+        rt_err("upload: invalid RTRACK_UPLOAD_INLINE_MAX '%s': expected bytes, 0 or more", im);
+        return RT_EXIT_USAGE;
+    }
+    struct rt_sentinel s;
+    memset(&s, 0, sizeof(s));
+    if (!o.dry_run && rt_sentinel_from_env(&s) != 0) {
+        rt_err("upload: SENTINEL_API_TOKEN is not set (the Sentinel API token; see docs/usage.md)");
+        return RT_EXIT_USAGE;
+    }
+    if (access(db_path, F_OK) != 0) {
+        rt_err("upload: no database '%s'", db_path);
+        rt_sentinel_free(&s);
+        return RT_EXIT_USAGE;
+    }
+    struct rt_store *store;
+    char err[512];
+    if (rt_store_open(db_path, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
+        rt_err("%s", err);
+        rt_sentinel_free(&s);
+        return RT_EXIT_USAGE;
+    }
+    sqlite3 *db = rt_store_db(store);
+    int rc = RT_EXIT_OK;
+    /* the runs to send */
+    int64_t *ids = NULL;
+    int nids = 0, cap = 0;
+    if (all) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(
+                db,
+                "SELECT r.id FROM runs r LEFT JOIN uploads u ON u.run_id = r.id "
+                "WHERE u.finished_at IS NULL AND (r.status <> 'running' OR (SELECT max(ts) "
+                "FROM samples WHERE run_id = r.id) < (julianday('now') - "
+                "2440587.5) * 86400.0 - 3 * r.interval_s - 2) ORDER BY r.id",
+                -1, &st, NULL) != SQLITE_OK) {
+            rt_err("upload: cannot read '%s': %s", db_path, sqlite3_errmsg(db));
+            rc = RT_EXIT_FAILURE;
+            goto out;
+        }
+        while (sqlite3_step(st) == SQLITE_ROW)
+            *RT_PUSH(ids, nids, cap) = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        if (nids == 0)
+            rt_note("upload: nothing to upload in '%s'", db_path);
+    } else {
+        int64_t id = cmd_resolve_run_id(db, db_path, run ? run : "latest", NULL);
+        if (!id) {
+            rc = RT_EXIT_USAGE;
+            goto out;
+        }
+        *RT_PUSH(ids, nids, cap) = id;
+    }
+    for (int i = 0; i < nids; i++) {
+        struct rt_upload_result r;
+        /* the dry run's lines (stdout) and the notes (stderr) in run order, also in a file */
+        fflush(stdout);
+        if (rt_upload_run(db, ids[i], &s, &o, &r, err, sizeof(err)) != 0) {
+            if (r.skipped) {
+                rt_note("upload: run %lld skipped: %s", (long long)ids[i], err);
+                continue;
+            }
+            rt_err("upload: run %lld: %s; what was sent is kept, 'rtrack upload' again resumes",
+                   (long long)ids[i], err);
+            rc = r.bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+            continue;
+        }
+        if (r.already)
+            rt_note("upload: run %lld was uploaded before; nothing to do", (long long)ids[i]);
+        else if (o.dry_run)
+            printf("run %lld: %lld sample%s to upload\n", (long long)ids[i],
+                   (long long)r.pending_rows, r.pending_rows == 1 ? "" : "s");
+        else if (r.inline_data)
+            rt_note("upload: run %lld -> sentinel run %s: %lld sample%s, %lld bytes of CSV "
+                    "inline with finish (no S3 object)",
+                    (long long)ids[i], r.remote_run_id, (long long)r.rows, r.rows == 1 ? "" : "s",
+                    (long long)r.bytes);
+        else
+            rt_note("upload: run %lld -> sentinel run %s: %lld sample%s in %lld batch%s, %lld "
+                    "bytes",
+                    (long long)ids[i], r.remote_run_id, (long long)r.rows, r.rows == 1 ? "" : "s",
+                    (long long)r.batches, r.batches == 1 ? "" : "es", (long long)r.bytes);
+    }
+out:
+    free(ids);
+    rt_store_close(store);
+    rt_sentinel_free(&s);
+    return rc;
+}

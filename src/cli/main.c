@@ -1,0 +1,244 @@
+/* main.c - the subcommand table, `rtrack --help`, `rtrack help CMD` and `rtrack --version`. */
+#include <dlfcn.h>
+#include <link.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtrack/net/libs.h"
+#include "rtrack/cli/cmd.h"
+#include "rtrack/collect/collect.h"
+#include "rtrack/collect/gpu.h"
+#include "rtrack/base/log.h"
+#include "rtrack/base/util.h"
+#include "rtrack/version.h"
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"run", cmd_run, "run a command, record it, its process tree and the system"},
+    {"record", cmd_record, "record the system (and optionally a process tree) to SQLite"},
+    {"export", cmd_export, "write a run as Python-parity CSV or Rust-compatible JSON Lines"},
+    {"runs", cmd_runs, "list the runs in a database"},
+    {"summary", cmd_summary, "what a run used and what to request next time"},
+    {"report", cmd_report, "write a run as a self-contained HTML page with charts"},
+    {"upload", cmd_upload, "send recorded runs to Spare Cores Sentinel (gzip CSV on S3)"},
+};
+
+/* what may stand where a command goes, for the suggestions */
+static const char *const top_options[] = {"--help", "--version"};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: rtrack <command> [options]\n"
+                 "       rtrack help [<command>] | rtrack --version\n\n"
+                 "rtrack tracks CPU, memory, disks, network, GPUs and a job's whole process tree\n"
+                 "and records every sample into a SQLite database.\n\ncommands:\n");
+    for (size_t i = 0; i < RT_ARRAY_LEN(commands); i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\noptions:\n"
+            "  -h, --help     show this help\n"
+            "  -V, --version  print the version, the git commit and the backends built in\n"
+            "\n'rtrack help <command>' or 'rtrack <command> --help' describes a command's\n"
+            "options, each with its environment variable and default. The manual: man rtrack.\n");
+}
+
+/* NVML is never linked: say whether the library rtrack would dlopen is there, and which file. */
+static void version_nvml(void)
+{
+    const char *explicit = getenv("RTRACK_NVML_LIBRARY");
+    const char *name = explicit && *explicit ? explicit : "libnvidia-ml.so.1";
+    void *lib = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
+    if (!lib && !(explicit && *explicit)) {
+        name = "libnvidia-ml.so";
+        lib = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
+    }
+    printf("nvml: built in (loaded with dlopen at run time); ");
+    if (!lib) {
+        if (explicit && *explicit) {
+            const char *e = dlerror();
+            printf("cannot load '%s' (RTRACK_NVML_LIBRARY): %s\n", explicit,
+                   e ? e : "unknown error");
+        } else {
+            printf("libnvidia-ml.so.1 not found (no NVIDIA driver)\n");
+        }
+        return;
+    }
+    struct link_map *lm = NULL;
+    const char *path = dlinfo(lib, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name
+                           ? lm->l_name
+                           : name;
+    printf("library found: %s\n", path);
+    dlclose(lib);
+}
+
+/* AMD GPUs are read from sysfs: count the cards the backend would record (no driver call). */
+static void version_amd(void)
+{
+    struct rt_sysenv env;
+    rt_sysenv_live(&env);
+    int n = 0;
+    void *st = rt_gpu_amd.open(&env);
+    if (st) {
+        struct rt_gpu_reading r;
+        memset(&r, 0, sizeof(r));
+        rt_gpu_amd.read(st, &env, NULL, 0, 0.0, &r);
+        n = r.ndev;
+        rt_gpu_reading_free(&r);
+        rt_gpu_amd.close(st);
+    }
+    printf("amd: built in (sysfs and DRM fdinfo); %d AMD GPU%s found\n", n, n == 1 ? "" : "s");
+}
+
+static void print_version(void)
+{
+    /* the first line is the one for scripts: "rtrack X.Y.Z" */
+    printf("rtrack %s\n", RTRACK_VERSION);
+    printf("commit: %s\n", RTRACK_GIT_COMMIT);
+    if (strcmp(sqlite3_libversion(), SQLITE_VERSION) != 0)
+        printf("sqlite: %s (built with %s)\n", sqlite3_libversion(), SQLITE_VERSION);
+    else
+        printf("sqlite: %s\n", sqlite3_libversion());
+    version_nvml();
+    version_amd();
+    /* libcurl, libcrypto and zlib are loaded only when needed (include/rtrack/net/libs.h): say
+     * whether they can be */
+    const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
+    if (!cv) {
+        printf("upload: built in (Sentinel API and S3); not available: %s\n", rt_curl_load_error());
+        return;
+    }
+    char with[160] = "";
+    if (cv->ssl_version && cv->libz_version)
+        snprintf(with, sizeof(with), " (%s, zlib/%s)", cv->ssl_version, cv->libz_version);
+    else if (cv->ssl_version || cv->libz_version)
+        snprintf(with, sizeof(with), " (%s)", cv->ssl_version ? cv->ssl_version : cv->libz_version);
+    const char *crypto = rt_crypto_version();
+    const struct rt_zlib_api *zl = rt_zlib();
+    printf("upload: built in (Sentinel API and S3); libcurl %s%s, libcrypto %s, zlib %s\n",
+           cv->version, with, crypto ? crypto : "not found", zl ? zl->version() : "not found");
+    /* CURLOPT_AWS_SIGV4 signs the S3 uploads; libcurl has it since 7.75.0 */
+    if (cv->version_num < 0x074b00)
+        printf("upload: warning: libcurl %s is older than 7.75.0 and cannot sign S3 requests\n",
+               cv->version);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *row = xcalloc(lb + 1, sizeof(*row));
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d;
+}
+
+/* How far `typed` is from `name`: 0 when it begins `name` (two letters at least: "sum" for
+ * summary), else the edit distance. */
+static size_t distance(const char *typed, const char *name)
+{
+    size_t n = strlen(typed);
+    if (n >= 2 && strncmp(typed, name, n) == 0)
+        return 0;
+    return edit_distance(typed, name);
+}
+
+/* An unknown command or top-level option: name the nearest ones (all those equally near, at
+ * most two edits away), the way git does. */
+static int unknown(const char *name)
+{
+    const char *cands[RT_ARRAY_LEN(commands) + RT_ARRAY_LEN(top_options)];
+    size_t n = 0;
+    int option = name[0] == '-';
+    for (size_t i = 0; i < RT_ARRAY_LEN(commands) && !option; i++)
+        cands[n++] = commands[i].name;
+    for (size_t i = 0; i < RT_ARRAY_LEN(top_options) && option; i++)
+        cands[n++] = top_options[i];
+    size_t best = 3;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = distance(name, cands[i]);
+        if (d < best)
+            best = d;
+    }
+    char near[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < n && len < sizeof(near); i++) {
+        if (distance(name, cands[i]) != best)
+            continue;
+        int k = snprintf(near + len, sizeof(near) - len, "%s'%s'", len ? " or " : "", cands[i]);
+        len += k > 0 ? (size_t)k : 0;
+    }
+    const char *what = option ? "option" : "command";
+    if (near[0])
+        rt_err("unknown %s '%s'; did you mean %s?", what, name, near);
+    else if (option)
+        rt_err("unknown option '%s' (options go after the command: 'rtrack <command> %s'; see "
+               "'rtrack --help')",
+               name, name);
+    else
+        rt_err("unknown command '%s' (see 'rtrack --help')", name);
+    return RT_EXIT_USAGE;
+}
+
+static const struct command *find(const char *name)
+{
+    for (size_t i = 0; i < RT_ARRAY_LEN(commands); i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return RT_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+        usage(stdout);
+        return RT_EXIT_OK;
+    }
+    if (!strcmp(name, "--version") || !strcmp(name, "-V") || !strcmp(name, "version")) {
+        print_version();
+        return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
+    }
+    if (!strcmp(name, "help")) {
+        /* `rtrack help CMD` is `rtrack CMD --help` */
+        if (argc < 3 || !strcmp(argv[2], "help") || !strcmp(argv[2], "--help") ||
+            !strcmp(argv[2], "-h")) {
+            usage(stdout);
+            return RT_EXIT_OK;
+        }
+        const struct command *c = find(argv[2]);
+        if (!c)
+            return unknown(argv[2]);
+        char *help_argv[] = {(char *)c->name, "--help", NULL};
+        return c->fn(2, help_argv);
+    }
+    const struct command *c = find(name);
+    if (!c)
+        return unknown(name);
+    return c->fn(argc - 1, argv + 1);
+}

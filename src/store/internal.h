@@ -1,0 +1,68 @@
+/* internal.h - what the store's files share: the handle, its statements, error text and the
+ * binding helpers. Private to src/store/. */
+#ifndef RTRACK_STORE_INTERNAL_H
+#define RTRACK_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "rtrack/base/util.h"
+#include "rtrack/store/store.h"
+
+#define BUSY_TIMEOUT_MS 2000
+#define CACHE_KIB       128 /* page cache cap: keeps the recorder's RSS small and flat */
+/* A reader's cap: a JSON Lines row gathers the sample's rows from six tables, and the pages on
+ * the way to them must stay cached from one row to the next, or a long run's export reads them
+ * again for every row (docs/performance.md, Export). */
+#define READ_CACHE_KIB 1024
+
+enum {
+    ST_SAMPLE,
+    ST_CORE,
+    ST_DISK,
+    ST_DISK_SAMPLE,
+    ST_MOUNT,
+    ST_MOUNT_SAMPLE,
+    ST_NIC,
+    ST_NIC_SAMPLE,
+    ST_PROCESS,
+    ST_PROCESS_SAMPLE,
+    ST_GPU,
+    ST_GPU_SAMPLE,
+    ST_GPU_PROCESS_SAMPLE,
+    ST_DATA_VERSION,
+    ST_COUNT
+};
+
+struct rt_store {
+    sqlite3 *db;
+    char *path;
+    sqlite3_stmt *st[ST_COUNT];
+    int64_t run_id;
+    int in_tx;
+    int needs_upgrade; /* opened for reading, schema older than this rtrack's */
+    int64_t last_sample_id;
+    int64_t data_version; /* PRAGMA data_version at the last rt_store_others_wrote() */
+    int have_data_version;
+    struct rt_map ids;   /* identity pointer -> row id (disks, mounts, nics: few per run) */
+    struct rt_map procs; /* process key -> row id, for the processes of the last sample */
+    struct rt_map procs_next;
+    char err[512];
+};
+
+/* The message of what failed, in s->err (returns -1, for `return store_err(...)`). */
+int store_err(struct rt_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "WHAT 'path': SQLite's reason", with the usual reasons in rtrack's words (returns -1). */
+int store_db_err(struct rt_store *s, const char *what);
+/* Run SQL without results; on failure the message is in s->err. 0 or -1. */
+int store_exec(struct rt_store *s, const char *sql);
+
+/* Bind an int64 (RT_NA: NULL), a double (NAN: NULL) or text (NULL: NULL; repaired to valid
+ * UTF-8 when it is not). */
+void store_bind_i(sqlite3_stmt *st, int i, int64_t v);
+void store_bind_f(sqlite3_stmt *st, int i, double v);
+void store_bind_t(sqlite3_stmt *st, int i, const char *v);
+/* Step a statement that returns nothing (or one id row with RETURNING), then reset it. */
+int store_step(struct rt_store *s, sqlite3_stmt *st, int64_t *id);
+
+#endif

@@ -1,0 +1,1148 @@
+/* report.c - a run as one self-contained HTML page (report.h).
+ *
+ * Everything the page says about the run is read from the summary JSON with SQLite's JSON
+ * functions (json_type/json_extract/json_each on the text), so the page and `rtrack summary`
+ * cannot disagree. The charts are drawn here as inline SVG from python_combined (the export
+ * view) and the samples table: no JavaScript, no fonts or images to fetch, and a
+ * Content-Security-Policy that forbids fetching anything, so a string that slipped through
+ * could not load a resource either. Every string from the database is HTML-escaped (a job
+ * name may well be `<script>`). */
+#include "rtrack/summary/report.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rtrack/version.h"
+
+struct page {
+    sqlite3 *db;
+    struct rt_buf *out;
+    const char *json;
+    sqlite3_stmt *get; /* json_type and json_extract of one path */
+    char type[16];     /* json_type of the last path asked */
+    char *err;
+    size_t errlen;
+};
+
+/* --- output helpers ------------------------------------------------------------------------- */
+
+static void put(struct page *p, const char *s)
+{
+    rt_buf_puts(p->out, s);
+}
+
+static void putf(struct page *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct page *p, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof(small)) {
+        rt_buf_append(p->out, small, (size_t)n);
+        return;
+    }
+    rt_buf_reserve(p->out, p->out->len + (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p->out->p + p->out->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    p->out->len += (size_t)n;
+}
+
+/* Text or attribute value: the five characters HTML gives a meaning. */
+static void put_esc(struct page *p, const char *s)
+{
+    const char *run = s;
+    for (; *s; s++) {
+        const char *rep;
+        switch (*s) {
+        case '&':
+            rep = "&amp;";
+            break;
+        case '<':
+            rep = "&lt;";
+            break;
+        case '>':
+            rep = "&gt;";
+            break;
+        case '"':
+            rep = "&quot;";
+            break;
+        case '\'':
+            rep = "&#39;";
+            break;
+        default:
+            continue;
+        }
+        rt_buf_append(p->out, run, (size_t)(s - run));
+        put(p, rep);
+        run = s + 1;
+    }
+    rt_buf_append(p->out, run, (size_t)(s - run));
+}
+
+static int db_fail(struct page *p, const char *what)
+{
+    snprintf(p->err, p->errlen, "report: cannot read %s: %s", what, sqlite3_errmsg(p->db));
+    return -1;
+}
+
+/* --- reading the summary JSON --------------------------------------------------------------- */
+
+/* Step the lookup of `path`; returns 1 with the row ready (column 1 = the value) when the path
+ * exists and is not null, 0 otherwise. p->type holds json_type ("" when absent). */
+static int jfind(struct page *p, const char *path)
+{
+    sqlite3_reset(p->get);
+    sqlite3_bind_text(p->get, 2, path, -1, SQLITE_TRANSIENT);
+    p->type[0] = '\0';
+    if (sqlite3_step(p->get) != SQLITE_ROW || sqlite3_column_type(p->get, 0) == SQLITE_NULL)
+        return 0;
+    snprintf(p->type, sizeof(p->type), "%s", (const char *)sqlite3_column_text(p->get, 0));
+    return strcmp(p->type, "null") != 0;
+}
+
+static int jnum(struct page *p, const char *path, double *v)
+{
+    if (!jfind(p, path) || (strcmp(p->type, "integer") && strcmp(p->type, "real")))
+        return 0;
+    *v = sqlite3_column_double(p->get, 1);
+    return 1;
+}
+
+static int jnumf(struct page *p, double *v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int jnumf(struct page *p, double *v, const char *fmt, ...)
+{
+    char path[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof(path), fmt, ap);
+    va_end(ap);
+    return jnum(p, path, v);
+}
+
+/* The value as text (numbers too), or NULL; the caller frees. */
+static char *jstr(struct page *p, const char *path)
+{
+    if (!jfind(p, path))
+        return NULL;
+    const char *t = (const char *)sqlite3_column_text(p->get, 1);
+    return t ? xstrdup(t) : NULL;
+}
+
+static int jtrue(struct page *p, const char *path)
+{
+    return jfind(p, path) && !strcmp(p->type, "true");
+}
+
+/* --- number text ---------------------------------------------------------------------------- */
+
+enum unit { U_CORES, U_MIB, U_BPS, U_BYTES, U_GB, U_GPUS, U_COUNT };
+
+static const char *fmt_bytes(char *b, size_t n, double v, const char *suffix)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    size_t u = 0;
+    double a = fabs(v);
+    while (a >= 1024 && u + 1 < RT_ARRAY_LEN(units)) {
+        a /= 1024;
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(b, n, "%.0f %s%s", v, units[u], suffix);
+    else
+        snprintf(b, n, "%.*f %s%s", a < 10 ? 2 : a < 100 ? 1 : 0, v, units[u], suffix);
+    return b;
+}
+
+static const char *fmt_mib(char *b, size_t n, double mib)
+{
+    if (fabs(mib) >= 1024)
+        snprintf(b, n, "%.*f GiB", fabs(mib) < 10240 ? 2 : 1, mib / 1024);
+    else
+        snprintf(b, n, "%.*f MiB", fabs(mib) < 10 ? 2 : 1, mib);
+    return b;
+}
+
+/* A value with its unit, as the tables and axis labels print it. */
+static const char *fmt_unit(char *b, size_t n, double v, enum unit u)
+{
+    switch (u) {
+    case U_CORES:
+        snprintf(b, n, "%.2f", v);
+        break;
+    case U_MIB:
+        return fmt_mib(b, n, v);
+    case U_BPS:
+        return fmt_bytes(b, n, v, "/s");
+    case U_BYTES:
+        return fmt_bytes(b, n, v, "");
+    case U_GB:
+        snprintf(b, n, "%.2f GB", v);
+        break;
+    case U_GPUS:
+        snprintf(b, n, "%.2f", v);
+        break;
+    case U_COUNT:
+        snprintf(b, n, "%.1f", v);
+        break;
+    }
+    return b;
+}
+
+static const char *fmt_duration(char *b, size_t n, double s)
+{
+    if (s < 60) {
+        snprintf(b, n, "%.2f s", s);
+        return b;
+    }
+    long t = lround(s);
+    snprintf(b, n, "%.1f s (%ld:%02ld:%02ld)", s, t / 3600, t / 60 % 60, t % 60);
+    return b;
+}
+
+static const char *fmt_utc(char *b, size_t n, double epoch)
+{
+    time_t t = (time_t)floor(epoch);
+    struct tm tm;
+    if (!gmtime_r(&t, &tm)) {
+        snprintf(b, n, "%.3f", epoch);
+        return b;
+    }
+    strftime(b, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return b;
+}
+
+/* --- page parts ----------------------------------------------------------------------------- */
+
+static const char css[] =
+    ":root{color-scheme:light}"
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,"
+    "sans-serif;color:#111;background:#fff;max-width:980px;margin:0 auto;padding:16px 20px}"
+    "h1{font-size:1.5em;margin:.2em 0;overflow-wrap:anywhere}"
+    "h2{font-size:1.15em;margin:1.4em 0 .4em;border-bottom:2px solid #333;padding-bottom:2px}"
+    "h3{font-size:1em;margin:1em 0 .3em}"
+    ".sub{color:#444;margin:0 0 1em}"
+    "table{border-collapse:collapse;margin:.3em 0 .8em}"
+    "th,td{border:1px solid #bbb;padding:3px 8px;text-align:left;vertical-align:top}"
+    "thead th{background:#eee}"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    "table.facts th{font-weight:600;background:#f4f4f4;white-space:nowrap}"
+    "table.facts td{overflow-wrap:anywhere}"
+    "code,pre{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace}"
+    "pre.metaflow{border:1px solid #999;border-left:4px solid #333;padding:6px 10px;"
+    "background:#f7f7f7;white-space:pre-wrap;overflow-wrap:anywhere}"
+    "p.rec{font-size:1.15em;font-weight:600;margin:.3em 0}"
+    ".cols{display:flex;flex-wrap:wrap;gap:0 28px}"
+    ".muted{color:#555}"
+    "figure{margin:0 0 18px;break-inside:avoid;page-break-inside:avoid}"
+    "figcaption{font-size:.9em;color:#444}"
+    "svg.chart{width:100%;height:auto;max-width:900px;display:block;border:1px solid #ccc}"
+    "svg.chart text{font:12px system-ui,Arial,sans-serif;fill:#222}"
+    "svg.chart text.title{font-weight:700;font-size:14px}"
+    "footer{margin-top:2em;border-top:1px solid #999;padding-top:4px;color:#555;"
+    "font-size:.85em}"
+    "@page{margin:14mm}"
+    "@media print{body{max-width:none;padding:0;font-size:10.5pt}"
+    "h2{break-after:avoid;page-break-after:avoid}"
+    "section.stats,section.recommendation,section.top,table{break-inside:avoid;"
+    "page-break-inside:avoid}"
+    "thead th,table.facts th,pre.metaflow{background:none}"
+    "svg.chart{max-width:100%;border-color:#888}}";
+
+/* One row of the facts table when the value exists. */
+static void fact_text(struct page *p, const char *label, const char *path)
+{
+    char *v = jstr(p, path);
+    if (!v)
+        return;
+    putf(p, "<tr><th>%s</th><td>", label);
+    put_esc(p, v);
+    put(p, "</td></tr>\n");
+    free(v);
+}
+
+/* An argument as a POSIX shell would need it quoted. */
+static void put_shell_word(struct page *p, const char *w)
+{
+    if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                        "_@%+=:,./-") == strlen(w)) {
+        put_esc(p, w);
+        return;
+    }
+    put(p, "&#39;");
+    for (const char *s = w; *s; s++) {
+        if (*s == '\'') {
+            put(p, "&#39;\\&#39;&#39;");
+        } else {
+            char c[2] = {*s, '\0'};
+            put_esc(p, c);
+        }
+    }
+    put(p, "&#39;");
+}
+
+/* Rows of json_each over `path`: key, value, type. */
+static sqlite3_stmt *jeach(struct page *p, const char *path)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->db, "SELECT key, value, type FROM json_each(?1, ?2)", -1, &st,
+                           NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_text(st, 1, p->json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    return st;
+}
+
+static int section_run(struct page *p)
+{
+    char b[128], b2[128];
+    double v;
+    put(p, "<section class=\"run\"><h2>Run</h2>\n<table class=\"facts\">\n");
+    if (jfind(p, "$.run.command") && !strcmp(p->type, "array")) {
+        sqlite3_stmt *st = jeach(p, "$.run.command");
+        if (!st)
+            return db_fail(p, "the summary");
+        put(p, "<tr><th>command</th><td><code>");
+        for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
+            const char *w = (const char *)sqlite3_column_text(st, 1);
+            if (i)
+                put(p, " ");
+            put_shell_word(p, w ? w : "");
+        }
+        put(p, "</code></td></tr>\n");
+        sqlite3_finalize(st);
+    }
+    static const char *const meta[][2] = {
+        {"job", "$.run.job_name"},
+        {"project", "$.run.project_name"},
+        {"stage", "$.run.stage_name"},
+        {"task", "$.run.task_name"},
+        {"team", "$.run.team"},
+        {"environment", "$.run.env"},
+        {"language", "$.run.language"},
+        {"orchestrator", "$.run.orchestrator"},
+        {"executor", "$.run.executor"},
+        {"external run id", "$.run.external_run_id"},
+        {"container image", "$.run.container_image"},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(meta); i++)
+        fact_text(p, meta[i][0], meta[i][1]);
+    if (jfind(p, "$.run.tags") && !strcmp(p->type, "object")) {
+        sqlite3_stmt *st = jeach(p, "$.run.tags");
+        if (!st)
+            return db_fail(p, "the summary");
+        int any = 0;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *k = (const char *)sqlite3_column_text(st, 0);
+            const char *val = (const char *)sqlite3_column_text(st, 1);
+            put(p, any ? ", " : "<tr><th>tags</th><td>");
+            any = 1;
+            put(p, "<code>");
+            put_esc(p, k ? k : "");
+            put(p, "=");
+            put_esc(p, val ? val : "");
+            put(p, "</code>");
+        }
+        if (any)
+            put(p, "</td></tr>\n");
+        sqlite3_finalize(st);
+    }
+    if (jnum(p, "$.run.started_at", &v)) {
+        putf(p, "<tr><th>started</th><td>%s</td></tr>\n", fmt_utc(b, sizeof(b), v));
+    }
+    if (jnum(p, "$.run.ended_at", &v))
+        putf(p, "<tr><th>ended</th><td>%s</td></tr>\n", fmt_utc(b, sizeof(b), v));
+    if (jnum(p, "$.run.duration_s", &v))
+        putf(p, "<tr><th>duration</th><td>%s</td></tr>\n", fmt_duration(b, sizeof(b), v));
+    /* status: "finished, exit code 0 (exited)" */
+    char *status = jstr(p, "$.run.status");
+    char *reason = jstr(p, "$.run.end_reason");
+    put(p, "<tr><th>status</th><td>");
+    put_esc(p, status ? status : "unknown");
+    if (jtrue(p, "$.run.in_progress"))
+        put(p, " (still recording)");
+    if (jnum(p, "$.run.exit_code", &v))
+        putf(p, ", exit code %.0f", v);
+    if (jnum(p, "$.run.exit_signal", &v))
+        putf(p, ", signal %.0f", v);
+    if (reason) {
+        put(p, " (");
+        put_esc(p, reason);
+        put(p, ")");
+    }
+    put(p, "</td></tr>\n");
+    free(status);
+    free(reason);
+    if (jnum(p, "$.run.samples", &v)) {
+        putf(p, "<tr><th>samples</th><td>%.0f after the baseline", v);
+        if (jnum(p, "$.run.interval_s", &v))
+            putf(p, ", every %g s", v);
+        put(p, "</td></tr>\n");
+    }
+    fact_text(p, "mode", "$.run.mode");
+    fact_text(p, "tracked pid", "$.run.pid");
+    if (jnum(p, "$.run.id", &v)) {
+        putf(p, "<tr><th>run</th><td>%.0f", v);
+        char *uuid = jstr(p, "$.run.uuid");
+        if (uuid) {
+            put(p, " (<code>");
+            put_esc(p, uuid);
+            put(p, "</code>)");
+            free(uuid);
+        }
+        put(p, "</td></tr>\n");
+    }
+    put(p, "</table>\n");
+
+    put(p, "<h3>Host</h3>\n<table class=\"facts\">\n");
+    fact_text(p, "hostname", "$.host.hostname");
+    fact_text(p, "CPU", "$.host.cpu_model");
+    fact_text(p, "vCPUs", "$.host.vcpus");
+    if (jnum(p, "$.host.memory_mib", &v))
+        putf(p, "<tr><th>memory</th><td>%s</td></tr>\n", fmt_mib(b, sizeof(b), v));
+    fact_text(p, "operating system", "$.host.os");
+    fact_text(p, "kernel", "$.host.kernel");
+    double gpus = 0;
+    if (jnum(p, "$.host.gpu_count", &gpus) && gpus > 0) {
+        char *model = jstr(p, "$.host.gpu_model");
+        putf(p, "<tr><th>GPUs</th><td>%.0f", gpus);
+        if (model) {
+            put(p, " × ");
+            put_esc(p, model);
+            free(model);
+        }
+        if (jnum(p, "$.host.gpu_memory_mib", &v))
+            putf(p, ", %s VRAM in all", fmt_mib(b2, sizeof(b2), v));
+        put(p, "</td></tr>\n");
+    }
+    put(p, "</table>\n</section>\n");
+    return 0;
+}
+
+static const struct stat_row {
+    const char *key, *label;
+    enum unit unit;
+} stat_rows[] = {
+    {"cpu_cores", "CPU (cores)", U_CORES},
+    {"memory_mib", "memory (process: PSS, system: used)", U_MIB},
+    {"disk_read_bytes_per_s", "disk read", U_BPS},
+    {"disk_write_bytes_per_s", "disk write", U_BPS},
+    {"net_recv_bytes_per_s", "network received", U_BPS},
+    {"net_sent_bytes_per_s", "network sent", U_BPS},
+    {"gpu_usage", "GPU usage (GPUs)", U_GPUS},
+    {"gpu_vram_mib", "GPU memory", U_MIB},
+    {"gpus_used", "GPUs in use", U_COUNT},
+};
+
+static void stat_cells(struct page *p, const char *side, const struct stat_row *r)
+{
+    static const char *const stats[] = {"mean", "p50", "p95", "max"};
+    char b[64];
+    for (size_t i = 0; i < RT_ARRAY_LEN(stats); i++) {
+        double v;
+        if (jnumf(p, &v, "$.%s.%s.%s", side, r->key, stats[i]))
+            putf(p, "<td class=\"n\">%s</td>", fmt_unit(b, sizeof(b), v, r->unit));
+        else
+            put(p, "<td class=\"n\">–</td>");
+    }
+}
+
+static void section_stats(struct page *p)
+{
+    char b[64];
+    double v;
+    int has_process = jfind(p, "$.process") && !strcmp(p->type, "object");
+    put(p, "<section class=\"stats\"><h2>Usage</h2>\n");
+    if (!has_process)
+        put(p, "<p class=\"muted\">A system-only recording: no process tree was tracked.</p>\n");
+    put(p, "<table class=\"stats\">\n<thead><tr><th rowspan=\"2\">metric</th>"
+           "<th colspan=\"4\">process tree</th><th colspan=\"4\">system</th></tr>\n<tr>");
+    for (int s = 0; s < 2; s++)
+        put(p, "<th class=\"n\">mean</th><th class=\"n\">p50</th><th class=\"n\">p95</th>"
+               "<th class=\"n\">max</th>");
+    put(p, "</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < RT_ARRAY_LEN(stat_rows); i++) {
+        const struct stat_row *r = &stat_rows[i];
+        /* GPU rows only where a GPU was there to measure */
+        if (!jnumf(p, &v, "$.process.%s.max", r->key) && !jnumf(p, &v, "$.system.%s.max", r->key))
+            continue;
+        putf(p, "<tr><th>%s</th>", r->label);
+        stat_cells(p, "process", r);
+        stat_cells(p, "system", r);
+        put(p, "</tr>\n");
+    }
+    put(p, "</tbody></table>\n");
+
+    static const char *const totals[][2] = {
+        {"disk_read_bytes", "disk read"},
+        {"disk_write_bytes", "disk written"},
+        {"net_recv_bytes", "network received"},
+        {"net_sent_bytes", "network sent"},
+    };
+    put(p, "<h3>Totals over the run</h3>\n<table class=\"totals\">\n<thead><tr><th></th>"
+           "<th class=\"n\">process tree</th><th class=\"n\">system</th></tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < RT_ARRAY_LEN(totals); i++) {
+        putf(p, "<tr><th>%s</th>", totals[i][1]);
+        for (int s = 0; s < 2; s++) {
+            if (jnumf(p, &v, "$.%s.%s", s ? "system" : "process", totals[i][0]))
+                putf(p, "<td class=\"n\">%s</td>", fmt_bytes(b, sizeof(b), v, ""));
+            else
+                put(p, "<td class=\"n\">–</td>");
+        }
+        put(p, "</tr>\n");
+    }
+    put(p, "</tbody></table>\n</section>\n");
+}
+
+static void pct_row(struct page *p, const char *label, const char *path)
+{
+    double v;
+    if (jnum(p, path, &v))
+        putf(p, "<tr><th>%s</th><td class=\"n\">%.1f %%</td></tr>\n", label, v);
+}
+
+static void server_part(struct page *p)
+{
+    char b[64];
+    double v, price = NAN, secs;
+    if (!jfind(p, "$.server") || strcmp(p->type, "object") != 0) {
+        char *why = jstr(p, "$.server_error"); /* asked for, but Keeper did not answer */
+        if (why) {
+            put(p, "<p class=\"muted\">No server recommendation: ");
+            put_esc(p, why);
+            put(p, "</p>\n");
+            free(why);
+        }
+        return;
+    }
+    put(p, "<h3>Cheapest matching server (Spare Cores Keeper)</h3>\n<table class=\"facts\">\n");
+    char *name = jstr(p, "$.server.display_name");
+    if (!name)
+        name = jstr(p, "$.server.name");
+    if (!name)
+        name = jstr(p, "$.server.server_id");
+    if (name) {
+        put(p, "<tr><th>server</th><td>");
+        put_esc(p, name);
+        put(p, "</td></tr>\n");
+        free(name);
+    }
+    fact_text(p, "vendor", "$.server.vendor_id");
+    fact_text(p, "API reference", "$.server.api_reference");
+    fact_text(p, "vCPUs", "$.server.vcpus");
+    if (jnum(p, "$.server.memory_amount", &v))
+        putf(p, "<tr><th>memory</th><td>%s</td></tr>\n", fmt_mib(b, sizeof(b), v));
+    if (jnum(p, "$.server.gpu_count", &v) && v > 0) {
+        char *model = jstr(p, "$.server.gpu_model");
+        putf(p, "<tr><th>GPUs</th><td>%.0f", v);
+        if (model) {
+            put(p, " × ");
+            put_esc(p, model);
+            free(model);
+        }
+        put(p, "</td></tr>\n");
+    }
+    if (jnum(p, "$.server.min_price_ondemand", &price))
+        putf(p, "<tr><th>on-demand price</th><td>$%.4f per hour</td></tr>\n", price);
+    if (!isnan(price) && jnum(p, "$.run.duration_s", &secs))
+        putf(p, "<tr><th>this run on it</th><td>about $%.6f</td></tr>\n", price / 3600 * secs);
+    put(p, "</table>\n");
+}
+
+static void section_recommendation(struct page *p)
+{
+    double v;
+    put(p, "<section class=\"recommendation\"><h2>Recommendation</h2>\n");
+    char *text = jstr(p, "$.recommendation.text");
+    char *mf = jstr(p, "$.recommendation.metaflow");
+    if (text) {
+        put(p, "<p class=\"rec\">");
+        put_esc(p, text);
+        put(p, "</p>\n");
+    }
+    if (mf) {
+        put(p, "<pre class=\"metaflow\"><code>");
+        put_esc(p, mf);
+        put(p, "</code></pre>\n");
+    }
+    free(text);
+    free(mf);
+    put(p, "<div class=\"cols\"><div>\n<table class=\"facts\">\n");
+    if (jnum(p, "$.recommendation.cpu", &v)) {
+        putf(p, "<tr><th>vCPUs</th><td class=\"n\">%.0f", v);
+        if (jnum(p, "$.recommendation.cpu_p95", &v))
+            putf(p, " (%.0f to keep up in 95 %% of the intervals)", v);
+        put(p, "</td></tr>\n");
+    }
+    if (jnum(p, "$.recommendation.memory_mib", &v))
+        putf(p, "<tr><th>memory</th><td class=\"n\">%.0f MiB</td></tr>\n", v);
+    if (jnum(p, "$.recommendation.gpu", &v) && v > 0) {
+        putf(p, "<tr><th>GPUs</th><td class=\"n\">%.0f</td></tr>\n", v);
+        if (jnum(p, "$.recommendation.vram_mib", &v))
+            putf(p, "<tr><th>VRAM</th><td class=\"n\">%.0f MiB</td></tr>\n", v);
+    }
+    put(p, "</table>\n</div><div>\n<table class=\"facts efficiency\">\n"
+           "<caption class=\"muted\">efficiency: used / what the host has</caption>\n");
+    pct_row(p, "CPU", "$.efficiency.cpu_pct");
+    pct_row(p, "memory", "$.efficiency.memory_pct");
+    pct_row(p, "GPU", "$.efficiency.gpu_pct");
+    pct_row(p, "VRAM", "$.efficiency.vram_pct");
+    char *alloc = jstr(p, "$.allocation");
+    if (alloc) {
+        put(p, "<tr><th>allocation</th><td>");
+        put_esc(p, alloc);
+        put(p, !strcmp(alloc, "shared") ? " (other processes used the host too)"
+                                        : " (the job had the host to itself)");
+        put(p, "</td></tr>\n");
+        free(alloc);
+    }
+    put(p, "</table>\n</div></div>\n");
+    server_part(p);
+    put(p, "</section>\n");
+}
+
+static int top_table(struct page *p, const char *path, const char *title, const char *col,
+                     const char *key, int mib)
+{
+    char q[200], b[64];
+    snprintf(q, sizeof(q),
+             "SELECT json_extract(value, '$.pid'), json_extract(value, '$.name'), "
+             "json_extract(value, '$.%s') FROM json_each(?1, ?2)",
+             key);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->db, q, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(p, "the summary");
+    sqlite3_bind_text(st, 1, p->json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    putf(p,
+         "<div><h3>%s</h3>\n<table class=\"top\">\n<thead><tr><th class=\"n\">pid</th>"
+         "<th>name</th><th class=\"n\">%s</th></tr></thead>\n<tbody>\n",
+         title, col);
+    int rows = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *pid = (const char *)sqlite3_column_text(st, 0);
+        const char *name = (const char *)sqlite3_column_text(st, 1);
+        put(p, "<tr><td class=\"n\">");
+        put_esc(p, pid ? pid : "–");
+        put(p, "</td><td>");
+        put_esc(p, name ? name : "–");
+        if (sqlite3_column_type(st, 2) == SQLITE_NULL)
+            put(p, "</td><td class=\"n\">–</td></tr>\n");
+        else if (mib)
+            putf(p, "</td><td class=\"n\">%s</td></tr>\n",
+                 fmt_mib(b, sizeof(b), sqlite3_column_double(st, 2)));
+        else
+            putf(p, "</td><td class=\"n\">%.2f</td></tr>\n", sqlite3_column_double(st, 2));
+        rows++;
+    }
+    if (!rows)
+        put(p, "<tr><td colspan=\"3\" class=\"muted\">none</td></tr>\n");
+    put(p, "</tbody></table></div>\n");
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int section_top(struct page *p)
+{
+    if (!jfind(p, "$.top_processes") || strcmp(p->type, "object") != 0)
+        return 0;
+    put(p, "<section class=\"top\"><h2>Top processes</h2>\n<div class=\"cols\">\n");
+    if (top_table(p, "$.top_processes.by_cpu", "by CPU time", "CPU s", "cpu_s", 0) != 0 ||
+        top_table(p, "$.top_processes.by_pss", "by peak memory (PSS)", "PSS", "pss_mib", 1) != 0)
+        return -1;
+    put(p, "</div>\n</section>\n");
+    return 0;
+}
+
+/* --- charts --------------------------------------------------------------------------------- */
+
+/* Columns of the chart query (after the time, column 0). */
+enum col {
+    C_PCPU = 1,
+    C_SCPU,
+    C_PMEM,
+    C_SMEM,
+    C_PREAD,
+    C_PWRITE,
+    C_SREAD,
+    C_SWRITE,
+    C_RX,
+    C_TX,
+    C_SPACE,
+    C_PGPU,
+    C_SGPU,
+    C_PVRAM,
+    C_SVRAM,
+    C_N
+};
+
+/* Seconds since the first sample of the run (the monotonic clock, so a wall-clock step cannot
+ * fold the time axis), then the charted values: python_combined's columns, and the I/O and
+ * network rates from the per-interval byte counts of `samples` divided by their interval. */
+static const char chart_sql[] =
+    "SELECT s.mono - ?2, pc.process_cpu_usage, pc.system_cpu_usage, pc.process_memory_mib, "
+    "pc.system_memory_used_mib, s.proc_read_bytes / s.interval_s, "
+    "s.proc_write_bytes / s.interval_s, s.disk_read_bytes / s.interval_s, "
+    "s.disk_write_bytes / s.interval_s, s.net_rx_bytes / s.interval_s, "
+    "s.net_tx_bytes / s.interval_s, pc.system_disk_space_used_gb, pc.process_gpu_usage, "
+    "pc.system_gpu_usage, pc.process_gpu_vram_mib, pc.system_gpu_vram_mib "
+    "FROM python_combined pc JOIN samples s ON s.id = pc.sample_id "
+    "WHERE pc.run_id = ?1 ORDER BY pc.seq";
+
+struct points {
+    int n;           /* points (buckets that got a sample) */
+    int64_t samples; /* rows they stand for */
+    double span;     /* seconds from the first sample to the last */
+    double bucket_s; /* width of a bucket, 0 when every sample is a point */
+    double x[RT_REPORT_MAX_POINTS];
+    double v[C_N][RT_REPORT_MAX_POINTS];
+    unsigned char has[C_N][RT_REPORT_MAX_POINTS];
+    int nhas[C_N]; /* points with a value, per column */
+};
+
+/* Downsampling: a run longer than RT_REPORT_MAX_POINTS samples is cut into that many buckets
+ * of equal time, and each bucket becomes one point at the time of its last sample holding,
+ * per series, the bucket's largest value. The maximum rather than the mean, because what a
+ * reader looks for in a resource chart is the peak (the memory high-water mark, a burst of
+ * I/O) and an average would flatten exactly that; a run of any length gives at most
+ * RT_REPORT_MAX_POINTS points per series, so the page stays small (a little over 100 KB of charts).
+ * Shorter runs are drawn sample by sample. A bucket can only be empty when the recording has
+ * a gap (fewer points then); a sample without a value (NULL: unknown) takes no part in its
+ * bucket's maximum. */
+static int load_points(struct page *p, int64_t run_id, struct points *pts)
+{
+    memset(pts, 0, sizeof(*pts));
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->db,
+                           "SELECT count(*) FILTER (WHERE kind <> 'baseline'), "
+                           "min(mono) FILTER (WHERE kind <> 'baseline'), "
+                           "max(mono) FILTER (WHERE kind <> 'baseline'), min(mono) "
+                           "FROM samples WHERE run_id = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(p, "the samples");
+    sqlite3_bind_int64(st, 1, run_id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return db_fail(p, "the samples");
+    }
+    int64_t n = sqlite3_column_int64(st, 0);
+    double first = sqlite3_column_double(st, 1), last = sqlite3_column_double(st, 2);
+    double origin = sqlite3_column_double(st, 3);
+    sqlite3_finalize(st);
+    pts->samples = n;
+    if (n == 0)
+        return 0;
+    int buckets = n > RT_REPORT_MAX_POINTS ? RT_REPORT_MAX_POINTS : (int)n;
+    double width = n > RT_REPORT_MAX_POINTS ? (last - first) / buckets : 0;
+    pts->bucket_s = width;
+    if (sqlite3_prepare_v2(p->db, chart_sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(p, "the samples");
+    sqlite3_bind_int64(st, 1, run_id);
+    sqlite3_bind_double(st, 2, origin);
+    int cur = -1;
+    int64_t row = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        double x = sqlite3_column_double(st, 0);
+        int b;
+        if (width > 0) {
+            double f = (x - (first - origin)) / width;
+            b = f >= buckets ? buckets - 1 : f < 0 ? 0 : (int)f;
+        } else {
+            b = row < buckets ? (int)row : buckets - 1;
+        }
+        row++;
+        if (b < cur) /* the clock went back: keep filling the current bucket */
+            b = cur;
+        if (b != cur) {
+            cur = b;
+            pts->n++;
+        }
+        int i = pts->n - 1;
+        pts->x[i] = x;
+        for (int c = 1; c < C_N; c++) {
+            if (sqlite3_column_type(st, c) == SQLITE_NULL)
+                continue;
+            double v = sqlite3_column_double(st, c);
+            if (!pts->has[c][i] || v > pts->v[c][i])
+                pts->v[c][i] = v;
+            pts->has[c][i] = 1;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return db_fail(p, "the samples");
+    pts->span = pts->n ? pts->x[pts->n - 1] : 0;
+    for (int c = 1; c < C_N; c++)
+        for (int i = 0; i < pts->n; i++)
+            pts->nhas[c] += pts->has[c][i];
+    return 0;
+}
+
+struct series_def {
+    const char *name, *label;
+    int col;
+    const char *color, *dash; /* dash NULL: solid */
+};
+
+struct chart_def {
+    const char *id, *title;
+    enum unit unit;
+    int gpu;
+    struct series_def s[4];
+};
+
+/* Colours from the Okabe-Ito palette (distinct for colour-blind readers), and every series of
+ * a chart has its own dash pattern too, so a grey print or a monochrome reader tells them
+ * apart. */
+#define BLUE   "#0072B2"
+#define ORANGE "#D55E00"
+#define GREEN  "#009E73"
+#define PURPLE "#CC79A7"
+
+static const struct chart_def charts[] = {
+    {"cpu",
+     "CPU (cores)",
+     U_CORES,
+     0,
+     {{"process", "process tree", C_PCPU, BLUE, NULL},
+      {"system", "system", C_SCPU, ORANGE, "7 4"}}},
+    {"memory",
+     "Memory (MiB)",
+     U_MIB,
+     0,
+     {{"process", "process tree PSS", C_PMEM, BLUE, NULL},
+      {"system", "system used", C_SMEM, ORANGE, "7 4"}}},
+    {"disk-io",
+     "Disk I/O (bytes/s)",
+     U_BPS,
+     0,
+     {{"process-read", "process read", C_PREAD, BLUE, NULL},
+      {"process-write", "process write", C_PWRITE, GREEN, "2 3"},
+      {"system-read", "system read", C_SREAD, ORANGE, "7 4"},
+      {"system-write", "system write", C_SWRITE, PURPLE, "10 3 2 3"}}},
+    {"network",
+     "Network (bytes/s, system)",
+     U_BPS,
+     0,
+     {{"recv", "received", C_RX, BLUE, NULL}, {"sent", "sent", C_TX, ORANGE, "7 4"}}},
+    {"disk-space",
+     "Disk space used (GB, system)",
+     U_GB,
+     0,
+     {{"system", "system used", C_SPACE, BLUE, NULL}}},
+    {"gpu",
+     "GPU usage (GPUs)",
+     U_GPUS,
+     1,
+     {{"process", "process tree", C_PGPU, BLUE, NULL},
+      {"system", "system", C_SGPU, ORANGE, "7 4"}}},
+    {"vram",
+     "GPU memory (MiB)",
+     U_MIB,
+     1,
+     {{"process", "process tree", C_PVRAM, BLUE, NULL},
+      {"system", "system", C_SVRAM, ORANGE, "7 4"}}},
+};
+
+/* The smallest of 1, 2, 2.5, 5 x 10^k that is >= v (v > 0). */
+static double nice_ceil(double v)
+{
+    double e = pow(10, floor(log10(v)));
+    static const double steps[] = {1, 2, 2.5, 5, 10};
+    for (size_t i = 0; i < RT_ARRAY_LEN(steps); i++)
+        if (steps[i] * e >= v * (1 - 1e-9))
+            return steps[i] * e;
+    return 10 * e;
+}
+
+/* Binary units step by 1024: scale to the unit the label will use, so the top of the axis is
+ * a round number of that unit (2.5 GiB/s, not 2.33). */
+static double unit_scale(double v, enum unit u)
+{
+    double k = 1;
+    if (u == U_BPS || u == U_BYTES)
+        while (v / k >= 1024 && k < 1125899906842624.0)
+            k *= 1024;
+    else if (u == U_MIB && v >= 1024)
+        k = 1024;
+    return k;
+}
+
+static double axis_top(double ymax, enum unit u)
+{
+    if (!(ymax > 0))
+        return 1;
+    double k = unit_scale(ymax, u);
+    return nice_ceil(ymax / k) * k;
+}
+
+/* An axis label: up to three significant digits, the unit scaled to the value. */
+static const char *fmt_axis(char *b, size_t n, double v, enum unit u)
+{
+    static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double k = unit_scale(v, u);
+    int i = 0;
+    for (double x = k; x >= 1024; x /= 1024)
+        i++;
+    switch (u) {
+    case U_BPS:
+    case U_BYTES:
+        snprintf(b, n, "%.3g %s%s", v / k, bytes[i], u == U_BPS ? "/s" : "");
+        break;
+    case U_MIB:
+        snprintf(b, n, "%.3g %s", v / k, k > 1 ? "GiB" : "MiB");
+        break;
+    case U_GB:
+        snprintf(b, n, "%.3g GB", v);
+        break;
+    default:
+        snprintf(b, n, "%.3g", v);
+        break;
+    }
+    return b;
+}
+
+/* Time tick spacing: about 4 to 8 ticks over the span, on round seconds/minutes/hours. */
+static double tick_step(double span)
+{
+    static const double steps[] = {0.1,  0.2,   0.5,   1,     2,     5,      10,    15,
+                                   30,   60,    120,   300,   600,   900,    1800,  3600,
+                                   7200, 10800, 21600, 43200, 86400, 172800, 604800};
+    for (size_t i = 0; i < RT_ARRAY_LEN(steps); i++)
+        if (span / steps[i] <= 7)
+            return steps[i];
+    return steps[RT_ARRAY_LEN(steps) - 1] * ceil(span / 7 / 604800);
+}
+
+static const char *fmt_tick(char *b, size_t n, double t, double step)
+{
+    if (step < 60 || fmod(step, 60) != 0)
+        snprintf(b, n, "%g s", t);
+    else if (step < 3600 || fmod(step, 3600) != 0)
+        snprintf(b, n, "%g min", t / 60);
+    else
+        snprintf(b, n, "%g h", t / 3600);
+    return b;
+}
+
+enum { SVG_W = 900, SVG_H = 270, PAD_L = 84, PAD_R = 18, PAD_T = 48, PAD_B = 36 };
+
+static void chart(struct page *p, const struct chart_def *c, const struct points *pts)
+{
+    const double pw = SVG_W - PAD_L - PAD_R, ph = SVG_H - PAD_T - PAD_B;
+    char b[64];
+    int ns = 0;
+    while (ns < 4 && c->s[ns].name)
+        ns++;
+    double ymax = 0;
+    for (int k = 0; k < ns; k++)
+        for (int i = 0; i < pts->n; i++)
+            if (pts->has[c->s[k].col][i] && pts->v[c->s[k].col][i] > ymax)
+                ymax = pts->v[c->s[k].col][i];
+    double top = axis_top(ymax, c->unit);
+    double span = pts->span > 0 ? pts->span : 1;
+
+    put(p, "<figure>\n");
+    putf(p,
+         "<svg class=\"chart\" id=\"chart-%s\" data-points=\"%d\" viewBox=\"0 0 %d %d\" "
+         "width=\"%d\" height=\"%d\" role=\"img\" aria-labelledby=\"chart-%s-title\">\n"
+         "<title id=\"chart-%s-title\">%s</title>\n"
+         "<text class=\"title\" x=\"%d\" y=\"18\">%s</text>\n",
+         c->id, pts->n, SVG_W, SVG_H, SVG_W, SVG_H, c->id, c->id, c->title, PAD_L, c->title);
+
+    /* legend: a sample of each line's stroke, then its name */
+    double lx = PAD_L;
+    for (int k = 0; k < ns; k++) {
+        const struct series_def *s = &c->s[k];
+        int drawn = pts->nhas[s->col] > 0;
+        putf(p,
+             "<line x1=\"%.0f\" y1=\"33\" x2=\"%.0f\" y2=\"33\" stroke=\"%s\" "
+             "stroke-width=\"2.5\"%s%s%s/>"
+             "<text x=\"%.0f\" y=\"37\">%s%s</text>\n",
+             lx, lx + 30, s->color, s->dash ? " stroke-dasharray=\"" : "", s->dash ? s->dash : "",
+             s->dash ? "\"" : "", lx + 36, s->label, drawn ? "" : " (not recorded)");
+        lx += 36 + 7.2 * (double)(strlen(s->label) + (drawn ? 0 : 15)) + 22;
+    }
+
+    /* y axis: 0, half and the top, with light grid lines */
+    for (int g = 0; g <= 2; g++) {
+        double y = PAD_T + ph - ph * g / 2.0;
+        putf(p,
+             "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\"%s/>"
+             "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+             PAD_L, y, PAD_L + pw, y, g ? "#ccc" : "#333", g ? " stroke-dasharray=\"3 3\"" : "",
+             PAD_L - 6, y + 4, fmt_axis(b, sizeof(b), top * g / 2.0, c->unit));
+    }
+    putf(p, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.0f\" stroke=\"#333\"/>\n", PAD_L, PAD_T,
+         PAD_L, PAD_T + ph);
+    /* x axis: seconds since the start, on round steps */
+    double step = tick_step(span);
+    for (int t = 0; t * step <= span * (1 + 1e-9); t++) {
+        double x = PAD_L + pw * (t * step) / span;
+        putf(p,
+             "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#333\"/>"
+             "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+             x, PAD_T + ph, x, PAD_T + ph + 5, x, PAD_T + ph + 19,
+             fmt_tick(b, sizeof(b), t * step, step));
+    }
+    putf(p, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"axis\">time since start</text>\n",
+         SVG_W - PAD_R, SVG_H - 3);
+
+    /* The series: one polyline each, one vertex per point. A point whose bucket has no value
+     * (a sample the collector could not read) repeats the nearest earlier value (the first
+     * known one at the start), so every line has exactly data-points vertices. */
+    for (int k = 0; k < ns; k++) {
+        const struct series_def *s = &c->s[k];
+        if (!pts->nhas[s->col])
+            continue;
+        putf(p,
+             "<polyline class=\"series\" data-series=\"%s\" fill=\"none\" stroke=\"%s\" "
+             "stroke-width=\"1.8\" stroke-linejoin=\"round\"%s%s%s points=\"",
+             s->name, s->color, s->dash ? " stroke-dasharray=\"" : "", s->dash ? s->dash : "",
+             s->dash ? "\"" : "");
+        int first = 0;
+        while (!pts->has[s->col][first])
+            first++;
+        double last = pts->v[s->col][first];
+        for (int i = 0; i < pts->n; i++) {
+            if (pts->has[s->col][i])
+                last = pts->v[s->col][i];
+            double v = last < 0 ? 0 : last;
+            putf(p, "%s%.1f,%.1f", i ? " " : "", PAD_L + pw * pts->x[i] / span,
+                 PAD_T + ph - ph * v / top);
+        }
+        put(p, "\"/>\n");
+        if (pts->n == 1) /* a line of one vertex draws nothing: mark the point */
+            putf(p, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n",
+                 PAD_L + pw * pts->x[0] / span,
+                 PAD_T + ph - ph * fmax(pts->v[s->col][first], 0) / top, s->color);
+    }
+    put(p, "</svg>\n</figure>\n");
+}
+
+static int section_charts(struct page *p, int64_t run_id)
+{
+    struct points *pts = xmalloc(sizeof(*pts));
+    if (load_points(p, run_id, pts) != 0) {
+        free(pts);
+        return -1;
+    }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(p->db,
+                           "SELECT EXISTS (SELECT 1 FROM gpu_samples g JOIN samples s "
+                           "ON s.id = g.sample_id WHERE s.run_id = ?1)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        free(pts);
+        return db_fail(p, "the GPU samples");
+    }
+    sqlite3_bind_int64(st, 1, run_id);
+    int gpu = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+
+    put(p, "<section class=\"charts\"><h2>Over time</h2>\n");
+    if (pts->bucket_s > 0)
+        putf(p,
+             "<p class=\"muted\">%lld samples drawn as %d points: each point is the largest "
+             "value of %.3g s of the run, so peaks stay visible.</p>\n",
+             (long long)pts->samples, pts->n, pts->bucket_s);
+    else if (pts->n == 0)
+        put(p, "<p class=\"muted\">No samples after the baseline yet.</p>\n");
+    for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++)
+        if (!charts[i].gpu || gpu)
+            chart(p, &charts[i], pts);
+    put(p, "</section>\n");
+    free(pts);
+    return 0;
+}
+
+/* --- the page ------------------------------------------------------------------------------- */
+
+int rt_report_html(sqlite3 *db, int64_t run_id, const char *summary_json, struct rt_buf *out,
+                   char *err, size_t errlen)
+{
+    struct page pg = {.db = db, .out = out, .json = summary_json, .err = err, .errlen = errlen};
+    struct page *p = &pg;
+    int rc = -1;
+    if (sqlite3_prepare_v2(db, "SELECT json_type(?1, ?2), json_extract(?1, ?2)", -1, &p->get,
+                           NULL) != SQLITE_OK)
+        return db_fail(p, "the summary");
+    sqlite3_bind_text(p->get, 1, summary_json, -1, SQLITE_STATIC);
+    sqlite3_stmt *st;
+    int valid = 0;
+    if (sqlite3_prepare_v2(db, "SELECT json_valid(?1) AND json_type(?1, '$.run') = 'object'", -1,
+                           &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, summary_json, -1, SQLITE_STATIC);
+        valid = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (!valid) {
+        snprintf(err, errlen, "report: the summary of run %lld is not a JSON object with a run",
+                 (long long)run_id);
+        goto out;
+    }
+
+    char b[128];
+    char *job = jstr(p, "$.run.job_name");
+    char *host = jstr(p, "$.host.hostname");
+    double started = NAN, v;
+    jnum(p, "$.run.started_at", &started);
+    put(p, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+           "style-src 'unsafe-inline'\">\n"
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    putf(p, "<meta name=\"generator\" content=\"rtrack %s\">\n<title>", RTRACK_VERSION);
+    putf(p, "rtrack report: run %lld", (long long)run_id);
+    if (job) {
+        put(p, " (");
+        put_esc(p, job);
+        put(p, ")");
+    }
+    putf(p, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>", css);
+    if (job) {
+        put_esc(p, job);
+        putf(p, " <span class=\"muted\">· run %lld</span>", (long long)run_id);
+    } else {
+        putf(p, "Run %lld", (long long)run_id);
+    }
+    put(p, "</h1>\n<p class=\"sub\">rtrack report");
+    if (host) {
+        put(p, " · ");
+        put_esc(p, host);
+    }
+    if (!isnan(started))
+        putf(p, " · %s", fmt_utc(b, sizeof(b), started));
+    if (jnum(p, "$.run.duration_s", &v))
+        putf(p, " · %s", fmt_duration(b, sizeof(b), v));
+    put(p, "</p>\n</header>\n");
+    free(job);
+    free(host);
+
+    if (section_run(p) != 0)
+        goto out;
+    section_recommendation(p);
+    section_stats(p);
+    if (section_top(p) != 0 || section_charts(p, run_id) != 0)
+        goto out;
+
+    time_t now = time(NULL);
+    putf(p,
+         "<footer>Made by rtrack %s (commit %s) on %s from the recorded samples; "
+         "nothing on this page is fetched from elsewhere.</footer>\n</body>\n</html>\n",
+         RTRACK_VERSION, RTRACK_GIT_COMMIT, fmt_utc(b, sizeof(b), (double)now));
+    rc = 0;
+out:
+    sqlite3_finalize(p->get);
+    return rc;
+}
