@@ -100,7 +100,9 @@ int main(int argc, char **argv)
     struct rt_sysenv env;
     rt_sysenv_live(&env);
     env.root = root;
-    struct rt_collect_cfg cc = {pid, 0, 1.0};
+    /* RTRACK_PROC_SCAN=full: the tree through the /proc scan, as rtrack itself reads it */
+    const char *scan = getenv("RTRACK_PROC_SCAN");
+    struct rt_collect_cfg cc = {pid, 0, 1.0, scan && strcmp(scan, "full") == 0};
     void *st[RT_NCOLLECTORS];
     for (size_t i = 0; i < RT_NCOLLECTORS; i++)
         st[i] = rt_collectors_all[i]->open(&env, &cc);

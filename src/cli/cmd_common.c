@@ -10,9 +10,12 @@
 
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/config.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/collect/collect.h"
 #include "rtrack/base/log.h"
 #include "rtrack/store/store.h"
+#include "rtrack/upload/stream.h"
+#include "rtrack/upload/upload_run.h"
 #include "rtrack/base/util.h"
 
 struct rt_store *cmd_open_store(const struct rt_config *cfg)
@@ -43,6 +46,19 @@ void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char
     d->host = host;
     d->clk_tck = env->clk_tck;
     d->page_size = env->page_size;
+}
+
+struct rt_streamer *cmd_stream_start(const struct rt_config *cfg, const struct rt_env *env,
+                                     int64_t run_id)
+{
+    /* big batches: a streamed run sends what a whole upload interval committed at once */
+    struct rt_upload_opts o = {.batch_rows = 100000,
+                               .inline_max = rt_env_stream_inline_max(env),
+                               .s3_endpoint = env->s3_endpoint,
+                               .s3_region = env->s3_region};
+    rt_env_cloud_opts(env, &o.cloud);
+    return rt_streamer_start(cfg->db, run_id, cfg->upload_interval, env->sentinel_token,
+                             cfg->sentinel_url, &o);
 }
 
 int cmd_option_error(const char *cmd, int c, char **argv)
@@ -86,21 +102,6 @@ long long cmd_resolve_run_id(sqlite3 *db, const char *db_path, const char *arg, 
             rt_err("'%s' has no runs yet", db_path);
     }
     return found;
-}
-
-const char *cmd_default_db(void)
-{
-    const char *env = getenv("RTRACK_DB");
-    return env && *env ? env : "rtrack.db";
-}
-
-double cmd_upload_wait(void)
-{
-    const char *v = getenv("RTRACK_UPLOAD_WAIT");
-    double d;
-    if (v && *v && rt_parse_double(v, &d) == 0 && d >= 0)
-        return d;
-    return 30.0;
 }
 
 /* An output file is written beside its final name and renamed at the end, so a failed export

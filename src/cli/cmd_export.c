@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
 #include "rtrack/store/store.h"
@@ -73,7 +74,7 @@ static int parse_time(sqlite3 *db, const char *s, double run_start, double *out)
     return ok ? 0 : -1;
 }
 
-int cmd_export(int argc, char **argv)
+int cmd_export(int argc, char **argv, const struct rt_env *env)
 {
     static const struct option lopts[] = {
         {"db", required_argument, NULL, 'd'},
@@ -86,7 +87,7 @@ int cmd_export(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *db_path = cmd_default_db();
+    const char *db_path = rt_env_db(env);
     const char *run = "latest", *output = NULL, *since = NULL, *until = NULL, *table = NULL;
     struct rt_export_query q = {RT_FMT_CSV, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 0, 0, 0};
     int c;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/cli/config.h"
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
@@ -19,7 +20,7 @@
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-int cmd_record(int argc, char **argv)
+int cmd_record(int argc, char **argv, const struct rt_env *env)
 {
     struct rt_config cfg;
     int rc = rt_config_load(&cfg, RT_CMD_RECORD, argc, argv);
@@ -27,8 +28,9 @@ int cmd_record(int argc, char **argv)
         return rc < 0 ? RT_EXIT_OK : rc;
     rt_log_quiet(cfg.quiet);
 
-    struct rt_sysenv env;
-    rt_sysenv_live(&env);
+    struct rt_sysenv sys;
+    rt_sysenv_live(&sys);
+    sys.nvml_library = env->nvml_library;
     struct rt_store *store = cmd_open_store(&cfg);
     if (!store) {
         rt_config_free(&cfg);
@@ -36,9 +38,9 @@ int cmd_record(int argc, char **argv)
     }
     struct rt_live *live = NULL;
     struct rt_host_info host;
-    rt_host_info_read(&env, &host);
+    rt_host_info_read(&sys, &host);
     struct rt_run_desc rs;
-    cmd_run_desc(&rs, &cfg, "record", NULL, cfg.pid, &host, &env);
+    cmd_run_desc(&rs, &cfg, "record", NULL, cfg.pid, &host, &sys);
     int64_t run_id;
     int exit_code = RT_EXIT_FAILURE;
     if (rt_store_begin_run(store, &rs, &run_id) != 0) {
@@ -52,12 +54,11 @@ int cmd_record(int argc, char **argv)
         rt_err("cannot wait for signals: %s", rt_strerror(errno));
         goto out_store;
     }
-    struct rt_streamer *stream =
-        rt_streamer_start(cfg.db, run_id, cfg.upload_interval, cfg.sentinel_url);
+    struct rt_streamer *stream = cmd_stream_start(&cfg, env, run_id);
 
     struct rt_sampler smp;
-    struct rt_collect_cfg cc = {cfg.pid, 0, cfg.interval};
-    rt_sampler_open(&smp, &env, &cc, store, cfg.interval);
+    struct rt_collect_cfg cc = {cfg.pid, 0, cfg.interval, rt_env_full_scan(env)};
+    rt_sampler_open(&smp, &sys, &cc, store, cfg.interval);
     smp.live = live;
     double t0 = rt_clock_s(CLOCK_MONOTONIC);
     struct rt_sample *s = rt_sampler_collect(&smp, RT_SAMPLE_BASELINE);
@@ -105,7 +106,7 @@ int cmd_record(int argc, char **argv)
                            RT_NA, reason};
     if (rt_sampler_end(&smp, &e) != 0 && !smp.warned)
         rt_warn("recording failed: %s", rt_store_error(store));
-    rt_streamer_finish(stream, cmd_upload_wait());
+    rt_streamer_finish(stream, rt_env_upload_wait(env));
     exit_code = smp.failed ? RT_EXIT_FAILURE : RT_EXIT_OK;
     rt_note("run %lld: recorded %lld samples over %.2f s in %s (%s)", (long long)run_id,
             (long long)smp.stored, elapsed, cfg.db, reason);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
 #include "rtrack/summary/report.h"
 #include "rtrack/store/store.h"
@@ -41,14 +42,14 @@ static int write_file(const char *path, const struct rt_buf *page)
     return cmd_out_close(&o, ok) == 0 && ok ? 0 : -1;
 }
 
-int cmd_report(int argc, char **argv)
+int cmd_report(int argc, char **argv, const struct rt_env *env)
 {
     static const struct option lopts[] = {
         {"db", required_argument, NULL, 'd'},     {"run", required_argument, NULL, 'r'},
         {"output", required_argument, NULL, 'o'}, {"recommend-server", no_argument, NULL, 1},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
-    const char *db_path = cmd_default_db();
+    const char *db_path = rt_env_db(env);
     const char *run = "latest", *output = NULL;
     int server = 0;
     int c;
@@ -96,11 +97,10 @@ int cmd_report(int argc, char **argv)
     long long run_id = cmd_resolve_run_id(db, db_path, run, NULL);
     if (!run_id)
         goto out;
-    const char *keeper = getenv("RTRACK_KEEPER_URL");
     struct rt_summary_opts so = {
         .run_id = run_id,
         .recommend_server = server,
-        .keeper_url = keeper && *keeper ? keeper : NULL,
+        .keeper_url = env->keeper_url,
     };
     /* one read transaction: the summary and the charts see the same samples even while a
      * recorder is still writing the run */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/cli/config.h"
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
@@ -75,7 +76,7 @@ static int job_exited(pid_t job)
     return waitid(P_PID, (id_t)job, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == job;
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(int argc, char **argv, const struct rt_env *env)
 {
     struct rt_config cfg;
     int rc = rt_config_load(&cfg, RT_CMD_RUN, argc, argv);
@@ -83,18 +84,19 @@ int cmd_run(int argc, char **argv)
         return rc < 0 ? RT_EXIT_OK : rc;
     rt_log_quiet(cfg.quiet);
 
-    struct rt_sysenv env;
-    rt_sysenv_live(&env);
+    struct rt_sysenv sys;
+    rt_sysenv_live(&sys);
+    sys.nvml_library = env->nvml_library;
     struct rt_store *store = cmd_open_store(&cfg);
     if (!store) {
         rt_config_free(&cfg);
         return RT_EXIT_RUN_FAILED;
     }
     struct rt_host_info host;
-    rt_host_info_read(&env, &host);
+    rt_host_info_read(&sys, &host);
     char *cmd_json = argv_json(cfg.command, cfg.ncommand);
     struct rt_run_desc rs;
-    cmd_run_desc(&rs, &cfg, "run", cmd_json, 0, &host, &env);
+    cmd_run_desc(&rs, &cfg, "run", cmd_json, 0, &host, &sys);
     int64_t run_id;
     int exit_code = RT_EXIT_RUN_FAILED;
     if (rt_store_begin_run(store, &rs, &run_id) != 0) {
@@ -106,8 +108,7 @@ int cmd_run(int argc, char **argv)
     if (cfg.output && !(live = rt_live_open(store, cfg.output, cfg.output_csv)))
         goto out_store;
     /* with SENTINEL_API_TOKEN: registered and streamed by a thread, never holding up the job */
-    struct rt_streamer *stream =
-        rt_streamer_start(cfg.db, run_id, cfg.upload_interval, cfg.sentinel_url);
+    struct rt_streamer *stream = cmd_stream_start(&cfg, env, run_id);
 
     int sigs[RT_ARRAY_LEN(forwarded) + 1];
     memcpy(sigs, forwarded, sizeof(forwarded));
@@ -126,7 +127,7 @@ int cmd_run(int argc, char **argv)
                                "spawn-failed"};
         if (rt_store_end_run(store, &e) != 0)
             rt_warn("%s", rt_store_error(store));
-        rt_streamer_finish(stream, cmd_upload_wait());
+        rt_streamer_finish(stream, rt_env_upload_wait(env));
         goto out_sig;
     }
     if (sfd < 0)
@@ -135,14 +136,14 @@ int cmd_run(int argc, char **argv)
     if (rt_store_set_run_pid(store, job) != 0)
         rt_warn("recording failed: %s; the job is not affected", rt_store_error(store));
     struct rt_sampler smp;
-    struct rt_collect_cfg cc = {job, getpid(), cfg.interval};
-    if (!proc_is_ours(&env)) {
+    struct rt_collect_cfg cc = {job, getpid(), cfg.interval, rt_env_full_scan(env)};
+    if (!proc_is_ours(&sys)) {
         rt_warn("/proc is not of rtrack's PID namespace (give it its own: unshare --pid --fork "
                 "--mount-proc); the job's processes are not recorded, only the system");
         cc.root_pid = 0;
         cc.subreaper = 0;
     }
-    rt_sampler_open(&smp, &env, &cc, store, cfg.interval);
+    rt_sampler_open(&smp, &sys, &cc, store, cfg.interval);
     smp.live = live;
     rt_sampler_collect(&smp, RT_SAMPLE_BASELINE);
     rt_sampler_store(&smp);
@@ -193,7 +194,7 @@ int cmd_run(int argc, char **argv)
                            exit_code, sig, sig != RT_NA ? "signaled" : "exited"};
     if (rt_sampler_end(&smp, &e) != 0 && !smp.warned)
         rt_warn("recording failed: %s", rt_store_error(store));
-    rt_streamer_finish(stream, cmd_upload_wait());
+    rt_streamer_finish(stream, rt_env_upload_wait(env));
     if (sig != RT_NA)
         rt_note("run %lld: '%s' killed by signal %d after %.2f s; %lld samples in %s",
                 (long long)run_id, cfg.command[0], (int)sig, elapsed, (long long)smp.stored,

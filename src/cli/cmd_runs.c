@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
 #include "rtrack/store/store.h"
 #include "rtrack/base/utf8.h"
@@ -54,13 +55,13 @@ static void csv_field(FILE *f, sqlite3_stmt *st, int i)
     fputc('"', f);
 }
 
-int cmd_runs(int argc, char **argv)
+int cmd_runs(int argc, char **argv, const struct rt_env *env)
 {
     static const struct option lopts[] = {{"db", required_argument, NULL, 'd'},
                                           {"format", required_argument, NULL, 'f'},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
-    const char *db_path = cmd_default_db();
+    const char *db_path = rt_env_db(env);
     const char *format = "table";
     int c;
     opterr = 0;

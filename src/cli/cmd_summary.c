@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/summary.h"
@@ -240,7 +241,7 @@ static void print_summary(struct jr *r, int md)
     printf("%s", md ? "```\n" : "");
 }
 
-int cmd_summary(int argc, char **argv)
+int cmd_summary(int argc, char **argv, const struct rt_env *env)
 {
     static const struct option lopts[] = {{"db", required_argument, NULL, 'd'},
                                           {"run", required_argument, NULL, 'r'},
@@ -249,7 +250,7 @@ int cmd_summary(int argc, char **argv)
                                           {"recommend-server", no_argument, NULL, 1},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
-    const char *db_path = cmd_default_db(), *run = NULL, *format = "text";
+    const char *db_path = rt_env_db(env), *run = NULL, *format = "text";
     struct rt_summary_opts o = {0, NULL, 0, NULL};
     int c;
     while ((c = getopt_long(argc, argv, "+:d:r:j:f:h", lopts, NULL)) != -1) {
@@ -296,8 +297,7 @@ int cmd_summary(int argc, char **argv)
         rt_err("summary: --job needs a job name");
         return RT_EXIT_USAGE;
     }
-    const char *kurl = getenv("RTRACK_KEEPER_URL");
-    o.keeper_url = kurl && *kurl ? kurl : NULL;
+    o.keeper_url = env->keeper_url;
 
     struct rt_store *store;
     char err[512];

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
 #include "rtrack/store/store.h"
 #include "rtrack/upload/upload.h"
@@ -34,15 +35,15 @@ static const char usage[] =
     "  RTRACK_UPLOAD_INLINE_MAX   bytes of CSV sent inline with the finish call\n"
     "                             instead of S3 (default 65536)\n";
 
-int cmd_upload(int argc, char **argv)
+int cmd_upload(int argc, char **argv, const struct rt_env *env)
 {
     static const struct option lopts[] = {
         {"db", required_argument, NULL, 'd'}, {"run", required_argument, NULL, 'r'},
         {"all", no_argument, NULL, 'a'},      {"dry-run", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0}};
-    const char *db_path = cmd_default_db(), *run = NULL;
+    const char *db_path = rt_env_db(env), *run = NULL;
     int all = 0;
-    struct rt_upload_opts o = {0, 10000, 64 * 1024};
+    struct rt_upload_opts o = {.batch_rows = 10000, .inline_max = 64 * 1024};
     int c;
     while ((c = getopt_long(argc, argv, "+:d:r:anh", lopts, NULL)) != -1) {
         switch (c) {
@@ -73,19 +74,22 @@ int cmd_upload(int argc, char **argv)
         rt_err("upload: --run and --all cannot be used together");
         return RT_EXIT_USAGE;
     }
-    const char *br = getenv("RTRACK_UPLOAD_BATCH_ROWS");
-    if (br && *br && (rt_parse_i64(br, &o.batch_rows) != 0 || o.batch_rows < 1)) {
+    const char *br = env->upload_batch_rows;
+    if (br && (rt_parse_i64(br, &o.batch_rows) != 0 || o.batch_rows < 1)) {
         rt_err("upload: invalid RTRACK_UPLOAD_BATCH_ROWS '%s': expected a positive number", br);
         return RT_EXIT_USAGE;
     }
-    const char *im = getenv("RTRACK_UPLOAD_INLINE_MAX");
-    if (im && *im && (rt_parse_i64(im, &o.inline_max) != 0 || o.inline_max < 0)) {
+    const char *im = env->upload_inline_max;
+    if (im && (rt_parse_i64(im, &o.inline_max) != 0 || o.inline_max < 0)) {
         rt_err("upload: invalid RTRACK_UPLOAD_INLINE_MAX '%s': expected bytes, 0 or more", im);
         return RT_EXIT_USAGE;
     }
     struct rt_sentinel s;
     memset(&s, 0, sizeof(s));
-    if (!o.dry_run && rt_sentinel_from_env(&s) != 0) {
+    o.s3_endpoint = env->s3_endpoint;
+    o.s3_region = env->s3_region;
+    rt_env_cloud_opts(env, &o.cloud);
+    if (!o.dry_run && rt_sentinel_init(&s, env->sentinel_token, env->sentinel_url) != 0) {
         rt_err("upload: SENTINEL_API_TOKEN is not set (the Sentinel API token; see docs/usage.md)");
         return RT_EXIT_USAGE;
     }

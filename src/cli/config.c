@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
 #include "rtrack/cli/toml.h"
 #include "rtrack/base/utf8.h"
@@ -491,7 +492,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
     }
 
     /* 2. the config file: --config > RTRACK_CONFIG > ./rtrack.toml when present */
-    const char *config_env = getenv("RTRACK_CONFIG");
+    const char *config_env = cli_getenv("RTRACK_CONFIG");
     const char *config = config_cli                    ? config_cli
                          : (config_env && *config_env) ? config_env
                                                        : "rtrack.toml";
@@ -513,7 +514,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
     /* 3. the environment */
     for (size_t i = 0; i < RT_ARRAY_LEN(opts); i++) {
         const struct opt *o = &opts[i];
-        const char *v = o->env ? getenv(o->env) : NULL;
+        const char *v = o->env ? cli_getenv(o->env) : NULL;
         if (!v || !*v || o->type == OT_CONFIG || !(o->cmds & cmd_bit(kind)))
             continue;
         if (opt_apply(cfg, o, v, o->env, "") != 0)

@@ -8,6 +8,7 @@
 
 #include "rtrack/net/libs.h"
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
 #include "rtrack/collect/collect.h"
 #include "rtrack/collect/gpu.h"
 #include "rtrack/base/log.h"
@@ -16,7 +17,7 @@
 
 struct command {
     const char *name;
-    int (*fn)(int argc, char **argv);
+    int (*fn)(int argc, char **argv, const struct rt_env *env);
     const char *summary;
 };
 
@@ -50,30 +51,22 @@ static void usage(FILE *out)
 }
 
 /* NVML is never linked: say whether the library rtrack would dlopen is there, and which file. */
-static void version_nvml(void)
+static void version_nvml(const struct rt_env *e)
 {
-    const char *explicit = getenv("RTRACK_NVML_LIBRARY");
-    const char *name = explicit && *explicit ? explicit : "libnvidia-ml.so.1";
-    void *lib = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
-    if (!lib && !(explicit && *explicit)) {
-        name = "libnvidia-ml.so";
-        lib = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
-    }
+    char why[512];
+    void *lib = rt_nvml_open_library(e->nvml_library, why, sizeof(why));
     printf("nvml: built in (loaded with dlopen at run time); ");
     if (!lib) {
-        if (explicit && *explicit) {
-            const char *e = dlerror();
-            printf("cannot load '%s' (RTRACK_NVML_LIBRARY): %s\n", explicit,
-                   e ? e : "unknown error");
-        } else {
+        if (why[0])
+            printf("cannot load '%s' (RTRACK_NVML_LIBRARY): %s\n", e->nvml_library, why);
+        else
             printf("libnvidia-ml.so.1 not found (no NVIDIA driver)\n");
-        }
         return;
     }
     struct link_map *lm = NULL;
     const char *path = dlinfo(lib, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name
                            ? lm->l_name
-                           : name;
+                           : "libnvidia-ml.so.1";
     printf("library found: %s\n", path);
     dlclose(lib);
 }
@@ -96,7 +89,7 @@ static void version_amd(void)
     printf("amd: built in (sysfs and DRM fdinfo); %d AMD GPU%s found\n", n, n == 1 ? "" : "s");
 }
 
-static void print_version(void)
+static void print_version(const struct rt_env *e)
 {
     /* the first line is the one for scripts: "rtrack X.Y.Z" */
     printf("rtrack %s\n", RTRACK_VERSION);
@@ -105,7 +98,7 @@ static void print_version(void)
         printf("sqlite: %s (built with %s)\n", sqlite3_libversion(), SQLITE_VERSION);
     else
         printf("sqlite: %s\n", sqlite3_libversion());
-    version_nvml();
+    version_nvml(e);
     version_amd();
     /* libcurl, libcrypto and zlib are loaded only when needed (include/rtrack/net/libs.h): say
      * whether they can be */
@@ -211,6 +204,9 @@ static const struct command *find(const char *name)
 
 int main(int argc, char **argv)
 {
+    struct rt_env env;
+    rt_env_load(&env);
+    rt_env_apply_process_settings(&env);
     if (argc < 2) {
         usage(stderr);
         return RT_EXIT_USAGE;
@@ -221,7 +217,7 @@ int main(int argc, char **argv)
         return RT_EXIT_OK;
     }
     if (!strcmp(name, "--version") || !strcmp(name, "-V") || !strcmp(name, "version")) {
-        print_version();
+        print_version(&env);
         return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
     }
     if (!strcmp(name, "help")) {
@@ -235,10 +231,10 @@ int main(int argc, char **argv)
         if (!c)
             return unknown(argv[2]);
         char *help_argv[] = {(char *)c->name, "--help", NULL};
-        return c->fn(2, help_argv);
+        return c->fn(2, help_argv, &env);
     }
     const struct command *c = find(name);
     if (!c)
         return unknown(name);
-    return c->fn(argc - 1, argv + 1);
+    return c->fn(argc - 1, argv + 1, &env);
 }

@@ -7,6 +7,7 @@
  * the database), never 0. */
 #include <dlfcn.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -157,24 +158,32 @@ static void *sym(void *lib, const char *const *names, int *which)
 
 #define SYM(lib, ...) sym((lib), (const char *const[]){__VA_ARGS__, NULL}, NULL)
 
-static int load(struct nvml_api *a)
+void *rt_nvml_open_library(const char *explicit, char *why, size_t whylen)
 {
-    const char *explicit = getenv("RTRACK_NVML_LIBRARY");
+    if (whylen)
+        why[0] = '\0';
     if (explicit && *explicit) {
-        a->lib = dlopen(explicit, RTLD_NOW | RTLD_LOCAL);
-        if (!a->lib) {
-            /* asked for by name: say why it is not used */
+        void *lib = dlopen(explicit, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
             const char *e = dlerror();
-            rt_warn("gpu: cannot load NVML library '%s' (RTRACK_NVML_LIBRARY): %s", explicit,
-                    e ? e : "unknown error");
-            return -1;
+            snprintf(why, whylen, "%s", e ? e : "unknown error");
         }
-    } else {
-        a->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!a->lib)
-            a->lib = dlopen("libnvidia-ml.so", RTLD_NOW | RTLD_LOCAL);
-        if (!a->lib)
-            return -1; /* no NVIDIA driver: the common case, nothing to say */
+        return lib;
+    }
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        lib = dlopen("libnvidia-ml.so", RTLD_NOW | RTLD_LOCAL);
+    return lib; /* NULL: no NVIDIA driver, the common case, nothing to say */
+}
+
+static int load(struct nvml_api *a, const char *explicit)
+{
+    char why[512];
+    a->lib = rt_nvml_open_library(explicit, why, sizeof(why));
+    if (!a->lib) {
+        if (why[0]) /* asked for by name: say why it is not used */
+            rt_warn("gpu: cannot load NVML library '%s' (RTRACK_NVML_LIBRARY): %s", explicit, why);
+        return -1;
     }
     void *l = a->lib;
     *(void **)&a->init = SYM(l, "nvmlInit_v2", "nvmlInit");
@@ -255,7 +264,7 @@ static void *nvml_open(const struct rt_sysenv *env)
         return NULL; /* NVML reads the live driver; a fixture root has none */
     struct nvml *n = xcalloc(1, sizeof(*n));
     struct nvml_api *a = &n->api;
-    if (load(a) != 0)
+    if (load(a, env->nvml_library) != 0)
         goto fail;
     if (a->init() != NVML_SUCCESS)
         goto fail_close; /* driver not loaded, no device: silently no NVIDIA backend */

@@ -30,17 +30,16 @@ int rt_http_init(char *err, size_t errlen)
     return -1;
 }
 
+static long timeout_ms; /* 0: each client's own default */
+
+void rt_http_set_timeout_ms(long ms)
+{
+    timeout_ms = ms > 0 ? ms : 0;
+}
+
 long rt_http_timeout_ms(long dflt_ms)
 {
-    const char *e = getenv("RTRACK_HTTP_TIMEOUT_S");
-    double v;
-    if (e && *e && rt_parse_double(e, &v) == 0 && isfinite(v) && v > 0) {
-        if (v > 86400)
-            v = 86400;
-        long ms = (long)(v * 1000.0);
-        return ms > 0 ? ms : 1;
-    }
-    return dflt_ms;
+    return timeout_ms > 0 ? timeout_ms : dflt_ms;
 }
 
 const char *rt_curl_reason(int code, const char *detail, char *buf, size_t cap)

@@ -114,11 +114,18 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
     } while (0)
 #define SYM(lib, dst, name) SYM_OR_FAIL(load_err, "libcurl", lib, dst, name)
 
+static const char *curl_name; /* rt_libs_set_curl_name() */
+
+void rt_libs_set_curl_name(const char *name)
+{
+    curl_name = name;
+}
+
 static void load(void)
 {
     /* the same library the build linked against: Debian's libcurl4 (OpenSSL flavour) or the
-     * GnuTLS one; RTRACK_LIBCURL names another (tests of a missing library) */
-    const char *names[] = {getenv("RTRACK_LIBCURL"), "libcurl.so.4", "libcurl-gnutls.so.4"};
+     * GnuTLS one; the CLI may name another (RTRACK_LIBCURL: tests of a missing library) */
+    const char *names[] = {curl_name, "libcurl.so.4", "libcurl-gnutls.so.4"};
     void *lib = NULL;
     const char *why = NULL;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !lib; i++) {

@@ -34,7 +34,6 @@
 #include <strings.h>
 #include <time.h>
 
-
 #include "rtrack/net/http.h"
 #include "rtrack/base/util.h"
 #include "rtrack/version.h"
@@ -44,24 +43,33 @@
 #define CLOUD_MAX_VALUE      128
 #define CLOUD_MAX_TOKEN      1024
 
-enum vendor { V_AWS, V_GCP, V_AZURE, V_HETZNER, V_UPCLOUD, V_VULTR, V_ALICLOUD, V_OVH, V_N };
+enum vendor {
+    V_AWS = RT_CLOUD_AWS,
+    V_GCP = RT_CLOUD_GCP,
+    V_AZURE = RT_CLOUD_AZURE,
+    V_HETZNER = RT_CLOUD_HETZNER,
+    V_UPCLOUD = RT_CLOUD_UPCLOUD,
+    V_VULTR = RT_CLOUD_VULTR,
+    V_ALICLOUD = RT_CLOUD_ALICLOUD,
+    V_OVH = RT_CLOUD_OVH,
+    V_N = RT_CLOUD_NVENDORS
+};
 
 #define IMDS_LINK_LOCAL "http://169.254.169.254"
 
 /* In precedence order. */
 static const struct {
     const char *id;  /* cloud_vendor_id: Spare Cores' vendor id */
-    const char *env; /* base URL override */
     const char *def; /* default base URL */
 } vendors[V_N] = {
-    [V_AWS] = {"aws", "RTRACK_IMDS_AWS", IMDS_LINK_LOCAL},
-    [V_GCP] = {"gcp", "RTRACK_IMDS_GCP", "http://metadata.google.internal"},
-    [V_AZURE] = {"azure", "RTRACK_IMDS_AZURE", IMDS_LINK_LOCAL},
-    [V_HETZNER] = {"hcloud", "RTRACK_IMDS_HETZNER", IMDS_LINK_LOCAL},
-    [V_UPCLOUD] = {"upcloud", "RTRACK_IMDS_UPCLOUD", IMDS_LINK_LOCAL},
-    [V_VULTR] = {"vultr", "RTRACK_IMDS_VULTR", IMDS_LINK_LOCAL},
-    [V_ALICLOUD] = {"alicloud", "RTRACK_IMDS_ALICLOUD", "http://100.100.100.200"},
-    [V_OVH] = {"ovh", "RTRACK_IMDS_OVH", IMDS_LINK_LOCAL},
+    [V_AWS] = {"aws", IMDS_LINK_LOCAL},
+    [V_GCP] = {"gcp", "http://metadata.google.internal"},
+    [V_AZURE] = {"azure", IMDS_LINK_LOCAL},
+    [V_HETZNER] = {"hcloud", IMDS_LINK_LOCAL},
+    [V_UPCLOUD] = {"upcloud", IMDS_LINK_LOCAL},
+    [V_VULTR] = {"vultr", IMDS_LINK_LOCAL},
+    [V_ALICLOUD] = {"alicloud", "http://100.100.100.200"},
+    [V_OVH] = {"ovh", IMDS_LINK_LOCAL},
 };
 
 /* One vendor's probe: written only by the probe until it is done. */
@@ -682,9 +690,9 @@ static char *dup_or_null(const char *s)
     return s ? xstrdup(s) : NULL;
 }
 
-static char *base_url(int v)
+static char *base_url(const struct rt_cloud_opts *o, int v)
 {
-    const char *e = getenv(vendors[v].env);
+    const char *e = o ? o->base[v] : NULL;
     const char *b = e && *e ? e : vendors[v].def;
     size_t n = strlen(b);
     while (n > 0 && b[n - 1] == '/')
@@ -692,11 +700,10 @@ static char *base_url(int v)
     return xstrndup(b, n);
 }
 
-void rt_cloud_discover(struct rt_cloud *out, double budget_s)
+void rt_cloud_discover(struct rt_cloud *out, const struct rt_cloud_opts *o, double budget_s)
 {
     memset(out, 0, sizeof(*out));
-    const char *en = getenv("RTRACK_CLOUD_DISCOVERY");
-    if (en && rt_parse_bool(en) == 0)
+    if (o && o->off)
         return;
     if (!(budget_s > 0.0))
         return;
@@ -712,9 +719,8 @@ void rt_cloud_discover(struct rt_cloud *out, double budget_s)
     pthread_condattr_destroy(&ca);
     s->refs = 1;
     double deadline = now_s() + budget_s;
-    /* The environment is read here, before any thread exists. */
     for (int v = 0; v < V_N; v++) {
-        s->probes[v].base = base_url(v);
+        s->probes[v].base = base_url(o, v);
         s->probes[v].deadline = deadline;
         s->args[v].s = s;
         s->args[v].v = v;

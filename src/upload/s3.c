@@ -165,7 +165,8 @@ static int endpoint_check(const char *v, char *err, size_t errlen)
     return 0;
 }
 
-int rt_s3_target_parse(const char *uri, struct rt_s3_target *t, char *err, size_t errlen)
+int rt_s3_target_parse(const char *uri, const char *ep, const char *region, struct rt_s3_target *t,
+                       char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
     if (!uri || !*uri) {
@@ -202,8 +203,6 @@ int rt_s3_target_parse(const char *uri, struct rt_s3_target *t, char *err, size_
         return -1;
     }
 
-    const char *ep = getenv("RTRACK_S3_ENDPOINT");
-    const char *region = getenv("RTRACK_S3_REGION");
     if (ep && *ep && endpoint_check(ep, err, errlen) != 0) {
         free(prefix);
         return -1;

@@ -95,15 +95,13 @@ static int quotes_creds(const struct rt_buf *body)
     return found;
 }
 
-/* --- the environment --------------------------------------------------------------------- */
+/* --- token and address ----------------------------------------------------------------- */
 
-int rt_sentinel_from_env(struct rt_sentinel *s)
+int rt_sentinel_init(struct rt_sentinel *s, const char *tok, const char *url)
 {
     memset(s, 0, sizeof(*s));
-    const char *tok = getenv("SENTINEL_API_TOKEN");
     if (!tok || !*tok)
         return -1;
-    const char *url = getenv("SENTINEL_API_URL");
     if (!url || !*url)
         url = SENTINEL_DEFAULT_URL;
     size_t n = strlen(url);

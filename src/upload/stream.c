@@ -100,29 +100,18 @@ out:
 }
 
 struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double interval,
-                                      const char *api_url)
+                                      const char *token, const char *api_url,
+                                      const struct rt_upload_opts *o)
 {
     struct rt_streamer *st = xcalloc(1, sizeof(*st));
-    if (rt_sentinel_from_env(&st->s) != 0) {
+    if (rt_sentinel_init(&st->s, token, api_url) != 0) {
         free(st); /* no token: no network at all */
         return NULL;
-    }
-    if (api_url) {
-        free(st->s.base);
-        st->s.base = xstrdup(api_url);
-        size_t l = strlen(st->s.base);
-        while (l > 0 && st->s.base[l - 1] == '/')
-            st->s.base[--l] = '\0';
     }
     st->db_path = xstrdup(db_path);
     st->run = run;
     st->interval = interval;
-    st->o.batch_rows = 100000;
-    st->o.inline_max = 64 * 1024;
-    const char *im = getenv("RTRACK_UPLOAD_INLINE_MAX");
-    int64_t v;
-    if (im && *im && rt_parse_i64(im, &v) == 0 && v >= 0)
-        st->o.inline_max = v;
+    st->o = *o;
     pthread_mutex_init(&st->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

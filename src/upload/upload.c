@@ -200,7 +200,7 @@ static int ensure_registered(struct rt_upload_session *u, struct rt_upload_resul
     char *rec_id = query_text(u->db, "SELECT host_machine_id FROM runs WHERE id = ?1", u->run);
     char here[128];
     if (rec_id && rt_read_small("/etc/machine-id", here, sizeof(here)) > 0 && !strcmp(rec_id, here))
-        rt_cloud_discover(&cloud, 2.0);
+        rt_cloud_discover(&cloud, &u->o.cloud, 2.0);
     free(rec_id);
     sqlite3_stmt *st;
     char *body = NULL;
@@ -332,7 +332,8 @@ int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, ch
                          why ? why : "");
                 rc = -1;
             } else if ((!u->t.bucket &&
-                        rt_s3_target_parse(u->r.upload_uri_prefix, &u->t, err, errlen) != 0) ||
+                        rt_s3_target_parse(u->r.upload_uri_prefix, u->o.s3_endpoint, u->o.s3_region,
+                                           &u->t, err, errlen) != 0) ||
                        put_with_retries(u, key, uri, sizeof(uri), err, errlen) != 0) {
                 rc = -1;
             }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
+#include "rtrack/net/http.h"
 #include "rtrack/upload/upload.h"
 
 #define TOKEN  "tok-fz-Bearer-91c2e7"
@@ -114,7 +115,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     fz_quiet();
     setenv("NO_PROXY", "*", 1);
     setenv("no_proxy", "*", 1);
-    setenv("RTRACK_HTTP_TIMEOUT_S", "10", 1);
+    rt_http_set_timeout_ms(10000);
     lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in a = {0};
     a.sin_family = AF_INET;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtrack/cli/env.h"
 #include "rtrack/upload/cloud.h"
 #include "testlib.h"
 
@@ -195,6 +196,17 @@ static char *mock_log(const struct mock *m, size_t *nlines)
     return s;
 }
 
+/* Discovery as the CLI runs it: RTRACK_CLOUD_DISCOVERY and the RTRACK_IMDS_* variables the
+ * test set, read through the environment table (src/cli/env.c). */
+static void discover(struct rt_cloud *c, double budget)
+{
+    struct rt_env e;
+    rt_env_load(&e);
+    struct rt_cloud_opts o;
+    rt_env_cloud_opts(&e, &o);
+    rt_cloud_discover(c, &o, budget);
+}
+
 static void point_all(const char *url)
 {
     for (size_t i = 0; i < RT_ARRAY_LEN(imds_env); i++)
@@ -271,7 +283,7 @@ static void test_vendors(void **state)
         point_all(CLOSED);
         setenv(vc->env, m->url, 1);
         double t0 = now_s();
-        rt_cloud_discover(&c, 3.0);
+        discover(&c, 3.0);
         print_message("%s alone: %.3f s\n", vc->mock, now_s() - t0);
         check_case(vc, &c);
         rt_cloud_free(&c);
@@ -279,7 +291,7 @@ static void test_vendors(void **state)
 
         /* Every vendor's probe at the same mock: the others must not claim it. */
         point_all(m->url);
-        rt_cloud_discover(&c, 3.0);
+        discover(&c, 3.0);
         check_case(vc, &c);
         rt_cloud_free(&c);
 
@@ -309,12 +321,12 @@ static void test_aws_lookalike(void **state)
     struct rt_cloud c;
     point_all(CLOSED);
     setenv("RTRACK_IMDS_AWS", m->url, 1);
-    rt_cloud_discover(&c, 3.0);
+    discover(&c, 3.0);
     assert_all_null(&c);
     rt_cloud_free(&c);
 
     point_all(m->url);
-    rt_cloud_discover(&c, 3.0);
+    discover(&c, 3.0);
     assert_all_null(&c);
     rt_cloud_free(&c);
 
@@ -334,7 +346,7 @@ static void test_slow(void **state)
     point_all(m->url);
     struct rt_cloud c;
     double t0 = now_s();
-    rt_cloud_discover(&c, 1.0);
+    discover(&c, 1.0);
     double dt = now_s() - t0;
     print_message("slow: %.3f s\n", dt);
     assert_true(dt < 1.5);
@@ -353,7 +365,7 @@ static void test_none(void **state)
     point_all(m->url);
     struct rt_cloud c;
     double t0 = now_s();
-    rt_cloud_discover(&c, 3.0);
+    discover(&c, 3.0);
     assert_true(now_s() - t0 < 1.0);
     assert_all_null(&c);
     rt_cloud_free(&c);
@@ -364,7 +376,7 @@ static void test_none(void **state)
     /* Nothing listening anywhere. */
     point_all(CLOSED);
     t0 = now_s();
-    rt_cloud_discover(&c, 3.0);
+    discover(&c, 3.0);
     assert_true(now_s() - t0 < 1.0);
     assert_all_null(&c);
     rt_cloud_free(&c);
@@ -380,7 +392,7 @@ static void test_disabled(void **state)
     for (size_t i = 0; i < RT_ARRAY_LEN(off); i++) {
         setenv("RTRACK_CLOUD_DISCOVERY", off[i], 1);
         double t0 = now_s();
-        rt_cloud_discover(&c, 3.0);
+        discover(&c, 3.0);
         assert_true(now_s() - t0 < 0.05);
         assert_all_null(&c);
         rt_cloud_free(&c);
@@ -391,14 +403,14 @@ static void test_disabled(void **state)
 
     /* A zero budget: nothing either. */
     unsetenv("RTRACK_CLOUD_DISCOVERY");
-    rt_cloud_discover(&c, 0.0);
+    discover(&c, 0.0);
     assert_all_null(&c);
     free(mock_log(m, &n));
     assert_int_equal(n, 0);
 
     /* On again. */
     setenv("RTRACK_CLOUD_DISCOVERY", "1", 1);
-    rt_cloud_discover(&c, 3.0);
+    discover(&c, 3.0);
     assert_field(c.vendor_id, "aws");
     rt_cloud_free(&c);
     unsetenv("RTRACK_CLOUD_DISCOVERY");
@@ -417,7 +429,7 @@ static void test_precedence(void **state)
     point_all(CLOSED);
     setenv("RTRACK_IMDS_AZURE", a->url, 1);
     setenv("RTRACK_IMDS_GCP", b->url, 1);
-    rt_cloud_discover(&c, 3.0);
+    discover(&c, 3.0);
     assert_field(c.vendor_id, "gcp");
     assert_field(c.instance_type, "e2-standard-4");
     rt_cloud_free(&c);
@@ -427,7 +439,7 @@ static void test_precedence(void **state)
     point_all(CLOSED);
     setenv("RTRACK_IMDS_OVH", a->url, 1);
     setenv("RTRACK_IMDS_HETZNER", b->url, 1);
-    rt_cloud_discover(&c, 3.0);
+    discover(&c, 3.0);
     assert_field(c.vendor_id, "hcloud");
     assert_field(c.region_id, "eu-central");
     rt_cloud_free(&c);
@@ -438,7 +450,7 @@ static void test_precedence(void **state)
     point_all(a->url);
     setenv("RTRACK_IMDS_AWS", aws->url, 1);
     double t0 = now_s();
-    rt_cloud_discover(&c, 3.0);
+    discover(&c, 3.0);
     double dt = now_s() - t0;
     print_message("aws before slow ones: %.3f s\n", dt);
     assert_true(dt < 0.9);
@@ -451,7 +463,7 @@ static void test_precedence(void **state)
     setenv("RTRACK_IMDS_AWS", a->url, 1);
     setenv("RTRACK_IMDS_HETZNER", b->url, 1);
     t0 = now_s();
-    rt_cloud_discover(&c, 1.0);
+    discover(&c, 1.0);
     dt = now_s() - t0;
     print_message("hetzner behind a slow aws: %.3f s\n", dt);
     assert_true(dt < 1.5);
@@ -472,7 +484,7 @@ static void test_no_threads(void **state)
     point_all(CLOSED);
     setenv("RTRACK_IMDS_ALICLOUD", m->url, 1);
     fail_threads = 1;
-    rt_cloud_discover(&c, 3.0);
+    discover(&c, 3.0);
     fail_threads = 0;
     assert_field(c.vendor_id, "alicloud");
     assert_field(c.region_id, "cn-hangzhou");
@@ -483,7 +495,7 @@ static void test_no_threads(void **state)
     setenv("RTRACK_IMDS_ALICLOUD", m->url, 1);
     fail_threads = 1;
     double t0 = now_s();
-    rt_cloud_discover(&c, 1.0);
+    discover(&c, 1.0);
     double dt = now_s() - t0;
     fail_threads = 0;
     print_message("inline with slow ones: %.3f s\n", dt);

@@ -54,7 +54,7 @@ static void gen_open(struct gen *g, pid_t root_pid, pid_t subreaper)
 {
     if (walk_mode)
         fx_write_children(g->root);
-    struct rt_collect_cfg cc = {root_pid, subreaper, 1.0};
+    struct rt_collect_cfg cc = {root_pid, subreaper, 1.0, 0};
     g->col = rt_collectors_open(&g->env, &cc);
 }
 
@@ -816,7 +816,7 @@ static void test_live_self(void **state)
     (void)state;
     struct rt_sysenv env;
     rt_sysenv_live(&env);
-    struct rt_collect_cfg cc = {getpid(), 0, 1.0};
+    struct rt_collect_cfg cc = {getpid(), 0, 1.0, 0};
     struct rt_collectors *col = rt_collectors_open(&env, &cc);
     struct rt_sample a = {0}, b = {0};
     fx_live_sample(col, &a, NULL);

@@ -21,6 +21,7 @@
 #include <curl/curl.h>
 #include <zlib.h>
 
+#include "rtrack/cli/env.h"
 #include "rtrack/upload/upload.h"
 #include "rtrack/base/util.h"
 #include "testlib.h"
@@ -91,6 +92,15 @@ static const char *need_env(const char *name)
     return v;
 }
 
+/* rt_s3_target_parse as the CLI calls it: RTRACK_S3_ENDPOINT and RTRACK_S3_REGION through the
+ * environment table (src/cli/env.c) */
+static int target_parse(const char *uri, struct rt_s3_target *t, char *err, size_t errlen)
+{
+    struct rt_env e;
+    rt_env_load(&e);
+    return rt_s3_target_parse(uri, e.s3_endpoint, e.s3_region, t, err, errlen);
+}
+
 static struct rt_s3_creds test_creds(const char *token)
 {
     struct rt_s3_creds c = {(char *)need_env("S3_TEST_KEY"), (char *)need_env("S3_TEST_SECRET"),
@@ -104,7 +114,7 @@ static void use_local_s3(struct rt_s3_target *t, const char *uri)
     char err[256] = "";
     setenv("RTRACK_S3_ENDPOINT", need_env("S3_ENDPOINT"), 1);
     unsetenv("RTRACK_S3_REGION");
-    if (rt_s3_target_parse(uri, t, err, sizeof(err)) != 0)
+    if (target_parse(uri, t, err, sizeof(err)) != 0)
         fail_msg("parse %s: %s", uri, err);
 }
 
@@ -334,7 +344,7 @@ static void test_target_parse_good(void **state)
     for (size_t i = 0; i < RT_ARRAY_LEN(good); i++) {
         struct rt_s3_target t;
         char err[256] = "";
-        if (rt_s3_target_parse(good[i].uri, &t, err, sizeof(err)) != 0)
+        if (target_parse(good[i].uri, &t, err, sizeof(err)) != 0)
             fail_msg("%s: %s", good[i].uri, err);
         assert_string_equal(t.bucket, good[i].bucket);
         assert_string_equal(t.prefix, good[i].prefix);
@@ -349,13 +359,13 @@ static void test_target_parse_good(void **state)
     char err[256] = "";
     setenv("RTRACK_S3_ENDPOINT", "http://127.0.0.1:9000//", 1);
     setenv("RTRACK_S3_REGION", "eu-west-3", 1);
-    assert_int_equal(rt_s3_target_parse("s3://bucket/p", &t, err, sizeof(err)), 0);
+    assert_int_equal(target_parse("s3://bucket/p", &t, err, sizeof(err)), 0);
     assert_string_equal(t.endpoint, "http://127.0.0.1:9000");
     assert_string_equal(t.region, "eu-west-3");
     rt_s3_target_free(&t);
     setenv("RTRACK_S3_ENDPOINT", "https://s3.example.org/store", 1);
     setenv("RTRACK_S3_REGION", "", 1); /* empty = unset */
-    assert_int_equal(rt_s3_target_parse("s3://bucket", &t, err, sizeof(err)), 0);
+    assert_int_equal(target_parse("s3://bucket", &t, err, sizeof(err)), 0);
     assert_string_equal(t.endpoint, "https://s3.example.org/store");
     assert_null(t.region);
     rt_s3_target_free(&t);
@@ -394,7 +404,7 @@ static void test_target_parse_bad(void **state)
     for (size_t i = 0; i < RT_ARRAY_LEN(bad); i++) {
         struct rt_s3_target t;
         char err[256] = "";
-        if (rt_s3_target_parse(bad[i].uri, &t, err, sizeof(err)) == 0)
+        if (target_parse(bad[i].uri, &t, err, sizeof(err)) == 0)
             fail_msg("accepted '%s'", bad[i].uri);
         if (!strstr(err, bad[i].want))
             fail_msg("'%s': '%s' lacks '%s'", bad[i].uri, err, bad[i].want);
@@ -405,7 +415,7 @@ static void test_target_parse_bad(void **state)
     }
     struct rt_s3_target t;
     char err[256] = "";
-    assert_int_equal(rt_s3_target_parse(NULL, &t, err, sizeof(err)), -1);
+    assert_int_equal(target_parse(NULL, &t, err, sizeof(err)), -1);
 
     /* the environment is checked too, and an endpoint's password is never echoed */
     static const char *bad_ep[] = {"ftp://host", "127.0.0.1:9000", "http://",
@@ -413,7 +423,7 @@ static void test_target_parse_bad(void **state)
     for (size_t i = 0; i < RT_ARRAY_LEN(bad_ep); i++) {
         setenv("RTRACK_S3_ENDPOINT", bad_ep[i], 1);
         err[0] = '\0';
-        if (rt_s3_target_parse("s3://bucket", &t, err, sizeof(err)) == 0)
+        if (target_parse("s3://bucket", &t, err, sizeof(err)) == 0)
             fail_msg("accepted endpoint '%s'", bad_ep[i]);
         assert_non_null(strstr(err, "RTRACK_S3_ENDPOINT"));
         assert_null(strstr(err, "SECRET"));
@@ -423,7 +433,7 @@ static void test_target_parse_bad(void **state)
     static const char *bad_region[] = {"us-east-1:s3", "eu west", "a/b"};
     for (size_t i = 0; i < RT_ARRAY_LEN(bad_region); i++) {
         setenv("RTRACK_S3_REGION", bad_region[i], 1);
-        assert_int_equal(rt_s3_target_parse("s3://bucket", &t, err, sizeof(err)), -1);
+        assert_int_equal(target_parse("s3://bucket", &t, err, sizeof(err)), -1);
         assert_non_null(strstr(err, "RTRACK_S3_REGION"));
     }
     unsetenv("RTRACK_S3_REGION");
@@ -579,7 +589,7 @@ static void test_put_unreachable(void **state)
     setenv("RTRACK_S3_ENDPOINT", ep, 1);
     struct rt_s3_target t;
     char err[512] = "";
-    assert_int_equal(rt_s3_target_parse("s3://test-bucket/p", &t, err, sizeof(err)), 0);
+    assert_int_equal(target_parse("s3://test-bucket/p", &t, err, sizeof(err)), 0);
     struct rt_s3_creds c = {"AKIDTEST", "testsecret", "TOKEN-x"};
     double t0 = now_s();
     assert_int_equal(rt_s3_put(&t, &c, "k.csv.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);
@@ -687,7 +697,7 @@ static void test_aws_virtual_hosted(void **state)
 
     /* RTRACK_S3_REGION given: no probe, one PUT to the regional virtual-hosted name */
     setenv("RTRACK_S3_REGION", "ap-south-1", 1);
-    assert_int_equal(rt_s3_target_parse("s3://test-bucket/a b", &t, err, sizeof(err)), 0);
+    assert_int_equal(target_parse("s3://test-bucket/a b", &t, err, sizeof(err)), 0);
     struct fake_proxy p;
     fake_proxy_start(&p, 1);
     assert_int_equal(rt_s3_put(&t, &c, "r/000000.csv.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);
@@ -703,7 +713,7 @@ static void test_aws_virtual_hosted(void **state)
 
     /* no region: HEAD https://BUCKET.s3.amazonaws.com/ first; no answer, so eu-central-1 */
     unsetenv("RTRACK_S3_REGION");
-    assert_int_equal(rt_s3_target_parse("s3://test-bucket", &t, err, sizeof(err)), 0);
+    assert_int_equal(target_parse("s3://test-bucket", &t, err, sizeof(err)), 0);
     fake_proxy_start(&p, 2);
     double t0 = now_s();
     assert_int_equal(rt_s3_put(&t, &c, "r/000000.csv.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);

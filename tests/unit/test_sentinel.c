@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtrack/cli/env.h"
 #include "rtrack/upload/upload.h"
 #include "rtrack/version.h"
 #include "testlib.h"
@@ -34,13 +35,26 @@ static char base[64];
 static sqlite3 *jdb; /* in-memory, for json_extract on what the mock recorded */
 static struct rt_sentinel api;
 
+/* RTRACK_HTTP_TIMEOUT_S set (NULL: unset) and applied as the CLI applies it at start
+ * (src/cli/env.c) */
+static void timeout_env(const char *v)
+{
+    if (v)
+        setenv("RTRACK_HTTP_TIMEOUT_S", v, 1);
+    else
+        unsetenv("RTRACK_HTTP_TIMEOUT_S");
+    struct rt_env e;
+    rt_env_load(&e);
+    rt_env_apply_process_settings(&e);
+}
+
 static int setup(void **state)
 {
     (void)state;
     /* The mock is on 127.0.0.1: a proxy from the environment must not get in between. */
     setenv("NO_PROXY", "*", 1);
     setenv("no_proxy", "*", 1);
-    unsetenv("RTRACK_HTTP_TIMEOUT_S");
+    timeout_env(NULL);
 
     snprintf(log_path, sizeof(log_path), "/tmp/rt_sentinel_log_XXXXXX");
     int lfd = mkstemp(log_path);
@@ -235,21 +249,30 @@ static void test_iso8601(void **state)
 
 /* --- the environment -------------------------------------------------------------------- */
 
+/* s as the CLI makes it: SENTINEL_API_TOKEN and SENTINEL_API_URL through the environment table
+ * (src/cli/env.c) */
+static int from_env(struct rt_sentinel *s)
+{
+    struct rt_env e;
+    rt_env_load(&e);
+    return rt_sentinel_init(s, e.sentinel_token, e.sentinel_url);
+}
+
 static void test_from_env(void **state)
 {
     (void)state;
     struct rt_sentinel s;
     unsetenv("SENTINEL_API_TOKEN");
     unsetenv("SENTINEL_API_URL");
-    assert_int_equal(rt_sentinel_from_env(&s), -1);
+    assert_int_equal(from_env(&s), -1);
     assert_null(s.token);
     assert_null(s.base);
     setenv("SENTINEL_API_TOKEN", "", 1);
-    assert_int_equal(rt_sentinel_from_env(&s), -1);
+    assert_int_equal(from_env(&s), -1);
     assert_null(s.token);
 
     setenv("SENTINEL_API_TOKEN", "t0k", 1);
-    assert_int_equal(rt_sentinel_from_env(&s), 0);
+    assert_int_equal(from_env(&s), 0);
     assert_string_equal(s.token, "t0k");
     assert_string_equal(s.base, "https://api.sentinel.sparecores.net");
     rt_sentinel_free(&s);
@@ -258,11 +281,11 @@ static void test_from_env(void **state)
     rt_sentinel_free(&s); /* twice is harmless */
 
     setenv("SENTINEL_API_URL", "http://127.0.0.1:9/api//", 1);
-    assert_int_equal(rt_sentinel_from_env(&s), 0);
+    assert_int_equal(from_env(&s), 0);
     assert_string_equal(s.base, "http://127.0.0.1:9/api");
     rt_sentinel_free(&s);
     setenv("SENTINEL_API_URL", "", 1);
-    assert_int_equal(rt_sentinel_from_env(&s), 0);
+    assert_int_equal(from_env(&s), 0);
     assert_string_equal(s.base, "https://api.sentinel.sparecores.net");
     rt_sentinel_free(&s);
     unsetenv("SENTINEL_API_TOKEN");
@@ -723,7 +746,7 @@ static void test_timeout(void **state)
     char err[512] = "", want[512];
     struct timespec a;
 
-    setenv("RTRACK_HTTP_TIMEOUT_S", "1", 1);
+    timeout_env("1");
     ctl_set("{\"faults\": {\"start\": {\"sleep\": 3}}}");
     struct rt_sentinel_run r2;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -733,7 +756,7 @@ static void test_timeout(void **state)
     assert_string_equal(err, want);
     assert_clean(err);
 
-    setenv("RTRACK_HTTP_TIMEOUT_S", "0.5", 1);
+    timeout_env("0.5");
     ctl_set("{\"faults\": {\"refresh\": {\"sleep\": 3}}}");
     clock_gettime(CLOCK_MONOTONIC, &a);
     assert_int_equal(rt_sentinel_refresh(&api, &r, err, sizeof(err)), -1);
@@ -755,11 +778,11 @@ static void test_timeout(void **state)
     static const char *const ignored[] = {"", "0", "-3", "abc", "1s", "nan", "inf"};
     ctl_set("{\"faults\": {\"refresh\": {\"sleep\": 0.2, \"count\": -1}}}");
     for (size_t i = 0; i < RT_ARRAY_LEN(ignored); i++) {
-        setenv("RTRACK_HTTP_TIMEOUT_S", ignored[i], 1);
+        timeout_env(ignored[i]);
         if (rt_sentinel_refresh(&api, &r, err, sizeof(err)) != 0)
             fail_msg("RTRACK_HTTP_TIMEOUT_S='%s': %s", ignored[i], err);
     }
-    unsetenv("RTRACK_HTTP_TIMEOUT_S");
+    timeout_env(NULL);
     ctl_set("{}");
     rt_sentinel_run_free(&r);
 }

@@ -359,7 +359,7 @@ static void test_live_sample_fills_every_column(void **state)
     assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
     struct rt_sysenv env;
     rt_sysenv_live(&env);
-    struct rt_collect_cfg cc = {getpid(), 0, 1.0};
+    struct rt_collect_cfg cc = {getpid(), 0, 1.0, 0};
     struct rt_collectors *col = rt_collectors_open(&env, &cc);
     struct rt_sample a = {0}, b = {0};
     fx_live_sample(col, &a, NULL);

@@ -1,17 +1,21 @@
-/* cmd.h - subcommands: one file each, argv[0] is the subcommand's name. */
+/* cmd.h - subcommands: one file each, argv[0] is the subcommand's name, env what the
+ * environment says (env.h). */
 #ifndef RTRACK_CMD_H
 #define RTRACK_CMD_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
-int cmd_run(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_runs(int argc, char **argv);
-int cmd_summary(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_upload(int argc, char **argv);
+struct rt_env;
+
+int cmd_run(int argc, char **argv, const struct rt_env *env);
+int cmd_record(int argc, char **argv, const struct rt_env *env);
+int cmd_export(int argc, char **argv, const struct rt_env *env);
+int cmd_runs(int argc, char **argv, const struct rt_env *env);
+int cmd_summary(int argc, char **argv, const struct rt_env *env);
+int cmd_report(int argc, char **argv, const struct rt_env *env);
+int cmd_upload(int argc, char **argv, const struct rt_env *env);
 
 /* Shared by run and record: the database, host facts and the run row, in that order, so any
  * problem is reported before a job starts. Returns NULL after printing the error. */
@@ -26,9 +30,11 @@ void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char
                   const char *command_json, pid_t pid, const struct rt_host_info *host,
                   const struct rt_sysenv *env);
 
-/* How long run/record wait at the end for the stream to Sentinel to finish: RTRACK_UPLOAD_WAIT
- * seconds, default 30. */
-double cmd_upload_wait(void);
+/* run and record: with SENTINEL_API_TOKEN set, stream the run to Sentinel (upload/stream.h);
+ * NULL without a token. */
+struct rt_streamer;
+struct rt_streamer *cmd_stream_start(const struct rt_config *cfg, const struct rt_env *env,
+                                     int64_t run_id);
 
 /* After getopt_long returned ':' or '?': say which option was wrong; returns exit code 2. */
 int cmd_option_error(const char *cmd, int c, char **argv);
@@ -45,8 +51,6 @@ int cmd_out_close(struct cmd_out *o, int ok);
 
 /* Shared by export and runs. */
 struct sqlite3;
-/* The database when --db is not given: RTRACK_DB, else rtrack.db. */
-const char *cmd_default_db(void);
 /* The id of `arg` ("latest" or a number) and its start time; 0 after printing why not. */
 long long cmd_resolve_run_id(struct sqlite3 *db, const char *db_path, const char *arg,
                              double *started);

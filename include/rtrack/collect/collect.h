@@ -26,6 +26,7 @@ struct rt_sysenv {
     void *statvfs_ud;
     long clk_tck;
     long page_size;
+    const char *nvml_library; /* the NVML library to load instead of libnvidia-ml.so.1, or NULL */
 };
 
 /* The live system: root "", statvfs(2), sysconf values. */
@@ -39,6 +40,8 @@ struct rt_collect_cfg {
     pid_t subreaper; /* run mode: rtrack's pid; its children other than the root (orphans of the
                       * job, re-parented to us) belong to the tree too. 0 in record mode. */
     double interval; /* seconds between samples; bounds how long a GPU reading is waited for */
+    int full_scan;   /* find the tree by scanning all of /proc, not through children files (for
+                      * comparisons: RTRACK_PROC_SCAN=full) */
 };
 
 /* One collector: open() probes and returns its state (NULL = not available on this system),

@@ -35,6 +35,11 @@ struct rt_gpu_backend {
 };
 
 extern const struct rt_gpu_backend rt_gpu_nvml;
+/* The NVML library the NVIDIA backend loads (RTLD_NOW | RTLD_LOCAL): `explicit` when given
+ * (RTRACK_NVML_LIBRARY), else libnvidia-ml.so.1 or libnvidia-ml.so. NULL when it cannot be
+ * loaded, with dlerror()'s reason in `why` when one was named (else "": no driver, nothing to
+ * say). */
+void *rt_nvml_open_library(const char *explicit, char *why, size_t whylen);
 extern const struct rt_gpu_backend rt_gpu_amd;
 
 /* Add one device to a reading (fields set to unknown, ident set) and return it. */

@@ -7,8 +7,10 @@
 /* curl_global_init, once per process, from any thread. 0, or -1 with the reason in err. */
 int rt_http_init(char *err, size_t errlen);
 
-/* The total time limit of one request: RTRACK_HTTP_TIMEOUT_S when it is a positive number of
- * seconds (at most a day), else dflt_ms. The tests set it low to bound hung servers quickly. */
+/* The total time limit of one request: the one set for the process (the CLI sets it from
+ * RTRACK_HTTP_TIMEOUT_S; the tests set it low to bound hung servers quickly), else dflt_ms.
+ * Set it before any request is made (it is read without a lock). */
+void rt_http_set_timeout_ms(long ms); /* 0: the clients' defaults */
 long rt_http_timeout_ms(long dflt_ms);
 
 /* curl's reason for a failed transfer in rtrack's lowercase style, in buf: `detail` (curl's

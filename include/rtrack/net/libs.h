@@ -37,6 +37,9 @@ struct rt_curl_api {
     curl_version_info_data *(*version_info)(CURLversion v);
 };
 
+/* Load this file instead of libcurl.so.4 (NULL: the default); before the first rt_curl(). */
+void rt_libs_set_curl_name(const char *name);
+
 /* The table: libcurl's functions once loaded, stand-ins that fail otherwise. Loads on first
  * call (thread-safe). */
 const struct rt_curl_api *rt_curl(void);

@@ -7,11 +7,14 @@
 struct rt_streamer;
 
 /* Start streaming run `run` of the database at db_path: a background thread registers the run
- * and uploads the samples committed since the last batch every `interval` seconds. NULL, and
- * no network connection at all, when SENTINEL_API_TOKEN is not set. api_url: the Sentinel API
- * (NULL: SENTINEL_API_URL, else the public one). */
+ * and uploads the samples committed since the last batch every `interval` seconds, in batches
+ * of o->batch_rows. NULL, and no network connection at all, without a token (the CLI passes
+ * SENTINEL_API_TOKEN). api_url: the Sentinel API (NULL: the public one). o is copied; its
+ * strings must outlive the streamer. */
+struct rt_upload_opts;
 struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double interval,
-                                      const char *api_url);
+                                      const char *token, const char *api_url,
+                                      const struct rt_upload_opts *o);
 /* The run has ended (its end is stored): send the rest and finish, waiting at most `budget`
  * seconds. 0 when the run is finished on Sentinel; -1 otherwise (warned about once; what was
  * not sent stays pending in the database for `rtrack upload`). NULL is fine. */

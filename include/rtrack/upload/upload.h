@@ -17,9 +17,9 @@ struct rt_s3_creds {
     char *access_key, *secret_key, *session_token; /* session_token may be NULL */
 };
 
-/* Where objects go. From an upload_uri_prefix "s3://bucket/key/prefix" and the environment:
- * RTRACK_S3_ENDPOINT (e.g. "http://127.0.0.1:9000": path-style http(s)://endpoint/bucket/key,
- * for S3-compatible stores and the tests) and RTRACK_S3_REGION (else the bucket's
+/* Where objects go. From an upload_uri_prefix "s3://bucket/key/prefix", an endpoint (the CLI's
+ * RTRACK_S3_ENDPOINT, e.g. "http://127.0.0.1:9000": path-style http(s)://endpoint/bucket/key,
+ * for S3-compatible stores and the tests) and a region (RTRACK_S3_REGION; else the bucket's
  * x-amz-bucket-region header, else us-east-1 for an endpoint / eu-central-1 for AWS). */
 struct rt_s3_target {
     char *bucket, *prefix; /* prefix without leading/trailing '/', may be "" */
@@ -27,8 +27,10 @@ struct rt_s3_target {
     char *region;          /* NULL until known */
 };
 
-/* Parse "s3://bucket/prefix" into t (endpoint/region from the environment). 0 or -1 + err. */
-int rt_s3_target_parse(const char *uri, struct rt_s3_target *t, char *err, size_t errlen);
+/* Parse "s3://bucket/prefix" into t; endpoint and region may be NULL or empty (AWS, the
+ * bucket's region). 0 or -1 + err. */
+int rt_s3_target_parse(const char *uri, const char *endpoint, const char *region,
+                       struct rt_s3_target *t, char *err, size_t errlen);
 void rt_s3_target_free(struct rt_s3_target *t);
 
 /* PUT one object: key is relative to the target's prefix ("<run>/<seq:06>.csv.gz"), body is
@@ -74,12 +76,12 @@ int rt_sentinel_finish(const struct rt_sentinel *s, const char *run_id, const ch
                        char *err, size_t errlen);
 void rt_sentinel_run_free(struct rt_sentinel_run *r);
 
-/* s from SENTINEL_API_TOKEN (required: -1 and s zeroed when unset or empty, which means "no
- * Sentinel traffic") and SENTINEL_API_URL (default https://api.sentinel.sparecores.net, trailing
- * '/' stripped). Every API call above is bounded by a 10 s connect and a 30 s total limit;
- * RTRACK_HTTP_TIMEOUT_S (seconds, a positive number) replaces the total limit, for tests and
- * slow links. 0 or -1. */
-int rt_sentinel_from_env(struct rt_sentinel *s);
+/* s from the API token (required: -1 and s zeroed when NULL or empty, which means "no Sentinel
+ * traffic"; the CLI passes SENTINEL_API_TOKEN) and the API's URL (NULL or empty: the default
+ * https://api.sentinel.sparecores.net; trailing '/' stripped; the CLI passes --sentinel-url or
+ * SENTINEL_API_URL). Every API call above is bounded by a 10 s connect and a 30 s total limit;
+ * rt_http_set_timeout_ms() replaces the total limit, for tests and slow links. 0 or -1. */
+int rt_sentinel_init(struct rt_sentinel *s, const char *token, const char *url);
 /* Zeroes the token before freeing it. */
 void rt_sentinel_free(struct rt_sentinel *s);
 

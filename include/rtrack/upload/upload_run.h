@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtrack/upload/cloud.h"
+
 struct sqlite3;
 struct rt_sentinel;
 
@@ -13,6 +15,8 @@ struct rt_upload_opts {
     int64_t batch_rows; /* samples per S3 object */
     int64_t inline_max; /* a run whose whole CSV has at most this many bytes, none of it sent
                          * yet, goes inline with /finish instead of S3 (0: always S3) */
+    const char *s3_endpoint, *s3_region; /* rt_s3_target_parse's; NULL: AWS, the bucket's */
+    struct rt_cloud_opts cloud;          /* how the cloud is discovered */
 };
 
 struct rt_upload_result {

@@ -1,0 +1,55 @@
+/* env.h - the environment: every variable rtrack reads is read here, once, when a command
+ * starts (src/cli/env.c), and what it says is passed down to the rooms that use it. The options
+ * of run and record (and RTRACK_CONFIG) have their variables in config.c's option table; they
+ * are read through cli_getenv() too. */
+#ifndef RTRACK_CLI_ENV_H
+#define RTRACK_CLI_ENV_H
+
+#include <stdint.h>
+
+#include "rtrack/upload/cloud.h"
+
+/* Each value as the environment has it, NULL when unset or empty. */
+struct rt_env {
+    const char *db;                      /* RTRACK_DB: every command's default database */
+    const char *upload_wait;             /* RTRACK_UPLOAD_WAIT: seconds, end-of-run upload */
+    const char *keeper_url;              /* RTRACK_KEEPER_URL */
+    const char *upload_batch_rows;       /* RTRACK_UPLOAD_BATCH_ROWS */
+    const char *upload_inline_max;       /* RTRACK_UPLOAD_INLINE_MAX */
+    const char *sentinel_token;          /* SENTINEL_API_TOKEN (a secret: never printed) */
+    const char *sentinel_url;            /* SENTINEL_API_URL */
+    const char *s3_endpoint;             /* RTRACK_S3_ENDPOINT */
+    const char *s3_region;               /* RTRACK_S3_REGION */
+    const char *http_timeout;            /* RTRACK_HTTP_TIMEOUT_S */
+    const char *cloud_discovery;         /* RTRACK_CLOUD_DISCOVERY */
+    const char *imds[RT_CLOUD_NVENDORS]; /* RTRACK_IMDS_AWS, _GCP, ... (tests) */
+    const char *proc_scan;               /* RTRACK_PROC_SCAN ("full": the /proc scan) */
+    const char *nvml_library;            /* RTRACK_NVML_LIBRARY */
+    const char *libcurl;                 /* RTRACK_LIBCURL (tests of a missing library) */
+};
+
+/* Read every variable of the table into e. */
+void rt_env_load(struct rt_env *e);
+
+/* getenv() for the option variables of config.c's table (the one other place that names
+ * variables); NULL when unset or empty. */
+const char *cli_getenv(const char *name);
+
+/* What the values mean, with today's defaults; an invalid value is ignored (the default stays)
+ * where noted. */
+const char *rt_env_db(const struct rt_env *e);     /* else rtrack.db */
+double rt_env_upload_wait(const struct rt_env *e); /* seconds >= 0, else 30 (ignored) */
+/* RTRACK_HTTP_TIMEOUT_S: positive seconds, at most a day; 0 when unset or invalid (ignored) */
+double rt_env_http_timeout(const struct rt_env *e);
+/* RTRACK_UPLOAD_INLINE_MAX for streaming: bytes >= 0, else 65536 (ignored) */
+int64_t rt_env_stream_inline_max(const struct rt_env *e);
+/* RTRACK_PROC_SCAN=full: find the tree with the /proc scan (for comparisons) */
+int rt_env_full_scan(const struct rt_env *e);
+/* The cloud probes: off when RTRACK_CLOUD_DISCOVERY is false/0/no/off; base URLs (tests). */
+void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o);
+
+/* Settings that are the whole process's, handed to their rooms once at start: the HTTP time
+ * limit (net), which libcurl to load (net). */
+void rt_env_apply_process_settings(const struct rt_env *e);
+
+#endif

@@ -1,0 +1,102 @@
+/* env.c - every environment variable rtrack reads (but the option variables of config.c's
+ * table, read through cli_getenv()): one table, read once at start. The rooms below the CLI
+ * never call getenv(); what the environment says reaches them as arguments. */
+#include "rtrack/cli/env.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtrack/base/util.h"
+#include "rtrack/net/http.h"
+#include "rtrack/net/libs.h"
+
+static const struct {
+    const char *name;
+    size_t off;
+} vars[] = {
+    {"RTRACK_DB", offsetof(struct rt_env, db)},
+    {"RTRACK_UPLOAD_WAIT", offsetof(struct rt_env, upload_wait)},
+    {"RTRACK_KEEPER_URL", offsetof(struct rt_env, keeper_url)},
+    {"RTRACK_UPLOAD_BATCH_ROWS", offsetof(struct rt_env, upload_batch_rows)},
+    {"RTRACK_UPLOAD_INLINE_MAX", offsetof(struct rt_env, upload_inline_max)},
+    {"SENTINEL_API_TOKEN", offsetof(struct rt_env, sentinel_token)},
+    {"SENTINEL_API_URL", offsetof(struct rt_env, sentinel_url)},
+    {"RTRACK_S3_ENDPOINT", offsetof(struct rt_env, s3_endpoint)},
+    {"RTRACK_S3_REGION", offsetof(struct rt_env, s3_region)},
+    {"RTRACK_HTTP_TIMEOUT_S", offsetof(struct rt_env, http_timeout)},
+    {"RTRACK_CLOUD_DISCOVERY", offsetof(struct rt_env, cloud_discovery)},
+    {"RTRACK_IMDS_AWS", offsetof(struct rt_env, imds[RT_CLOUD_AWS])},
+    {"RTRACK_IMDS_GCP", offsetof(struct rt_env, imds[RT_CLOUD_GCP])},
+    {"RTRACK_IMDS_AZURE", offsetof(struct rt_env, imds[RT_CLOUD_AZURE])},
+    {"RTRACK_IMDS_HETZNER", offsetof(struct rt_env, imds[RT_CLOUD_HETZNER])},
+    {"RTRACK_IMDS_UPCLOUD", offsetof(struct rt_env, imds[RT_CLOUD_UPCLOUD])},
+    {"RTRACK_IMDS_VULTR", offsetof(struct rt_env, imds[RT_CLOUD_VULTR])},
+    {"RTRACK_IMDS_ALICLOUD", offsetof(struct rt_env, imds[RT_CLOUD_ALICLOUD])},
+    {"RTRACK_IMDS_OVH", offsetof(struct rt_env, imds[RT_CLOUD_OVH])},
+    {"RTRACK_PROC_SCAN", offsetof(struct rt_env, proc_scan)},
+    {"RTRACK_NVML_LIBRARY", offsetof(struct rt_env, nvml_library)},
+    {"RTRACK_LIBCURL", offsetof(struct rt_env, libcurl)},
+};
+
+const char *cli_getenv(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+void rt_env_load(struct rt_env *e)
+{
+    for (size_t i = 0; i < RT_ARRAY_LEN(vars); i++)
+        *(const char **)((char *)e + vars[i].off) = cli_getenv(vars[i].name);
+}
+
+const char *rt_env_db(const struct rt_env *e)
+{
+    return e->db ? e->db : "rtrack.db";
+}
+
+double rt_env_upload_wait(const struct rt_env *e)
+{
+    double d;
+    if (e->upload_wait && rt_parse_double(e->upload_wait, &d) == 0 && d >= 0)
+        return d;
+    return 30.0;
+}
+
+double rt_env_http_timeout(const struct rt_env *e)
+{
+    double v;
+    if (e->http_timeout && rt_parse_double(e->http_timeout, &v) == 0 && isfinite(v) && v > 0)
+        return v > 86400 ? 86400 : v;
+    return 0;
+}
+
+int64_t rt_env_stream_inline_max(const struct rt_env *e)
+{
+    int64_t v;
+    if (e->upload_inline_max && rt_parse_i64(e->upload_inline_max, &v) == 0 && v >= 0)
+        return v;
+    return 64 * 1024;
+}
+
+int rt_env_full_scan(const struct rt_env *e)
+{
+    return e->proc_scan && strcmp(e->proc_scan, "full") == 0;
+}
+
+void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o)
+{
+    o->off = e->cloud_discovery && rt_parse_bool(e->cloud_discovery) == 0;
+    for (int v = 0; v < RT_CLOUD_NVENDORS; v++)
+        o->base[v] = e->imds[v];
+}
+
+void rt_env_apply_process_settings(const struct rt_env *e)
+{
+    double t = rt_env_http_timeout(e);
+    long ms = (long)(t * 1000.0);
+    rt_http_set_timeout_ms(t > 0 ? (ms > 0 ? ms : 1) : 0);
+    rt_libs_set_curl_name(e->libcurl);
+}
