@@ -666,6 +666,11 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         return;
     if (prev && !prev->has_tree)
         prev = NULL;
+    /* run mode: rtrack started the job just before the baseline, so what the tree did before
+     * the baseline was read belongs to the run too (a fast writer had 20 MB of 50 out by then):
+     * the first interval counts every process from zero, as if born in it */
+    int from_zero = prev && prev->kind == RT_SAMPLE_BASELINE && st->cfg.subreaper > 0;
+    const struct rt_sample *base = from_zero ? NULL : prev; /* what deltas are taken against */
     /* the boot clock of this scan, for telling processes born since the previous one */
     st->prev_scan_ticks = st->scan_ticks;
     st->scan_ticks = -1;
@@ -718,26 +723,25 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         p->cmdline_json = NULL;
 
         int64_t pidx;
-        const struct rt_proc_sample *pp = NULL;
-        e->prev_i = -1;
-        if (prev && rt_map_get(&st->prev_idx, proc_key(p->pid, p->starttime), &pidx)) {
-            pp = &prev->procs[pidx];
-            e->prev_i = (int)pidx;
-        }
-        p->first_seen = pp == NULL;
+        const struct rt_proc_sample *seen = NULL; /* its row in the previous sample */
+        if (prev && rt_map_get(&st->prev_idx, proc_key(p->pid, p->starttime), &pidx))
+            seen = &prev->procs[pidx];
+        const struct rt_proc_sample *pp = base ? seen : NULL; /* its deltas' base */
+        e->prev_i = pp ? (int)pidx : -1;
+        p->first_seen = seen == NULL;
         /* A child seen between its fork and its exec still has its parent's name and command
          * line: when the name changes, both are read again (and the process row updated). One
          * seen inside its exec has the new name but no arguments yet (the kernel sets them
          * last): a first command line that came back empty is read once more. */
-        p->renamed =
-            pp && (strcmp(pp->comm, p->comm) != 0 || (pp->first_seen && !pp->cmdline_json));
+        p->renamed = seen && (strcmp(seen->comm, p->comm) != 0 ||
+                              (seen->first_seen && !seen->cmdline_json));
         if (p->first_seen || p->renamed)
             p->cmdline_json = read_cmdline(st, p->pid);
 
         /* Born since the previous scan: not listed then, or listed as another process. */
         int64_t was;
-        int born = 0;
-        if (prev && st->have_listing_prev && !pp) {
+        int born = from_zero;
+        if (base && st->have_listing_prev && !pp) {
             if (!rt_map_get(&st->listing_prev, pid_key(p->pid), &was) || was == LIST_GONE)
                 born = 1; /* not there at the previous scan */
             else if (was >= 0)
@@ -775,7 +779,7 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
      * process whose cutime and io absorbed them), capped by how much that ancestor's counters
      * actually grew, and taken from that ancestor's row: the process rows then add up to the
      * tree's total exactly. */
-    if (prev) {
+    if (base) {
         for (int i = 0; i < prev->nprocs; i++) {
             const struct rt_proc_sample *g = &prev->procs[i];
             int64_t now;

@@ -512,6 +512,9 @@ static void test_tree_sticky_and_subreaper(void **state)
     assert_int_equal(s->proc_pss_kib, 70);
     assert_null(find_proc(s, 5));
     assert_null(find_proc(s, 30));
+    /* (the first interval of a run counts from zero: test_tree_run_counts_from_spawn) */
+    s = gen_sample(&g);
+    assert_int_equal(s->proc_count, 3);
     /* worker exits unreaped (zombie); daemon double-forked away to init; a process of ours that
      * is not from the job would not exist, but an orphan re-parented to us (pid 13) is the
      * job's */
@@ -537,6 +540,60 @@ static void test_tree_sticky_and_subreaper(void **state)
     assert_int_equal(s->proc_count, 2);
     assert_int_equal(s->proc_children, 2);
     gen_free(&g);
+}
+
+/* In run mode rtrack started the job just before the baseline: what the tree did before the
+ * baseline was read is the job's too, so the first interval counts from zero (CI saw a 50 MB
+ * dd with 20 MB written before the baseline, and the run missing them). In record mode the
+ * tree existed before the recording: its first interval counts from the baseline. */
+static void test_tree_run_counts_from_spawn(void **state)
+{
+    (void)state;
+    for (int run_mode = 0; run_mode < 2; run_mode++) {
+        struct gen g;
+        gen_init(&g);
+        fx_write_proc(g.root, P(.pid = 5, .ppid = 1, .comm = "rtrack", .utime = 7,
+                                .starttime = 1, .pss_kib = 1000, .read_bytes = 0,
+                                .write_bytes = 0));
+        fx_write_proc(g.root, P(.pid = 10, .ppid = 5, .comm = "dd", .utime = 30, .stime = 4,
+                                .starttime = 2, .pss_kib = 10, .read_bytes = 0,
+                                .write_bytes = 8192));
+        fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "sh", .utime = 5, .starttime = 3,
+                                .pss_kib = 10, .read_bytes = 100, .write_bytes = 0));
+        gen_open(&g, 10, run_mode ? 5 : 0);
+        struct rt_sample *s = gen_sample(&g);
+        assert_int_equal(s->proc_count, 2);
+        fx_write_proc(g.root, P(.pid = 10, .ppid = 5, .comm = "dd", .utime = 40, .stime = 6,
+                                .starttime = 2, .pss_kib = 10, .read_bytes = 0,
+                                .write_bytes = 20480));
+        fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "sh", .utime = 7, .starttime = 3,
+                                .pss_kib = 10, .read_bytes = 300, .write_bytes = 0));
+        s = gen_sample(&g);
+        if (run_mode) { /* everything since the spawn */
+            assert_true(fabs(s->proc_utime_s - 0.47) < 1e-9);
+            assert_true(fabs(s->proc_stime_s - 0.06) < 1e-9);
+            assert_int_equal(s->proc_write_bytes, 20480);
+            assert_int_equal(s->proc_read_bytes, 300);
+            assert_true(fabs(find_proc(s, 10)->cpu_utime_s - 0.40) < 1e-9);
+        } else { /* since the baseline */
+            assert_true(fabs(s->proc_utime_s - 0.12) < 1e-9);
+            assert_true(fabs(s->proc_stime_s - 0.02) < 1e-9);
+            assert_int_equal(s->proc_write_bytes, 20480 - 8192);
+            assert_int_equal(s->proc_read_bytes, 200);
+            assert_true(fabs(find_proc(s, 10)->cpu_utime_s - 0.10) < 1e-9);
+        }
+        assert_int_equal(find_proc(s, 10)->renamed, 0);
+        assert_rows_sum(s);
+        /* from then on, both count from the previous sample */
+        fx_write_proc(g.root, P(.pid = 10, .ppid = 5, .comm = "dd", .utime = 41, .stime = 6,
+                                .starttime = 2, .pss_kib = 10, .read_bytes = 0,
+                                .write_bytes = 24576));
+        s = gen_sample(&g);
+        assert_true(fabs(s->proc_utime_s - 0.01) < 1e-9);
+        assert_int_equal(s->proc_write_bytes, 4096);
+        assert_rows_sum(s);
+        gen_free(&g);
+    }
 }
 
 /* --- mounts ---------------------------------------------------------------------------------- */
@@ -935,6 +992,7 @@ int main(void)
         cmocka_unit_test(test_tree_pid_reuse),
         cmocka_unit_test(test_tree_transient_miss),
         cmocka_unit_test(test_tree_sticky_and_subreaper),
+        cmocka_unit_test(test_tree_run_counts_from_spawn),
         cmocka_unit_test(test_mountinfo_and_zfs),
         cmocka_unit_test(test_proc_mounts_fallback),
         cmocka_unit_test(test_net_identity_and_deltas),
@@ -954,6 +1012,7 @@ int main(void)
         cmocka_unit_test(test_tree_pid_reuse),
         cmocka_unit_test(test_tree_transient_miss),
         cmocka_unit_test(test_tree_sticky_and_subreaper),
+        cmocka_unit_test(test_tree_run_counts_from_spawn),
     };
     int failed = cmocka_run_group_tests_name("full scan", tests, NULL, NULL);
     walk_mode = 1;
