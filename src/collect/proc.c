@@ -733,8 +733,8 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
          * line: when the name changes, both are read again (and the process row updated). One
          * seen inside its exec has the new name but no arguments yet (the kernel sets them
          * last): a first command line that came back empty is read once more. */
-        p->renamed = seen && (strcmp(seen->comm, p->comm) != 0 ||
-                              (seen->first_seen && !seen->cmdline_json));
+        p->renamed =
+            seen && (strcmp(seen->comm, p->comm) != 0 || (seen->first_seen && !seen->cmdline_json));
         if (p->first_seen || p->renamed)
             p->cmdline_json = read_cmdline(st, p->pid);
 

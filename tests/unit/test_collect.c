@@ -552,20 +552,19 @@ static void test_tree_run_counts_from_spawn(void **state)
     for (int run_mode = 0; run_mode < 2; run_mode++) {
         struct gen g;
         gen_init(&g);
-        fx_write_proc(g.root, P(.pid = 5, .ppid = 1, .comm = "rtrack", .utime = 7,
-                                .starttime = 1, .pss_kib = 1000, .read_bytes = 0,
-                                .write_bytes = 0));
-        fx_write_proc(g.root, P(.pid = 10, .ppid = 5, .comm = "dd", .utime = 30, .stime = 4,
-                                .starttime = 2, .pss_kib = 10, .read_bytes = 0,
-                                .write_bytes = 8192));
+        fx_write_proc(g.root, P(.pid = 5, .ppid = 1, .comm = "rtrack", .utime = 7, .starttime = 1,
+                                .pss_kib = 1000, .read_bytes = 0, .write_bytes = 0));
+        fx_write_proc(g.root,
+                      P(.pid = 10, .ppid = 5, .comm = "dd", .utime = 30, .stime = 4, .starttime = 2,
+                        .pss_kib = 10, .read_bytes = 0, .write_bytes = 8192));
         fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "sh", .utime = 5, .starttime = 3,
                                 .pss_kib = 10, .read_bytes = 100, .write_bytes = 0));
         gen_open(&g, 10, run_mode ? 5 : 0);
         struct rt_sample *s = gen_sample(&g);
         assert_int_equal(s->proc_count, 2);
-        fx_write_proc(g.root, P(.pid = 10, .ppid = 5, .comm = "dd", .utime = 40, .stime = 6,
-                                .starttime = 2, .pss_kib = 10, .read_bytes = 0,
-                                .write_bytes = 20480));
+        fx_write_proc(g.root,
+                      P(.pid = 10, .ppid = 5, .comm = "dd", .utime = 40, .stime = 6, .starttime = 2,
+                        .pss_kib = 10, .read_bytes = 0, .write_bytes = 20480));
         fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "sh", .utime = 7, .starttime = 3,
                                 .pss_kib = 10, .read_bytes = 300, .write_bytes = 0));
         s = gen_sample(&g);
@@ -585,9 +584,9 @@ static void test_tree_run_counts_from_spawn(void **state)
         assert_int_equal(find_proc(s, 10)->renamed, 0);
         assert_rows_sum(s);
         /* from then on, both count from the previous sample */
-        fx_write_proc(g.root, P(.pid = 10, .ppid = 5, .comm = "dd", .utime = 41, .stime = 6,
-                                .starttime = 2, .pss_kib = 10, .read_bytes = 0,
-                                .write_bytes = 24576));
+        fx_write_proc(g.root,
+                      P(.pid = 10, .ppid = 5, .comm = "dd", .utime = 41, .stime = 6, .starttime = 2,
+                        .pss_kib = 10, .read_bytes = 0, .write_bytes = 24576));
         s = gen_sample(&g);
         assert_true(fabs(s->proc_utime_s - 0.01) < 1e-9);
         assert_int_equal(s->proc_write_bytes, 4096);
