@@ -5,17 +5,20 @@
 #                                      the whole ctest suite again; any report fails its test
 #   fuzz    $FUZZ_BUILD (build-fuzz/)  clang + libFuzzer: each harness of tests/fuzz replays its
 #                                      seed corpus, then fuzzes for $RTRACK_FUZZ_SECONDS (5) s
-# An empty suite fails. Every stage runs; the script fails when any of them failed.
+# An empty suite fails. Every stage runs; the script fails when any of them failed. Tests run
+# $RTRACK_TEST_JOBS (default: one per CPU) at a time: most shell suites wait on sleeping jobs,
+# and every suite is written to hold under that load.
 # Usage: bash scripts/test.sh [normal] [asan] [fuzz]      (default: all three)
 set -eu
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STAGES=${*:-normal asan fuzz}
+JOBS=${RTRACK_TEST_JOBS:-$(nproc)}
 
 stage_normal() {
     BUILD=${BUILD:-$ROOT/build}
     . "$ROOT/scripts/bootstrap.sh" -DRTRACK_WERROR=ON
     cd "$BUILD"
-    ctest --output-on-failure --no-tests=error
+    ctest --output-on-failure --no-tests=error -j"$JOBS"
 }
 
 stage_asan() {
@@ -32,7 +35,7 @@ stage_asan() {
     fi
     ASAN_OPTIONS="halt_on_error=1:detect_leaks=$leaks:abort_on_error=0" \
         UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-        ctest --output-on-failure --no-tests=error
+        ctest --output-on-failure --no-tests=error -j"$JOBS"
 }
 
 stage_fuzz() {
@@ -40,7 +43,7 @@ stage_fuzz() {
     . "$ROOT/scripts/bootstrap.sh" -DCMAKE_C_COMPILER=clang -DRTRACK_FUZZ=ON \
         -DRTRACK_BUILD_TESTS=OFF -DRTRACK_FUZZ_SECONDS="${RTRACK_FUZZ_SECONDS:-5}"
     cd "$BUILD"
-    ctest --output-on-failure --no-tests=error -L fuzz
+    ctest --output-on-failure --no-tests=error -j"$JOBS" -L fuzz
 }
 
 failed=""
