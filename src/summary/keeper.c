@@ -1,6 +1,6 @@
 /* keeper.c - the Spare Cores Keeper API: the cheapest server that fits a recommendation.
  *
- * One GET with libcurl, the answer's first element picked out with SQLite's JSON functions.
+ * One GET (net/http.h), the answer's first element picked out with base/json.h.
  * Differences from the Python reference (keeper.py), on purpose:
  * - memory_min and gpu_memory_total are sent in GB as Keeper documents them, rounded up so the
  *   server has at least what was asked (the reference rounds memory to the nearest GB and sends
@@ -9,35 +9,16 @@
 #include "rtrack/net/libs.h"
 #include "rtrack/summary/keeper.h"
 
-#include <pthread.h>
-#include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "rtrack/base/json.h"
 #include "rtrack/net/http.h"
-#include "rtrack/version.h"
 
 #define KEEPER_TIMEOUT_MS         3000L
 #define KEEPER_CONNECT_TIMEOUT_MS 2000L
 #define KEEPER_MAX_BODY           (4L * 1024 * 1024)
-
-struct keeper_body {
-    struct rt_buf buf;
-    int too_large;
-};
-
-static size_t keeper_write(char *data, size_t size, size_t nmemb, void *ud)
-{
-    struct keeper_body *b = ud;
-    size_t n = size * nmemb;
-    if (b->buf.len + n > (size_t)KEEPER_MAX_BODY) {
-        b->too_large = 1;
-        return 0; /* makes curl stop with CURLE_WRITE_ERROR */
-    }
-    rt_buf_append(&b->buf, data, n);
-    return n;
-}
 
 /* MiB to GB, rounded up: Keeper's memory filters are in GB and "at least" filters. */
 static long long mib_to_gb_ceil(int mib)
@@ -64,45 +45,32 @@ static void keeper_host(const char *base_url, char *host, size_t cap)
 static int keeper_first_server(const struct rt_buf *body, struct rt_buf *out, char *err,
                                size_t errlen)
 {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
+    char why[256];
+    struct rt_json *j = rt_json_open(body->p, body->len, why, sizeof(why));
+    if (!j) {
+        rt_set_err(err, errlen, "cannot parse keeper's answer: %s", why);
+        return -1;
+    }
     int rc = -1;
-    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) !=
-        SQLITE_OK) {
-        rt_set_err(err, errlen, "cannot parse keeper's answer: %s",
-                   db ? sqlite3_errmsg(db) : "out of memory");
-        goto out;
-    }
-    /* CASE evaluates lazily, so json_type() never sees malformed text (it would raise). */
-    static const char sql[] = "SELECT json_valid(?1),"
-                              " CASE WHEN json_valid(?1) THEN json_type(?1) END,"
-                              " CASE WHEN json_valid(?1) THEN json_type(?1, '$[0]') END,"
-                              " CASE WHEN json_valid(?1) THEN json(json_extract(?1, '$[0]')) END";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_bind_text(st, 1, body->p ? body->p : "", (int)body->len, SQLITE_STATIC) !=
-            SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        rt_set_err(err, errlen, "cannot parse keeper's answer: %s", sqlite3_errmsg(db));
-        goto out;
-    }
-    const char *type = (const char *)sqlite3_column_text(st, 1);
-    const char *first_type = (const char *)sqlite3_column_text(st, 2);
-    if (!sqlite3_column_int(st, 0)) {
+    char *obj = NULL;
+    enum rt_json_type type = rt_json_get(j, "$", NULL);
+    enum rt_json_type first = type == RT_JSON_ARRAY ? rt_json_get(j, "$[0]", &obj) : RT_JSON_ABSENT;
+    if (type == RT_JSON_ERROR || first == RT_JSON_ERROR) {
+        rt_set_err(err, errlen, "cannot parse keeper's answer: %s", rt_json_errmsg(j));
+    } else if (type == RT_JSON_INVALID) {
         rt_set_err(err, errlen, "keeper answered something that is not JSON");
-    } else if (!type || strcmp(type, "array") != 0) {
+    } else if (type != RT_JSON_ARRAY) {
         rt_set_err(err, errlen, "keeper answered JSON that is not a list of servers");
-    } else if (!first_type) {
+    } else if (first == RT_JSON_ABSENT) {
         rt_set_err(err, errlen, "no server matches");
-    } else if (strcmp(first_type, "object") != 0) {
+    } else if (first != RT_JSON_OBJECT) {
         rt_set_err(err, errlen, "keeper answered JSON that is not a list of servers");
     } else {
-        const char *obj = (const char *)sqlite3_column_text(st, 3);
-        rt_buf_append(out, obj, (size_t)sqlite3_column_bytes(st, 3));
+        rt_buf_puts(out, obj);
         rc = 0;
     }
-out:
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    free(obj);
+    rt_json_close(j);
     return rc;
 }
 
@@ -139,46 +107,25 @@ int rt_keeper_cheapest(const char *base_url, const struct rt_keeper_query *q, st
     }
 
     int rc = -1;
-    struct keeper_body body = {{0}, 0};
-    struct curl_slist *hdr = NULL;
-    CURL *c = curl_easy_init();
-    if (!c) {
-        rt_set_err(err, errlen, "cannot initialise libcurl");
-        goto out;
-    }
-    hdr = curl_slist_append(hdr, "X-Application-ID: rtrack");
-    hdr = curl_slist_append(hdr, "Accept: application/json");
-    if (!hdr) {
-        rt_set_err(err, errlen, "cannot initialise libcurl");
-        goto out;
-    }
-    curl_easy_setopt(c, CURLOPT_URL, url.p);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "rtrack/" RTRACK_VERSION);
-    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
     /* A report must not hang on an unreachable Keeper: the whole exchange is bounded. */
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, KEEPER_TIMEOUT_MS);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, KEEPER_CONNECT_TIMEOUT_MS);
-    /* No SIGALRM-based resolver timeouts: rtrack has its own signal handling and threads. */
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85 */
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)KEEPER_MAX_BODY);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keeper_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+    const struct rt_http_req req = {
+        .url = url.p,
+        .timeout_ms = KEEPER_TIMEOUT_MS,
+        .connect_timeout_ms = KEEPER_CONNECT_TIMEOUT_MS,
+        .max_body = KEEPER_MAX_BODY,
+    };
+    struct rt_http h;
+    if (rt_http_open(&h, &req) != 0 || rt_http_add_header(&h, "X-Application-ID: rtrack") != 0 ||
+        rt_http_add_header(&h, "Accept: application/json") != 0) {
+        rt_set_err(err, errlen, "cannot initialise libcurl");
+        goto out;
+    }
+    curl_easy_setopt(h.curl, CURLOPT_HTTPGET, 1L);
 
-    CURLcode cr = curl_easy_perform(c);
+    rt_http_perform(&h);
     char why[128];
-    long status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    if (cr == CURLE_OPERATION_TIMEDOUT) {
-        curl_off_t connect_us = 0;
-        curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us);
-        if (connect_us > 0) {
+    if (h.code == CURLE_OPERATION_TIMEDOUT) {
+        if (h.connect_us > 0) {
             rt_set_err(err, errlen, "keeper did not answer within %ld s", KEEPER_TIMEOUT_MS / 1000);
         } else {
             char host[256];
@@ -186,31 +133,28 @@ int rt_keeper_cheapest(const char *base_url, const struct rt_keeper_query *q, st
             rt_set_err(err, errlen, "%s not reachable: no connection within %ld s", host,
                        KEEPER_CONNECT_TIMEOUT_MS / 1000);
         }
-    } else if (body.too_large || cr == CURLE_FILESIZE_EXCEEDED) {
+    } else if (h.too_large) {
         rt_set_err(err, errlen, "keeper's answer is larger than %ld MiB",
                    KEEPER_MAX_BODY / (1024 * 1024));
-    } else if (cr != CURLE_OK && status == 0) {
+    } else if (h.code != CURLE_OK && h.status == 0) {
         /* Nothing came back: DNS, connect or TLS failure. curl_easy_strerror() is short and
          * fixed; the error buffer would repeat the address and timings. */
         char host[256];
         keeper_host(base_url, host, sizeof(host));
         rt_set_err(err, errlen, "%s not reachable: %s", host,
-                   rt_curl_reason(cr, NULL, why, sizeof(why)));
-    } else if (cr != CURLE_OK) {
+                   rt_curl_reason(h.code, NULL, why, sizeof(why)));
+    } else if (h.code != CURLE_OK) {
         rt_set_err(err, errlen, "keeper answer broke off: %s",
-                   rt_curl_reason(cr, NULL, why, sizeof(why)));
-    } else if (status < 200 || status > 299) {
+                   rt_curl_reason(h.code, NULL, why, sizeof(why)));
+    } else if (h.status < 200 || h.status > 299) {
         /* 3xx included: redirects are not followed, and their body is not the answer. */
-        rt_set_err(err, errlen, "keeper answered HTTP %ld", status);
+        rt_set_err(err, errlen, "keeper answered HTTP %ld", h.status);
     } else {
-        rc = keeper_first_server(&body.buf, out, err, errlen);
+        rc = keeper_first_server(&h.body, out, err, errlen);
     }
 
 out:
-    if (c)
-        curl_easy_cleanup(c);
-    curl_slist_free_all(hdr);
-    rt_buf_free(&body.buf);
+    rt_http_close(&h);
     rt_buf_free(&url);
     return rc;
 }
