@@ -1,8 +1,8 @@
 /* sentinel.c - the Spare Cores Sentinel API: start a run, refresh its upload credentials,
  * finish it.
  *
- * One libcurl POST per call, answers read with SQLite's JSON functions (an in-memory
- * connection). The contract is the one resource-tracker-rs validated against the live API:
+ * One POST per call (net/http.h), answers read with base/json.h (SQLite's JSON functions).
+ * The contract is the one resource-tracker-rs validated against the live API:
  * - POST {base}/runs, a flat JSON object (never `pid`), answers run_id, upload_uri_prefix and
  *   upload_credentials{access_key, secret_key, session_token, expiration | expires_at};
  * - POST {base}/runs/{id}/refresh-credentials, an empty body without Content-Type, answers
@@ -18,16 +18,13 @@
 #include "rtrack/net/libs.h"
 #include "rtrack/upload/upload.h"
 
-#include <math.h>
 #include <pthread.h>
-#include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtrack/base/json.h"
 #include "rtrack/net/http.h"
-#include "rtrack/version.h"
 
 #define SENTINEL_DEFAULT_URL        "https://api.sentinel.sparecores.net"
 #define SENTINEL_CONNECT_TIMEOUT_MS 10000L
@@ -220,23 +217,6 @@ double rt_parse_iso8601_utc(const char *s)
 
 /* --- HTTP ------------------------------------------------------------------------------- */
 
-struct sentinel_body {
-    struct rt_buf buf;
-    int too_large;
-};
-
-static size_t sentinel_write(char *data, size_t size, size_t nmemb, void *ud)
-{
-    struct sentinel_body *b = ud;
-    size_t n = size * nmemb;
-    if (b->buf.len + n > (size_t)SENTINEL_MAX_BODY) {
-        b->too_large = 1;
-        return 0; /* makes curl stop with CURLE_WRITE_ERROR */
-    }
-    rt_buf_append(&b->buf, data, n);
-    return n;
-}
-
 /* The base URL for messages: without any user:password@ it may carry. */
 static void display_base(const char *base, char *out, size_t cap)
 {
@@ -266,13 +246,6 @@ static void encode_segment(struct rt_buf *b, const char *s)
             rt_buf_append(b, e, 3);
         }
     }
-}
-
-/* RTRACK_HTTP_TIMEOUT_S, when a positive number, replaces the 30 s total limit (and caps the
- * connect limit); anything else is ignored. */
-static long total_timeout_ms(void)
-{
-    return rt_http_timeout_ms(SENTINEL_TIMEOUT_MS);
 }
 
 /* Append up to SENTINEL_EXCERPT bytes of an error answer as ": excerpt", on one line. Nothing
@@ -328,166 +301,80 @@ static int sentinel_post(const struct rt_sentinel *s, const char *path, const ch
 
     int rc = -1;
     struct rt_buf url = {0}, auth = {0};
-    struct sentinel_body resp = {{0}, 0};
-    struct curl_slist *hdr = NULL, *h;
     rt_buf_puts(&url, s->base);
     rt_buf_puts(&url, path);
     rt_buf_reserve(&auth, strlen(s->token) + 32); /* one allocation: nothing left behind */
     rt_buf_puts(&auth, "Authorization: Bearer ");
     rt_buf_puts(&auth, s->token);
+
+    /* RTRACK_HTTP_TIMEOUT_S, when a positive number, replaces the 30 s total limit (and caps
+     * the connect limit) */
+    const struct rt_http_req req = {
+        .url = url.p,
+        .timeout_ms = SENTINEL_TIMEOUT_MS,
+        .connect_timeout_ms = SENTINEL_CONNECT_TIMEOUT_MS,
+        .process_limit = 1,
+        .max_body = SENTINEL_MAX_BODY,
+    };
+    /* "Content-Type:" with no value removes curl's x-www-form-urlencoded default; "Expect:"
+     * saves a 100-continue round trip for a large inline finish body */
+    const char *ctype = body ? "Content-Type: application/json" : "Content-Type:";
+    struct rt_http h;
+    int ready = rt_http_open(&h, &req) == 0 && rt_http_add_header(&h, auth.p) == 0 &&
+                rt_http_add_header(&h, "Accept: application/json") == 0 &&
+                rt_http_add_header(&h, ctype) == 0 && rt_http_add_header(&h, "Expect:") == 0;
+    wipe_buf(&auth);
+    if (!ready) {
+        rt_set_err(err, errlen, "cannot initialise libcurl");
+        goto out;
+    }
     /* room for any credentials answer up front: a realloc would leave a copy behind */
-    rt_buf_reserve(&resp.buf, 16384);
+    rt_buf_reserve(&h.body, 16384);
+    curl_easy_setopt(h.curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(h.curl, CURLOPT_POSTFIELDS, body ? body : "");
+    curl_easy_setopt(h.curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : 0));
 
-    CURL *c = curl_easy_init();
-    if (!c)
-        goto nomem;
-    if (!(h = curl_slist_append(hdr, auth.p)))
-        goto nomem;
-    hdr = h;
-    if (!(h = curl_slist_append(hdr, "Accept: application/json")))
-        goto nomem;
-    hdr = h;
-    /* "Content-Type:" with no value removes curl's x-www-form-urlencoded default */
-    if (!(h = curl_slist_append(hdr, body ? "Content-Type: application/json" : "Content-Type:")))
-        goto nomem;
-    hdr = h;
-    /* no 100-continue round trip for a large inline finish body */
-    if (!(h = curl_slist_append(hdr, "Expect:")))
-        goto nomem;
-    hdr = h;
-
-    long total_ms = total_timeout_ms();
-    long connect_ms =
-        total_ms < SENTINEL_CONNECT_TIMEOUT_MS ? total_ms : SENTINEL_CONNECT_TIMEOUT_MS;
-    curl_easy_setopt(c, CURLOPT_URL, url.p);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "rtrack/" RTRACK_VERSION);
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : "");
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? strlen(body) : 0));
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total_ms);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-    /* No SIGALRM-based resolver timeouts: rtrack has its own signal handling and threads. */
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85 */
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)SENTINEL_MAX_BODY);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sentinel_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp);
-
-    CURLcode cr = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
-    /* "Reached" means the request went out: a refused or timed-out connect and a failed TLS
-     * handshake (certificate included) all leave the request size at 0. */
-    long sent = 0;
-    curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &sent);
+    rt_http_perform(&h);
+    *status = h.status;
     char why[128];
-    if (resp.too_large || cr == CURLE_FILESIZE_EXCEEDED) {
+    if (h.too_large) {
         rt_set_err(err, errlen, "sentinel's answer to POST %s is larger than %ld MiB", path,
                    SENTINEL_MAX_BODY / (1024 * 1024));
-    } else if (cr != CURLE_OK && sent <= 0 && *status == 0) {
-        /* curl_easy_strerror() is short and fixed; curl's error buffer would repeat the
+    } else if (h.code != CURLE_OK && h.request_size <= 0 && h.status == 0) {
+        /* "Reached" means the request went out: a refused or timed-out connect and a failed
+         * TLS handshake (certificate included) all leave the request size at 0.
+         * curl_easy_strerror() is short and fixed; curl's error buffer would repeat the
          * address and timings. */
         rt_set_err(err, errlen, "cannot reach sentinel api %s: %s", where,
-                   rt_curl_reason(cr, NULL, why, sizeof(why)));
-    } else if (cr == CURLE_OPERATION_TIMEDOUT) {
+                   rt_curl_reason(h.code, NULL, why, sizeof(why)));
+    } else if (h.code == CURLE_OPERATION_TIMEDOUT) {
         rt_set_err(err, errlen, "sentinel api %s did not answer POST %s within %g s", where, path,
-                   (double)total_ms / 1000.0);
-    } else if (cr != CURLE_OK) {
+                   (double)h.timeout_ms / 1000.0);
+    } else if (h.code != CURLE_OK) {
         rt_set_err(err, errlen, "sentinel api %s gave no complete answer to POST %s: %s", where,
-                   path, rt_curl_reason(cr, NULL, why, sizeof(why)));
+                   path, rt_curl_reason(h.code, NULL, why, sizeof(why)));
     } else {
         rc = 0;
-        *out = resp.buf;
-        resp.buf = (struct rt_buf){0};
+        *out = h.body;
+        h.body = (struct rt_buf){0};
     }
-    goto out;
-nomem:
-    rt_set_err(err, errlen, "cannot initialise libcurl");
 out:
-    if (c)
-        curl_easy_cleanup(c);
-    for (h = hdr; h; h = h->next)
-        explicit_bzero(h->data, strlen(h->data));
-    curl_slist_free_all(hdr);
-    wipe_buf(&auth);
-    wipe_buf(&resp.buf);
+    rt_http_close(&h); /* zeroes the token's header and the answer */
     rt_buf_free(&url);
     return rc;
 }
 
 /* --- reading the answers ------------------------------------------------------------------ */
 
-struct jdoc {
-    sqlite3 *db;
-    sqlite3_stmt *st;
-    const struct rt_buf *body;
-};
-
-static int jdoc_open(struct jdoc *j, const struct rt_buf *body)
+/* No value to read at a path: nothing there, a JSON null, or no JSON at all. */
+static int no_value(enum rt_json_type t)
 {
-    memset(j, 0, sizeof(*j));
-    j->body = body;
-    if (sqlite3_open_v2(":memory:", &j->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) !=
-        SQLITE_OK)
-        return -1;
-    /* CASE evaluates lazily, so json_type() never sees malformed text (it would raise). */
-    static const char sql[] = "SELECT json_valid(?1),"
-                              " CASE WHEN json_valid(?1) THEN json_type(?1, ?2) END,"
-                              " CASE WHEN json_valid(?1) THEN json_extract(?1, ?2) END";
-    if (sqlite3_prepare_v2(j->db, sql, -1, &j->st, NULL) != SQLITE_OK ||
-        sqlite3_bind_text(j->st, 1, body->p ? body->p : "", (int)body->len, SQLITE_STATIC) !=
-            SQLITE_OK)
-        return -1;
-    return 0;
-}
-
-static void jdoc_close(struct jdoc *j)
-{
-    sqlite3_finalize(j->st);
-    sqlite3_close(j->db);
-    j->st = NULL;
-    j->db = NULL;
-}
-
-/* The JSON type at path ("null" for a JSON null, "" when absent, NULL on an SQLite error or
- * invalid JSON) and, for scalars, a malloc'd copy of its text value in *text. */
-static const char *jget(struct jdoc *j, const char *path, char **text)
-{
-    static const char *const types[] = {"object", "array", "text",  "integer",
-                                        "real",   "true",  "false", "null"};
-    if (text)
-        *text = NULL;
-    sqlite3_reset(j->st);
-    if (sqlite3_bind_text(j->st, 2, path, -1, SQLITE_STATIC) != SQLITE_OK ||
-        sqlite3_step(j->st) != SQLITE_ROW || !sqlite3_column_int(j->st, 0))
-        return NULL;
-    const char *t = (const char *)sqlite3_column_text(j->st, 1);
-    if (!t)
-        return "";
-    const char *type = NULL;
-    for (size_t i = 0; i < RT_ARRAY_LEN(types); i++)
-        if (strcmp(t, types[i]) == 0)
-            type = types[i];
-    if (!type)
-        return NULL;
-    if (text && sqlite3_column_type(j->st, 2) != SQLITE_NULL && strcmp(type, "object") != 0 &&
-        strcmp(type, "array") != 0) {
-        const char *v = (const char *)sqlite3_column_text(j->st, 2);
-        *text = xstrndup(v ? v : "", (size_t)sqlite3_column_bytes(j->st, 2));
-    }
-    return type;
+    return t == RT_JSON_ERROR || t == RT_JSON_INVALID || t == RT_JSON_ABSENT || t == RT_JSON_NULL;
 }
 
 /* upload_credentials at `at` ("$.upload_credentials") into c and *expires. 0, or -1 with err
  * naming what is missing (never a value). */
-static int read_creds(struct jdoc *j, const char *what, struct rt_s3_creds *c, double *expires,
+static int read_creds(struct rt_json *j, const char *what, struct rt_s3_creds *c, double *expires,
                       char *err, size_t errlen)
 {
     static const char *const keys[] = {"access_key", "secret_key", "session_token"};
@@ -495,8 +382,7 @@ static int read_creds(struct jdoc *j, const char *what, struct rt_s3_creds *c, d
     char path[64];
     for (size_t i = 0; i < 3; i++) {
         snprintf(path, sizeof(path), "$.upload_credentials.%s", keys[i]);
-        const char *t = jget(j, path, &vals[i]);
-        if (!t || strcmp(t, "text") != 0 || !vals[i][0]) {
+        if (rt_json_get(j, path, &vals[i]) != RT_JSON_TEXT || !vals[i][0]) {
             rt_set_err(err, errlen, "sentinel's answer to %s has no upload_credentials.%s", what,
                        keys[i]);
             for (size_t k = 0; k <= i; k++)
@@ -507,15 +393,15 @@ static int read_creds(struct jdoc *j, const char *what, struct rt_s3_creds *c, d
     /* `expiration` is what the live API sends; `expires_at` is the older name. Missing means
      * the credentials do not expire; present but unreadable means refresh at once. */
     char *exp = NULL;
-    const char *t = jget(j, "$.upload_credentials.expiration", &exp);
-    if (!t || !*t || strcmp(t, "null") == 0) {
+    enum rt_json_type t = rt_json_get(j, "$.upload_credentials.expiration", &exp);
+    if (no_value(t)) {
         free(exp);
         exp = NULL;
-        t = jget(j, "$.upload_credentials.expires_at", &exp);
+        t = rt_json_get(j, "$.upload_credentials.expires_at", &exp);
     }
-    if (!t || !*t || strcmp(t, "null") == 0)
+    if (no_value(t))
         *expires = SENTINEL_FAR_FUTURE;
-    else if (strcmp(t, "text") == 0)
+    else if (t == RT_JSON_TEXT)
         *expires = rt_parse_iso8601_utc(exp);
     else
         *expires = 0;
@@ -527,25 +413,25 @@ static int read_creds(struct jdoc *j, const char *what, struct rt_s3_creds *c, d
     return 0;
 }
 
-/* An answer that must be a JSON object. 0, or -1 with err. */
-static int open_object(struct jdoc *j, const struct rt_buf *body, const char *what, char *err,
-                       size_t errlen)
+/* An answer that must be a JSON object: the open document, or NULL with err. */
+static struct rt_json *open_object(const struct rt_buf *body, const char *what, char *err,
+                                   size_t errlen)
 {
-    if (jdoc_open(j, body) != 0) {
-        rt_set_err(err, errlen, "cannot read sentinel's answer to %s: %s", what,
-                   j->db ? sqlite3_errmsg(j->db) : "out of memory");
-        return -1;
+    char why[256];
+    struct rt_json *j = rt_json_open(body->p, body->len, why, sizeof(why));
+    if (!j) {
+        rt_set_err(err, errlen, "cannot read sentinel's answer to %s: %s", what, why);
+        return NULL;
     }
-    const char *t = jget(j, "$", NULL);
-    if (!t) {
+    enum rt_json_type t = rt_json_get(j, "$", NULL);
+    if (t == RT_JSON_ERROR || t == RT_JSON_INVALID)
         rt_set_err(err, errlen, "sentinel's answer to %s is not JSON", what);
-        return -1;
-    }
-    if (strcmp(t, "object") != 0) {
+    else if (t != RT_JSON_OBJECT)
         rt_set_err(err, errlen, "sentinel's answer to %s is not a JSON object", what);
-        return -1;
-    }
-    return 0;
+    else
+        return j;
+    rt_json_close(j);
+    return NULL;
 }
 
 /* --- the calls -------------------------------------------------------------------------- */
@@ -560,31 +446,29 @@ int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, struct 
     if (sentinel_post(s, "/runs", body ? body : "{}", &status, &resp, err, errlen) != 0)
         return -1;
     int rc = -1;
-    struct jdoc j = {0};
+    struct rt_json *j = NULL;
     if (status < 200 || status > 299) {
         /* 3xx included: redirects are not followed. No credentials in an error answer. */
         rt_set_err(err, errlen, "sentinel answered HTTP %ld for %s", status, what);
         append_excerpt(err, errlen, &resp, s->token);
         goto out;
     }
-    if (open_object(&j, &resp, what, err, errlen) != 0)
+    if (!(j = open_object(&resp, what, err, errlen)))
         goto out;
     char *run_id = NULL, *prefix = NULL;
-    const char *t = jget(&j, "$.run_id", &run_id);
-    if (!t || (strcmp(t, "text") != 0 && strcmp(t, "integer") != 0 && strcmp(t, "real") != 0) ||
-        !run_id[0]) {
+    enum rt_json_type t = rt_json_get(j, "$.run_id", &run_id);
+    if ((t != RT_JSON_TEXT && t != RT_JSON_INTEGER && t != RT_JSON_REAL) || !run_id[0]) {
         rt_set_err(err, errlen, "sentinel's answer to %s has no run_id", what);
         free(run_id);
         goto out;
     }
-    t = jget(&j, "$.upload_uri_prefix", &prefix);
-    if (!t || strcmp(t, "text") != 0 || !prefix[0]) {
+    if (rt_json_get(j, "$.upload_uri_prefix", &prefix) != RT_JSON_TEXT || !prefix[0]) {
         rt_set_err(err, errlen, "sentinel's answer to %s has no upload_uri_prefix", what);
         free(run_id);
         free(prefix);
         goto out;
     }
-    if (read_creds(&j, what, &r->creds, &r->expires_at, err, errlen) != 0) {
+    if (read_creds(j, what, &r->creds, &r->expires_at, err, errlen) != 0) {
         free(run_id);
         free(prefix);
         goto out;
@@ -593,7 +477,7 @@ int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, struct 
     r->upload_uri_prefix = prefix;
     rc = 0;
 out:
-    jdoc_close(&j);
+    rt_json_close(j);
     wipe_buf(&resp);
     return rc;
 }
@@ -618,7 +502,7 @@ int rt_sentinel_refresh(const struct rt_sentinel *s, struct rt_sentinel_run *r, 
     rt_buf_puts(&what, path.p);
     int rc = -1;
     long status;
-    struct jdoc j = {0};
+    struct rt_json *j = NULL;
     if (sentinel_post(s, path.p, NULL, &status, &resp, err, errlen) != 0)
         goto out;
     if (status < 200 || status > 299) {
@@ -626,18 +510,18 @@ int rt_sentinel_refresh(const struct rt_sentinel *s, struct rt_sentinel_run *r, 
         rt_set_err(err, errlen, "sentinel answered HTTP %ld for %s", status, what.p);
         goto out;
     }
-    if (open_object(&j, &resp, what.p, err, errlen) != 0)
+    if (!(j = open_object(&resp, what.p, err, errlen)))
         goto out;
     struct rt_s3_creds c = {0};
     double exp;
-    if (read_creds(&j, what.p, &c, &exp, err, errlen) != 0)
+    if (read_creds(j, what.p, &c, &exp, err, errlen) != 0)
         goto out;
     creds_free(&r->creds);
     r->creds = c;
     r->expires_at = exp;
     rc = 0;
 out:
-    jdoc_close(&j);
+    rt_json_close(j);
     wipe_buf(&resp);
     rt_buf_free(&what);
     rt_buf_free(&path);
