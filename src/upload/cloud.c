@@ -20,23 +20,22 @@
  * Values are kept only when they look like identifiers (printable ASCII without blanks, at most
  * 128 bytes, not "unknown"): a catch-all HTML page never becomes an instance type.
  *
- * JSON is read with SQLite's JSON functions on an in-memory connection; Hetzner's YAML-like
- * `key: value` lines are read line by line. */
+ * JSON is read with base/json.h (SQLite's JSON functions); Hetzner's YAML-like `key: value`
+ * lines are read line by line. */
 #include "rtrack/net/libs.h"
 #include "rtrack/upload/cloud.h"
 
 #include <pthread.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
-#include "rtrack/net/http.h"
+#include "rtrack/base/json.h"
 #include "rtrack/base/util.h"
-#include "rtrack/version.h"
+#include "rtrack/net/http.h"
 
 #define CLOUD_REQ_TIMEOUT_MS 1000L
 #define CLOUD_MAX_BODY       (256L * 1024)
@@ -140,41 +139,21 @@ struct resp {
     long status;    /* 0: no HTTP answer */
     int connected;  /* a TCP connection was made (something listens there) */
     int gcp_flavor; /* the answer carried Metadata-Flavor: Google */
-    int too_large;
     struct rt_buf body;
 };
 
-static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
+/* Metadata-Flavor, on every answer: GCP's metadata server sends "Google". */
+static void on_flavor(const char *v, size_t vn, void *ud)
 {
     struct resp *r = ud;
-    size_t n = size * nmemb;
-    if (r->body.len + n > (size_t)CLOUD_MAX_BODY) {
-        r->too_large = 1;
-        return 0;
+    while (vn > 0 && is_blank(*v)) {
+        v++;
+        vn--;
     }
-    rt_buf_append(&r->body, data, n);
-    return n;
-}
-
-static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
-{
-    struct resp *r = ud;
-    size_t n = size * nmemb;
-    static const char name[] = "metadata-flavor:";
-    size_t nl = sizeof(name) - 1;
-    if (n > nl && strncasecmp(data, name, nl) == 0) {
-        const char *v = data + nl;
-        size_t vn = n - nl;
-        while (vn > 0 && is_blank(*v)) {
-            v++;
-            vn--;
-        }
-        while (vn > 0 && is_blank(v[vn - 1]))
-            vn--;
-        if (vn == 6 && strncmp(v, "Google", 6) == 0)
-            r->gcp_flavor = 1;
-    }
-    return n;
+    while (vn > 0 && is_blank(v[vn - 1]))
+        vn--;
+    if (vn == 6 && strncmp(v, "Google", 6) == 0)
+        r->gcp_flavor = 1;
 }
 
 static size_t no_upload(char *buf, size_t size, size_t nmemb, void *ud)
@@ -199,51 +178,43 @@ static int fetch(const struct probe *p, const char *method, const char *path, co
         return 0;
     long ms = left_ms < (double)CLOUD_REQ_TIMEOUT_MS ? (long)left_ms : CLOUD_REQ_TIMEOUT_MS;
 
-    CURL *c = curl_easy_init();
-    if (!c)
-        return 0;
     char *url = xasprintf("%s%s", p->base, path);
-    struct curl_slist *hl = NULL;
+    const struct rt_http_req req = {
+        .url = url,
+        .timeout_ms = ms,
+        .connect_timeout_ms = ms,
+        .max_body = CLOUD_MAX_BODY,
+        .header = "Metadata-Flavor",
+        .on_header = on_flavor,
+        .header_ud = r,
+    };
+    struct rt_http h;
+    int ok = 0;
+    if (rt_http_open(&h, &req) != 0)
+        goto out;
     if (hdr)
-        hl = curl_slist_append(hl, hdr);
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    if (hl)
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "rtrack/" RTRACK_VERSION);
+        rt_http_add_header(&h, hdr); /* without it when curl cannot: the answer tells */
     if (strcmp(method, "PUT") == 0) {
-        curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)0);
-        curl_easy_setopt(c, CURLOPT_READFUNCTION, no_upload);
+        curl_easy_setopt(h.curl, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(h.curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)0);
+        curl_easy_setopt(h.curl, CURLOPT_READFUNCTION, no_upload);
     } else {
-        curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(h.curl, CURLOPT_HTTPGET, 1L);
     }
     /* Link-local (and GCP's internal) addresses: a proxy from the environment must not get
      * in between, it would answer for a machine that is not this one. */
-    curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85 */
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)CLOUD_MAX_BODY);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(h.curl, CURLOPT_NOPROXY, "*");
 
-    CURLcode cr = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_off_t connect_us = 0;
-    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &connect_us);
-    r->connected = r->status > 0 || connect_us > 0;
-    curl_easy_cleanup(c);
-    curl_slist_free_all(hl);
+    rt_http_perform(&h);
+    r->status = h.status;
+    r->connected = h.status > 0 || h.connect_us > 0;
+    r->body = h.body;
+    h.body = (struct rt_buf){0};
+    ok = h.code == CURLE_OK && !h.too_large && h.status >= 200 && h.status <= 299;
+out:
+    rt_http_close(&h);
     free(url);
-    return cr == CURLE_OK && !r->too_large && r->status >= 200 && r->status <= 299;
+    return ok;
 }
 
 /* GET a plain-text value. */
@@ -255,86 +226,37 @@ static char *get_text(const struct probe *p, const char *path, const char *hdr)
     return v;
 }
 
-/* --- JSON through SQLite ----------------------------------------------------------------- */
+/* --- JSON ------------------------------------------------------------------------------- */
 
-struct jdoc {
-    sqlite3 *db;
-    const char *text;
-    int len;
-};
-
-/* 1 when b holds a JSON object (then j must be closed), 0 otherwise. */
-static int jdoc_open(struct jdoc *j, const struct rt_buf *b)
+/* 1 when b holds a JSON object (then *j is open and must be closed), 0 otherwise. */
+static int jdoc_open(struct rt_json **j, const struct rt_buf *b)
 {
-    memset(j, 0, sizeof(*j));
+    *j = NULL;
     if (!b->p || b->len == 0 || b->len > (size_t)CLOUD_MAX_BODY)
         return 0;
-    if (sqlite3_open_v2(":memory:", &j->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) !=
-        SQLITE_OK) {
-        sqlite3_close(j->db);
-        j->db = NULL;
-        return 0;
-    }
-    j->text = b->p;
-    j->len = (int)b->len;
-    sqlite3_stmt *st = NULL;
-    int ok = 0;
-    /* CASE evaluates lazily: json_type() never sees malformed text (it would raise). */
-    if (sqlite3_prepare_v2(j->db, "SELECT CASE WHEN json_valid(?1) THEN json_type(?1) END", -1, &st,
-                           NULL) == SQLITE_OK &&
-        sqlite3_bind_text(st, 1, j->text, j->len, SQLITE_STATIC) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW) {
-        const char *t = (const char *)sqlite3_column_text(st, 0);
-        ok = t && strcmp(t, "object") == 0;
-    }
-    sqlite3_finalize(st);
-    if (!ok) {
-        sqlite3_close(j->db);
-        j->db = NULL;
-    }
-    return ok;
-}
-
-static void jdoc_close(struct jdoc *j)
-{
-    sqlite3_close(j->db);
-    j->db = NULL;
+    *j = rt_json_open(b->p, b->len, NULL, 0);
+    if (*j && rt_json_get(*j, "$", NULL) == RT_JSON_OBJECT)
+        return 1;
+    rt_json_close(*j);
+    *j = NULL;
+    return 0;
 }
 
 /* The string (or integer) at path, cleaned; NULL when absent or of another type. */
-static char *jdoc_str(struct jdoc *j, const char *path)
+static char *jdoc_str(struct rt_json *j, const char *path)
 {
-    static const char sql[] = "SELECT CASE WHEN json_type(?1, ?2) IN ('text', 'integer')"
-                              " THEN json_extract(?1, ?2) END";
-    sqlite3_stmt *st = NULL;
     char *v = NULL;
-    if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_bind_text(st, 1, j->text, j->len, SQLITE_STATIC) == SQLITE_OK &&
-        sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        v = clean((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return v;
+    enum rt_json_type t = rt_json_get(j, path, &v);
+    char *c = t == RT_JSON_TEXT || t == RT_JSON_INTEGER ? clean(v) : NULL;
+    free(v);
+    return c;
 }
 
-/* The integer of a one-row query over ?1 (the document); 0 on any error. */
-static int jdoc_int(struct jdoc *j, const char *sql)
-{
-    sqlite3_stmt *st = NULL;
-    int v = 0;
-    if (sqlite3_prepare_v2(j->db, sql, -1, &st, NULL) == SQLITE_OK &&
-        sqlite3_bind_text(st, 1, j->text, j->len, SQLITE_STATIC) == SQLITE_OK &&
-        sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-/* GET a JSON object and open it; 1 on success (close j after), 0 otherwise. */
-static int get_json(const struct probe *p, const char *path, const char *hdr, struct jdoc *j,
+/* GET a JSON object and open it; 1 on success (close *j after), 0 otherwise. */
+static int get_json(const struct probe *p, const char *path, const char *hdr, struct rt_json **j,
                     struct resp *r)
 {
-    memset(j, 0, sizeof(*j));
+    *j = NULL;
     return fetch(p, "GET", path, hdr, r) && jdoc_open(j, &r->body);
 }
 
@@ -400,10 +322,10 @@ static int probe_aws(struct probe *p)
         set_field(&p->res.zone_id,
                   get_text(p, "/latest/meta-data/placement/availability-zone", hdr));
         struct resp r = {0};
-        struct jdoc j;
+        struct rt_json *j;
         if (get_json(p, "/latest/dynamic/instance-identity/document", hdr, &j, &r)) {
-            set_field(&p->res.account_id, jdoc_str(&j, "$.accountId"));
-            jdoc_close(&j);
+            set_field(&p->res.account_id, jdoc_str(j, "$.accountId"));
+            rt_json_close(j);
         }
         rt_buf_free(&r.body);
     }
@@ -442,20 +364,20 @@ static int probe_gcp(struct probe *p)
 static int probe_azure(struct probe *p)
 {
     struct resp r = {0};
-    struct jdoc j;
+    struct rt_json *j;
     int found = 0;
     if (get_json(p, "/metadata/instance?api-version=2021-02-01", "Metadata: true", &j, &r)) {
-        char *size = jdoc_str(&j, "$.compute.vmSize");
-        char *loc = jdoc_str(&j, "$.compute.location");
+        char *size = jdoc_str(j, "$.compute.vmSize");
+        char *loc = jdoc_str(j, "$.compute.location");
         if (size || loc) {
             found = 1;
             p->res.instance_type = size;
             p->res.region_id = loc;
             /* "" when the VM is not pinned to an availability zone: NULL then. */
-            p->res.zone_id = jdoc_str(&j, "$.compute.zone");
-            p->res.account_id = jdoc_str(&j, "$.compute.subscriptionId");
+            p->res.zone_id = jdoc_str(j, "$.compute.zone");
+            p->res.account_id = jdoc_str(j, "$.compute.subscriptionId");
         }
-        jdoc_close(&j);
+        rt_json_close(j);
     }
     rt_buf_free(&r.body);
     return found;
@@ -511,19 +433,19 @@ static int probe_hetzner(struct probe *p)
 static int probe_upcloud(struct probe *p)
 {
     struct resp r = {0};
-    struct jdoc j;
+    struct rt_json *j;
     int found = 0;
     if (get_json(p, "/metadata/v1.json", NULL, &j, &r)) {
-        char *name = jdoc_str(&j, "$.cloud_name");
+        char *name = jdoc_str(j, "$.cloud_name");
         if (name && strcmp(name, "upcloud") == 0) {
             found = 1;
             /* UpCloud's "region" is its zone (fi-hel2, de-fra1): both fields get it. The
              * metadata names no server plan. */
-            p->res.region_id = jdoc_str(&j, "$.region");
+            p->res.region_id = jdoc_str(j, "$.region");
             p->res.zone_id = p->res.region_id ? xstrdup(p->res.region_id) : NULL;
         }
         free(name);
-        jdoc_close(&j);
+        rt_json_close(j);
     }
     rt_buf_free(&r.body);
     return found;
@@ -532,17 +454,17 @@ static int probe_upcloud(struct probe *p)
 static int probe_vultr(struct probe *p)
 {
     struct resp r = {0};
-    struct jdoc j;
+    struct rt_json *j;
     int found = 0;
     if (get_json(p, "/v1.json", NULL, &j, &r)) {
-        char *id = jdoc_str(&j, "$.instanceid");
+        char *id = jdoc_str(j, "$.instanceid");
         if (!id)
-            id = jdoc_str(&j, "$.\"instance-v2-id\"");
+            id = jdoc_str(j, "$.\"instance-v2-id\"");
         if (id) {
             found = 1;
             /* "EWR" in the metadata; Vultr's API and Spare Cores spell region ids in lower
              * case ("ewr"). The metadata names no plan and no zone. */
-            char *rc = jdoc_str(&j, "$.region.regioncode");
+            char *rc = jdoc_str(j, "$.region.regioncode");
             for (char *c = rc; c && *c; c++) {
                 if (*c >= 'A' && *c <= 'Z')
                     *c = (char)(*c - 'A' + 'a');
@@ -550,7 +472,7 @@ static int probe_vultr(struct probe *p)
             p->res.region_id = rc;
         }
         free(id);
-        jdoc_close(&j);
+        rt_json_close(j);
     }
     rt_buf_free(&r.body);
     return found;
@@ -578,27 +500,25 @@ static int probe_alicloud(struct probe *p)
 static int probe_ovh(struct probe *p)
 {
     struct resp r = {0};
-    struct jdoc j;
+    struct rt_json *j;
     int ovh = 0;
     /* OVH's OpenStack names its own resolver: a services[] entry {type dns, address
      * 213.186.33.99}. */
     if (get_json(p, "/openstack/latest/network_data.json", NULL, &j, &r)) {
-        ovh = jdoc_int(&j, "SELECT EXISTS(SELECT 1 FROM json_each(?1, '$.services')"
-                           " WHERE CASE WHEN type = 'object'"
-                           " THEN json_extract(value, '$.type') = 'dns'"
-                           " AND json_extract(value, '$.address') = '213.186.33.99' END)");
-        jdoc_close(&j);
+        static const char *const dns[][2] = {{"$.type", "dns"}, {"$.address", "213.186.33.99"}};
+        ovh = rt_json_find(j, "$.services", dns, 2) == 1;
+        rt_json_close(j);
     }
     if (ovh) {
         if (get_json(p, "/openstack/latest/meta_data.json", NULL, &j, &r)) {
-            char *az = jdoc_str(&j, "$.availability_zone");
+            char *az = jdoc_str(j, "$.availability_zone");
             /* "nova" is OpenStack's default zone name, not a place. */
             if (az && strcmp(az, "nova") == 0) {
                 free(az);
                 az = NULL;
             }
             p->res.region_id = az;
-            jdoc_close(&j);
+            rt_json_close(j);
         }
         /* The EC2-compatible side has the flavor. */
         p->res.instance_type = get_text(p, "/latest/meta-data/instance-type", NULL);
