@@ -25,7 +25,6 @@
 #include <openssl/evp.h>
 
 #include "rtrack/net/http.h"
-#include "rtrack/version.h"
 
 #define S3_CONNECT_TIMEOUT_MS  10000L
 #define S3_TIMEOUT_MS          60000L /* per PUT: a hung endpoint never blocks longer */
@@ -239,23 +238,14 @@ void rt_s3_target_free(struct rt_s3_target *t)
 /* --- region ------------------------------------------------------------------------------------
  */
 
-static size_t probe_header(char *buf, size_t size, size_t nmemb, void *ud)
+/* x-amz-bucket-region, on any answer: kept when it is a region name. */
+static void on_bucket_region(const char *v, size_t n, void *ud)
 {
-    static const char name[] = "x-amz-bucket-region:";
     char *region = ud;
-    size_t n = size * nmemb;
-    if (n > sizeof(name) - 1 && strncasecmp(buf, name, sizeof(name) - 1) == 0) {
-        const char *v = buf + sizeof(name) - 1, *e = buf + n;
-        while (v < e && (*v == ' ' || *v == '\t'))
-            v++;
-        while (e > v && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
-            e--;
-        if (region_ok(v, (size_t)(e - v))) {
-            memcpy(region, v, (size_t)(e - v));
-            region[e - v] = '\0';
-        }
+    if (region_ok(v, n)) {
+        memcpy(region, v, n);
+        region[n] = '\0';
     }
-    return n;
 }
 
 /* S3 names a bucket's region in x-amz-bucket-region on any answer to HEAD, 301 and 403
@@ -263,25 +253,34 @@ static size_t probe_header(char *buf, size_t size, size_t nmemb, void *ud)
 static char *s3_probe_region(const char *bucket)
 {
     char region[S3_REGION_MAX + 1] = "";
-    CURL *c = curl_easy_init();
-    if (c) {
-        char *url = xasprintf("https://%s.s3.amazonaws.com/", bucket);
-        curl_easy_setopt(c, CURLOPT_URL, url);
-        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-        curl_easy_setopt(c, CURLOPT_USERAGENT, "rtrack/" RTRACK_VERSION);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, S3_PROBE_TIMEOUT_MS);
-        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, S3_PROBE_TIMEOUT_MS);
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
-        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
-        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, probe_header);
-        curl_easy_setopt(c, CURLOPT_HEADERDATA, (void *)region);
-        (void)curl_easy_perform(c); /* any answer, or none: the header decides */
-        curl_easy_cleanup(c);
-        free(url);
+    char *url = xasprintf("https://%s.s3.amazonaws.com/", bucket);
+    const struct rt_http_req req = {
+        .url = url,
+        .timeout_ms = S3_PROBE_TIMEOUT_MS,
+        .connect_timeout_ms = S3_PROBE_TIMEOUT_MS,
+        /* no body kept (a HEAD has none), and no size limit that could end the answer
+         * before its headers are read */
+        .keep_reading = 1,
+        .header = "x-amz-bucket-region",
+        .on_header = on_bucket_region,
+        .header_ud = region,
+    };
+    struct rt_http h;
+    if (rt_http_open(&h, &req) == 0) {
+        curl_easy_setopt(h.curl, CURLOPT_NOBODY, 1L);
+        rt_http_perform(&h); /* any answer, or none: the header decides */
     }
+    rt_http_close(&h);
+    free(url);
     return xstrdup(region[0] ? region : S3_AWS_FALLBACK_REGION);
+}
+
+/* The region the request is signed for: the one given, else us-east-1 for an endpoint (what
+ * S3-compatible stores expect), else the bucket's own (asked once, kept in t). */
+static void s3_region(struct rt_s3_target *t)
+{
+    if (!t->region)
+        t->region = t->endpoint ? xstrdup(S3_ENDPOINT_REGION) : s3_probe_region(t->bucket);
 }
 
 /* --- PUT ---------------------------------------------------------------------------------------
@@ -315,40 +314,9 @@ static int s3_seek(void *ud, curl_off_t off, int origin)
     return CURL_SEEKFUNC_OK;
 }
 
-/* The answer's body is kept (bounded) only to pick S3's error code out of it. */
-static size_t s3_write(char *data, size_t size, size_t nmemb, void *ud)
-{
-    struct rt_buf *b = ud;
-    size_t n = size * nmemb;
-    if (b->len < S3_MAX_ERROR_BODY)
-        rt_buf_append(b, data, n < S3_MAX_ERROR_BODY - b->len ? n : S3_MAX_ERROR_BODY - b->len);
-    return n;
-}
-
-/* <Code>SignatureDoesNotMatch</Code> out of S3's XML error body: a substring search for that
- * one element, not an XML parser. Anything but a plain identifier is ignored, and nothing else
- * of the body is ever shown: some bodies echo the request (StringToSign, the access key id). */
-static void s3_error_code(const struct rt_buf *b, char *code, size_t cap)
-{
-    code[0] = '\0';
-    if (!b->p)
-        return;
-    const char *s = strstr(b->p, "<Code>");
-    if (!s)
-        return;
-    s += 6;
-    const char *e = strstr(s, "</Code>");
-    if (!e || e == s || (size_t)(e - s) >= cap)
-        return;
-    for (const char *q = s; q < e; q++)
-        if (!is_alnum((unsigned char)*q) && *q != '.')
-            return;
-    memcpy(code, s, (size_t)(e - s));
-    code[e - s] = '\0';
-}
-
-int rt_s3_put(struct rt_s3_target *t, const struct rt_s3_creds *c, const char *key,
-              const void *body, size_t len, char *uri_out, size_t uri_cap, char *err, size_t errlen)
+/* What rt_s3_put() refuses before anything is sent. 0, or -1 with err. */
+static int s3_put_check(const struct rt_s3_target *t, const struct rt_s3_creds *c, const char *key,
+                        const void *body, size_t len, char *err, size_t errlen)
 {
     if (!t || !t->bucket || !t->prefix) {
         rt_set_err(err, errlen, "no s3 target");
@@ -374,149 +342,182 @@ int rt_s3_put(struct rt_s3_target *t, const struct rt_s3_creds *c, const char *k
         rt_set_err(err, errlen, "no body to upload");
         return -1;
     }
+    return 0;
+}
+
+/* The object's key (key under the target's prefix) and its "s3://bucket/key" uri. */
+static void s3_object(const struct rt_s3_target *t, const char *key, struct rt_buf *objkey,
+                      struct rt_buf *uri)
+{
+    if (t->prefix[0]) {
+        rt_buf_puts(objkey, t->prefix);
+        rt_buf_puts(objkey, "/");
+    }
+    rt_buf_puts(objkey, key);
+    rt_buf_puts(uri, "s3://");
+    rt_buf_puts(uri, t->bucket);
+    rt_buf_puts(uri, "/");
+    rt_buf_puts(uri, objkey->p);
+}
+
+/* The object's URL in url; returns its host part (malloc'd), for messages. Path-style for
+ * endpoints (S3-compatible stores, the test server), virtual-hosted for AWS, which is phasing
+ * path-style out. */
+static char *s3_url(const struct rt_s3_target *t, const char *objkey, struct rt_buf *url)
+{
+    char *host;
+    if (t->endpoint) {
+        host = xstrdup(t->endpoint);
+        rt_buf_puts(url, t->endpoint);
+        rt_buf_puts(url, "/");
+        rt_buf_puts(url, t->bucket);
+        rt_buf_puts(url, "/");
+    } else {
+        host = xasprintf("https://%s.s3.%s.amazonaws.com", t->bucket, t->region);
+        rt_buf_puts(url, host);
+        rt_buf_puts(url, "/");
+    }
+    rt_s3_encode_key(url, objkey);
+    return host;
+}
+
+/* The PUT of src to url in h, signed by libcurl with SigV4 for t's region (the header comment of
+ * this file has the why of each header). 0, or -1 when libcurl cannot set it up. */
+static int s3_signed_put(struct rt_http *h, const struct rt_s3_target *t,
+                         const struct rt_s3_creds *c, const char *url, struct s3_src *src)
+{
+    char sha[65];
+    rt_sha256_hex(src->p, src->len, sha);
+    char *h_sha = xasprintf("x-amz-content-sha256: %s", sha);
+    char *h_token = c->session_token && *c->session_token
+                        ? xasprintf("x-amz-security-token: %s", c->session_token)
+                        : NULL;
+    char *sigv4 = xasprintf("aws:amz:%s:s3", t->region);
+    /* RTRACK_HTTP_TIMEOUT_S replaces the total limit here too (a trickling endpoint is bounded by
+     * it), and caps the connect limit. The answer's body is kept (bounded) only to pick S3's
+     * error code out of it. */
+    const struct rt_http_req req = {
+        .url = url,
+        .timeout_ms = S3_TIMEOUT_MS,
+        .connect_timeout_ms = S3_CONNECT_TIMEOUT_MS,
+        .process_limit = 1,
+        .max_body = S3_MAX_ERROR_BODY,
+        .keep_reading = 1,
+    };
+    int rc = -1;
+    if (rt_http_open(h, &req) == 0 && rt_http_add_header(h, h_sha) == 0 &&
+        (!h_token || rt_http_add_header(h, h_token) == 0) &&
+        rt_http_add_header(h, "Content-Type: application/gzip") == 0) {
+        CURL *cu = h->curl;
+        curl_easy_setopt(cu, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(cu, CURLOPT_READFUNCTION, s3_read);
+        curl_easy_setopt(cu, CURLOPT_READDATA, src);
+        curl_easy_setopt(cu, CURLOPT_SEEKFUNCTION, s3_seek);
+        curl_easy_setopt(cu, CURLOPT_SEEKDATA, src);
+        curl_easy_setopt(cu, CURLOPT_INFILESIZE_LARGE, (curl_off_t)src->len);
+        curl_easy_setopt(cu, CURLOPT_AWS_SIGV4, sigv4); /* curl keeps a copy */
+        /* USERNAME/PASSWORD, not USERPWD: a secret may contain ':'. */
+        curl_easy_setopt(cu, CURLOPT_USERNAME, c->access_key);
+        curl_easy_setopt(cu, CURLOPT_PASSWORD, c->secret_key);
+        rc = 0;
+    }
+    free(sigv4);
+    free(h_sha);
+    if (h_token) {
+        explicit_bzero(h_token, strlen(h_token));
+        free(h_token);
+    }
+    return rc;
+}
+
+/* <Code>SignatureDoesNotMatch</Code> out of S3's XML error body: a substring search for that
+ * one element, not an XML parser. Anything but a plain identifier is ignored, and nothing else
+ * of the body is ever shown: some bodies echo the request (StringToSign, the access key id). */
+static void s3_error_code(const struct rt_buf *b, char *code, size_t cap)
+{
+    code[0] = '\0';
+    if (!b->p)
+        return;
+    const char *s = strstr(b->p, "<Code>");
+    if (!s)
+        return;
+    s += 6;
+    const char *e = strstr(s, "</Code>");
+    if (!e || e == s || (size_t)(e - s) >= cap)
+        return;
+    for (const char *q = s; q < e; q++)
+        if (!is_alnum((unsigned char)*q) && *q != '.')
+            return;
+    memcpy(code, s, (size_t)(e - s));
+    code[e - s] = '\0';
+}
+
+/* Why the PUT of uri to host did not succeed, in err: S3's answer (the status and S3's error
+ * code), the endpoint's silence, or curl's reason. */
+static void s3_put_error(const struct rt_http *h, const char *host, const char *uri, char *err,
+                         size_t errlen)
+{
+    char why[CURL_ERROR_SIZE];
+    if (h->status >= 300 || h->code == CURLE_OK) {
+        /* An early 403 may also cut the upload short: the status is the reason then. */
+        char code[64];
+        s3_error_code(&h->body, code, sizeof(code));
+        if (code[0])
+            rt_set_err(err, errlen, "s3 answered HTTP %ld (%s) for %s", h->status, code, uri);
+        else
+            rt_set_err(err, errlen, "s3 answered HTTP %ld for %s", h->status, uri);
+    } else if (h->code == CURLE_OPERATION_TIMEDOUT) {
+        if (h->connect_us > 0)
+            rt_set_err(err, errlen, "s3 endpoint %s did not answer within %g s for %s", host,
+                       (double)h->timeout_ms / 1000.0, uri);
+        else
+            rt_set_err(err, errlen, "cannot reach s3 endpoint %s: no connection within %g s", host,
+                       (double)h->connect_timeout_ms / 1000.0);
+    } else if (h->status == 0) {
+        rt_set_err(err, errlen, "cannot reach s3 endpoint %s: %s", host,
+                   rt_curl_reason(h->code, h->errbuf, why, sizeof(why)));
+    } else {
+        rt_set_err(err, errlen, "s3 upload of %s broke off: %s", uri,
+                   rt_curl_reason(h->code, h->errbuf, why, sizeof(why)));
+    }
+}
+
+int rt_s3_put(struct rt_s3_target *t, const struct rt_s3_creds *c, const char *key,
+              const void *body, size_t len, char *uri_out, size_t uri_cap, char *err, size_t errlen)
+{
+    if (s3_put_check(t, c, key, body, len, err, errlen) != 0)
+        return -1;
     if (rt_http_init(err, errlen) != 0)
         return -1;
 
     int rc = -1;
-    struct rt_buf objkey = {0}, uri = {0}, url = {0}, resp = {0};
-    struct curl_slist *hdr = NULL;
-    char *sigv4 = NULL, *h_sha = NULL, *h_token = NULL, *host = NULL;
-    CURL *cu = NULL;
-
-    if (t->prefix[0]) {
-        rt_buf_puts(&objkey, t->prefix);
-        rt_buf_puts(&objkey, "/");
-    }
-    rt_buf_puts(&objkey, key);
-    rt_buf_puts(&uri, "s3://");
-    rt_buf_puts(&uri, t->bucket);
-    rt_buf_puts(&uri, "/");
-    rt_buf_puts(&uri, objkey.p);
+    struct rt_buf objkey = {0}, uri = {0}, url = {0};
+    struct s3_src src = {body, len, 0};
+    struct rt_http h = {0};
+    char *host = NULL;
+    s3_object(t, key, &objkey, &uri);
     if (uri_out && uri.len >= uri_cap) {
         rt_set_err(err, errlen, "no room for the uri of %.200s", uri.p);
         goto out;
     }
-
-    if (!t->region)
-        t->region = t->endpoint ? xstrdup(S3_ENDPOINT_REGION) : s3_probe_region(t->bucket);
-
-    /* Path-style for endpoints (S3-compatible stores, the test server), virtual-hosted for AWS,
-     * which is phasing path-style out. */
-    if (t->endpoint) {
-        host = xstrdup(t->endpoint);
-        rt_buf_puts(&url, t->endpoint);
-        rt_buf_puts(&url, "/");
-        rt_buf_puts(&url, t->bucket);
-        rt_buf_puts(&url, "/");
-    } else {
-        host = xasprintf("https://%s.s3.%s.amazonaws.com", t->bucket, t->region);
-        rt_buf_puts(&url, host);
-        rt_buf_puts(&url, "/");
+    s3_region(t);
+    host = s3_url(t, objkey.p, &url);
+    if (s3_signed_put(&h, t, c, url.p, &src) != 0) {
+        rt_set_err(err, errlen, "cannot initialise libcurl");
+        goto out;
     }
-    rt_s3_encode_key(&url, objkey.p);
-
-    char sha[65];
-    rt_sha256_hex(body, len, sha);
-    sigv4 = xasprintf("aws:amz:%s:s3", t->region);
-    h_sha = xasprintf("x-amz-content-sha256: %s", sha);
-    struct curl_slist *h = NULL;
-    if (!(h = curl_slist_append(hdr, h_sha)))
-        goto nomem;
-    hdr = h;
-    if (c->session_token && *c->session_token) {
-        h_token = xasprintf("x-amz-security-token: %s", c->session_token);
-        if (!(h = curl_slist_append(hdr, h_token)))
-            goto nomem;
-        hdr = h;
-    }
-    if (!(h = curl_slist_append(hdr, "Content-Type: application/gzip")))
-        goto nomem;
-    hdr = h;
-    if (!(cu = curl_easy_init()))
-        goto nomem;
-
-    struct s3_src src = {body, len, 0};
-    char errbuf[CURL_ERROR_SIZE] = "", why[CURL_ERROR_SIZE];
-    curl_easy_setopt(cu, CURLOPT_URL, url.p);
-    curl_easy_setopt(cu, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(cu, CURLOPT_READFUNCTION, s3_read);
-    curl_easy_setopt(cu, CURLOPT_READDATA, &src);
-    curl_easy_setopt(cu, CURLOPT_SEEKFUNCTION, s3_seek);
-    curl_easy_setopt(cu, CURLOPT_SEEKDATA, &src);
-    curl_easy_setopt(cu, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
-    curl_easy_setopt(cu, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(cu, CURLOPT_AWS_SIGV4, sigv4);
-    /* USERNAME/PASSWORD, not USERPWD: a secret may contain ':'. */
-    curl_easy_setopt(cu, CURLOPT_USERNAME, c->access_key);
-    curl_easy_setopt(cu, CURLOPT_PASSWORD, c->secret_key);
-    curl_easy_setopt(cu, CURLOPT_USERAGENT, "rtrack/" RTRACK_VERSION);
-    /* RTRACK_HTTP_TIMEOUT_S replaces the total limit here too (a trickling endpoint is bounded by
-     * it), and caps the connect limit */
-    long total_ms = rt_http_timeout_ms(S3_TIMEOUT_MS);
-    long connect_ms = total_ms < S3_CONNECT_TIMEOUT_MS ? total_ms : S3_CONNECT_TIMEOUT_MS;
-    curl_easy_setopt(cu, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-    curl_easy_setopt(cu, CURLOPT_TIMEOUT_MS, total_ms);
-    /* No SIGALRM-based resolver timeouts: rtrack has its own signal handling and threads. */
-    curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(cu, CURLOPT_SSL_VERIFYPEER, 1L);
-    curl_easy_setopt(cu, CURLOPT_SSL_VERIFYHOST, 2L);
-    /* A redirect would carry the signed request (and the credentials) elsewhere. */
-    curl_easy_setopt(cu, CURLOPT_FOLLOWLOCATION, 0L);
-#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85 */
-    curl_easy_setopt(cu, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(cu, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    curl_easy_setopt(cu, CURLOPT_WRITEFUNCTION, s3_write);
-    curl_easy_setopt(cu, CURLOPT_WRITEDATA, &resp);
-    curl_easy_setopt(cu, CURLOPT_ERRORBUFFER, errbuf);
-
-    CURLcode cr = curl_easy_perform(cu);
-    long status = 0;
-    curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &status);
-    if (cr == CURLE_OK && (status == 200 || status == 201)) {
+    if (rt_http_perform(&h) == CURLE_OK && (h.status == 200 || h.status == 201)) {
         if (uri_out)
             memcpy(uri_out, uri.p, uri.len + 1);
         rc = 0;
-    } else if (status >= 300 || cr == CURLE_OK) {
-        /* An early 403 may also cut the upload short: the status is the reason then. */
-        char code[64];
-        s3_error_code(&resp, code, sizeof(code));
-        if (code[0])
-            rt_set_err(err, errlen, "s3 answered HTTP %ld (%s) for %s", status, code, uri.p);
-        else
-            rt_set_err(err, errlen, "s3 answered HTTP %ld for %s", status, uri.p);
-    } else if (cr == CURLE_OPERATION_TIMEDOUT) {
-        curl_off_t connect_us = 0;
-        curl_easy_getinfo(cu, CURLINFO_CONNECT_TIME_T, &connect_us);
-        if (connect_us > 0)
-            rt_set_err(err, errlen, "s3 endpoint %s did not answer within %g s for %s", host,
-                       (double)total_ms / 1000.0, uri.p);
-        else
-            rt_set_err(err, errlen, "cannot reach s3 endpoint %s: no connection within %g s", host,
-                       (double)connect_ms / 1000.0);
-    } else if (status == 0) {
-        rt_set_err(err, errlen, "cannot reach s3 endpoint %s: %s", host,
-                   rt_curl_reason(cr, errbuf, why, sizeof(why)));
     } else {
-        rt_set_err(err, errlen, "s3 upload of %s broke off: %s", uri.p,
-                   rt_curl_reason(cr, errbuf, why, sizeof(why)));
+        s3_put_error(&h, host, uri.p, err, errlen);
     }
-    goto out;
-
-nomem:
-    rt_set_err(err, errlen, "cannot initialise libcurl");
 out:
-    if (cu)
-        curl_easy_cleanup(cu);
-    curl_slist_free_all(hdr);
-    free(sigv4);
-    free(h_sha);
-    free(h_token);
+    rt_http_close(&h);
     free(host);
     rt_buf_free(&objkey);
     rt_buf_free(&uri);
     rt_buf_free(&url);
-    rt_buf_free(&resp);
     return rc;
 }
