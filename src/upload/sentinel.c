@@ -436,6 +436,34 @@ static struct rt_json *open_object(const struct rt_buf *body, const char *what, 
 
 /* --- the calls -------------------------------------------------------------------------- */
 
+/* The token out of an error message, whatever carried it there: a run id Sentinel made of it
+ * (quoted in the path of the next call), an answer echoing it, cut short by the excerpt's limit.
+ * Each stretch that is the token or its beginning, 8 bytes or more (the whole token when it is
+ * shorter), becomes "***". */
+static int sentinel_failed(const struct rt_sentinel *s, char *err, size_t errlen)
+{
+    const char *tok = s ? s->token : NULL;
+    size_t tl = tok ? strlen(tok) : 0, min = tl < 8 ? tl : 8;
+    if (!err || !errlen || !tl)
+        return -1;
+    struct rt_buf out = {0};
+    for (const char *p = err; *p;) {
+        size_t k = 0;
+        while (k < tl && p[k] && p[k] == tok[k])
+            k++;
+        if (k >= min) {
+            rt_buf_puts(&out, "***");
+            p += k;
+        } else {
+            rt_buf_append(&out, p, 1);
+            p++;
+        }
+    }
+    snprintf(err, errlen, "%s", out.p ? out.p : "");
+    rt_buf_free(&out);
+    return -1;
+}
+
 int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, struct rt_sentinel_run *r,
                           char *err, size_t errlen)
 {
@@ -444,7 +472,7 @@ int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, struct 
     long status;
     struct rt_buf resp = {0};
     if (sentinel_post(s, "/runs", body ? body : "{}", &status, &resp, err, errlen) != 0)
-        return -1;
+        return sentinel_failed(s, err, errlen);
     int rc = -1;
     struct rt_json *j = NULL;
     if (status < 200 || status > 299) {
@@ -479,7 +507,7 @@ int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, struct 
 out:
     rt_json_close(j);
     wipe_buf(&resp);
-    return rc;
+    return rc == 0 ? 0 : sentinel_failed(s, err, errlen);
 }
 
 static void run_path(struct rt_buf *p, const char *run_id, const char *tail)
@@ -525,7 +553,7 @@ out:
     wipe_buf(&resp);
     rt_buf_free(&what);
     rt_buf_free(&path);
-    return rc;
+    return rc == 0 ? 0 : sentinel_failed(s, err, errlen);
 }
 
 int rt_sentinel_finish(const struct rt_sentinel *s, const char *run_id, const char *body, char *err,
@@ -551,5 +579,5 @@ int rt_sentinel_finish(const struct rt_sentinel *s, const char *run_id, const ch
 out:
     wipe_buf(&resp);
     rt_buf_free(&path);
-    return rc;
+    return rc == 0 ? 0 : sentinel_failed(s, err, errlen);
 }

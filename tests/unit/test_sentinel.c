@@ -444,6 +444,16 @@ static void test_start_errors(void **state)
     /* an error answer that echoes the token is not quoted */
     expect_start_error(FAULT_START(400, "{\"detail\": \"bad token " TOKEN "\"}"),
                        "sentinel answered HTTP 400 for POST /runs");
+    /* nor its beginning, as an answer cut short would echo it: 8 bytes or more become *** */
+    expect_start_error(
+        FAULT_START(400, "{\"detail\": \"bad token tok-Bearer-5e\"}"),
+        "sentinel answered HTTP 400 for POST /runs: {\"detail\": \"bad token ***\"}");
+    expect_start_error(
+        FAULT_START(400, "{\"detail\": \"bad token tok-Bear\"}"),
+        "sentinel answered HTTP 400 for POST /runs: {\"detail\": \"bad token ***\"}");
+    expect_start_error(FAULT_START(400, "{\"detail\": \"bad token tok-Bea\"}"),
+                       "sentinel answered HTTP 400 for POST /runs: {\"detail\": \"bad token "
+                       "tok-Bea\"}");
     /* a redirect is not followed */
     expect_start_error(FAULT_START(302, "\"\""), "sentinel answered HTTP 302 for POST /runs");
 
@@ -712,6 +722,13 @@ static void test_finish(void **state)
     assert_int_equal(rt_sentinel_finish(&api, r.run_id, s3, err, sizeof(err)), -1);
     snprintf(want, sizeof(want), "sentinel answered HTTP 401 for POST %s", path);
     assert_string_equal(err, want);
+    assert_clean(err);
+
+    /* a run id made of the token (quoted in the path of the next call): redacted (fuzz_sentinel
+     * found it, corpus regress-token-in-run-id) */
+    assert_int_equal(rt_sentinel_finish(&api, TOKEN, s3, err, sizeof(err)), -1);
+    assert_string_equal(err, "sentinel answered HTTP 404 for POST /runs/***/finish: {\"detail\": "
+                             "\"Run not found\"}");
     assert_clean(err);
 
     /* an unknown run, and a run id that needs escaping in the path */
