@@ -115,11 +115,6 @@ struct proc_state {
     char dents[16384];
 };
 
-static uint64_t proc_key(pid_t pid, int64_t starttime)
-{
-    return ((uint64_t)(starttime + 1) << 22) | (uint64_t)pid;
-}
-
 static uint64_t pid_key(pid_t pid)
 {
     return (uint64_t)pid + 1;
@@ -687,7 +682,7 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
     rt_map_clear(&st->prev_idx);
     rt_map_clear(&st->prev_pid);
     for (int i = 0; prev && i < prev->nprocs; i++) {
-        rt_map_put(&st->prev_idx, proc_key(prev->procs[i].pid, prev->procs[i].starttime), i);
+        rt_map_put(&st->prev_idx, rt_proc_key(prev->procs[i].pid, prev->procs[i].starttime), i);
         rt_map_put(&st->prev_pid, pid_key(prev->procs[i].pid), i);
     }
 
@@ -724,7 +719,7 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
 
         int64_t pidx;
         const struct rt_proc_sample *seen = NULL; /* its row in the previous sample */
-        if (prev && rt_map_get(&st->prev_idx, proc_key(p->pid, p->starttime), &pidx))
+        if (prev && rt_map_get(&st->prev_idx, rt_proc_key(p->pid, p->starttime), &pidx))
             seen = &prev->procs[pidx];
         const struct rt_proc_sample *pp = base ? seen : NULL; /* its deltas' base */
         e->prev_i = pp ? (int)pidx : -1;
@@ -821,7 +816,7 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
             struct scan_ent *e = &st->scan[si];
             struct reap_group now = st->groups[si], rg = now;
             int64_t pi;
-            if (rt_map_get(&st->pend_idx, proc_key(p->pid, p->starttime), &pi)) {
+            if (rt_map_get(&st->pend_idx, rt_proc_key(p->pid, p->starttime), &pi)) {
                 rg.u = rt_sat_add(rg.u, st->pend_prev[pi].g.u);
                 rg.s = rt_sat_add(rg.s, st->pend_prev[pi].g.s);
                 rg.r = rt_sat_add(rg.r, st->pend_prev[pi].g.r);
@@ -858,7 +853,7 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
                     st->pend_prev = xrealloc(st->pend_prev, st->cappend * sizeof(*st->pend_prev));
                 }
                 st->pend_cur[st->npend_cur++] =
-                    (struct pending){proc_key(p->pid, p->starttime), left};
+                    (struct pending){rt_proc_key(p->pid, p->starttime), left};
             }
         }
     } else {

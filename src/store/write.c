@@ -428,11 +428,6 @@ static uint64_t ptr_key(const void *p)
     return (uint64_t)(uintptr_t)p;
 }
 
-static uint64_t process_key(pid_t pid, int64_t starttime)
-{
-    return ((uint64_t)(starttime + 1) << 22) | (uint64_t)pid;
-}
-
 /* GPUs and the tree's processes on them. A GPU's idx is its position in the sample: the
  * backends list every device in the same order every time. Runs after the processes of the
  * sample are in `procs_next`. */
@@ -479,7 +474,7 @@ static int insert_gpus(struct rt_store *s, const struct rt_sample *smp, int64_t 
         const struct rt_gpu_proc *p = &smp->gpu_procs[i];
         int64_t pid_row;
         if (p->dev < 0 || p->dev >= n ||
-            !rt_map_get(&s->procs_next, process_key(p->pid, p->starttime), &pid_row))
+            !rt_map_get(&s->procs_next, rt_proc_key(p->pid, p->starttime), &pid_row))
             continue;
         sqlite3_bind_int64(st, 1, sid);
         sqlite3_bind_int64(st, 2, pid_row);
@@ -625,7 +620,7 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
     for (int i = 0; i < smp->nprocs; i++) {
         const struct rt_proc_sample *p = &smp->procs[i];
         int64_t pid_row;
-        uint64_t key = process_key(p->pid, p->starttime);
+        uint64_t key = rt_proc_key(p->pid, p->starttime);
         /* a renamed process (exec after the fork) updates its row's name and command line */
         if (!rt_map_get(&s->procs, key, &pid_row) || p->renamed) {
             st = s->st[ST_PROCESS];

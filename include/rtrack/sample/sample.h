@@ -220,6 +220,15 @@ struct rt_sample {
 
 enum { RT_GPU_NONE, RT_GPU_OK, RT_GPU_MISSED };
 
+/* A process's identity across samples, as one map key: a pid is reused, a pid with its start
+ * time is not. The collector matches processes from sample to sample with it and the store
+ * finds a process's row with it, so both must compute it alike. pids stay below 2^22 (the
+ * kernel's PID_MAX_LIMIT); a start time wraps only after 2^42 ticks (1 394 years at 100 Hz). */
+static inline uint64_t rt_proc_key(pid_t pid, int64_t starttime)
+{
+    return ((uint64_t)(starttime + 1) << 22) | (uint64_t)pid;
+}
+
 /* Reset the scalar fields to "unknown" and set time and kind; arrays are emptied, not freed. */
 void rt_sample_begin(struct rt_sample *s, const struct rt_sample *prev, enum rt_sample_kind kind,
                      double wall, double mono);
