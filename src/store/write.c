@@ -32,25 +32,52 @@ static int file_gone(struct rt_store *s)
 
 /* --- statements ------------------------------------------------------------------------------ */
 
-/* The samples columns and where each comes from, in one place: the INSERT is generated from
- * this table, so a column cannot be bound to the wrong field. */
+/* Every table a sample writes is described once, here: its columns, each with where its value
+ * comes from (a field of the struct a row is written from: the sample, a core, a disk's
+ * identity, ...). The INSERT statements are generated from these tables and the values bound
+ * from them, so a column cannot be bound to the wrong field; the macros check at compile time
+ * that each field has the C type its column binds. */
 struct col {
     const char *name;
-    char type; /* i: int64 (RT_NA = NULL), n: int, f: double (NAN = NULL) */
+    /* i: int64 (RT_NA = NULL), n: int, f: double (NAN = NULL), s: char * (NULL = NULL),
+     * a: char array, z: char array (empty = NULL), c: one char, as a one-letter text */
+    char type;
     size_t off;
 };
-#define CI(n, f)                                                                                   \
+/* offsetof(T, f), provided &T.f has type `ptr` (a compile error otherwise) */
+#define COL_AT(T, f, ptr) (offsetof(T, f) + 0 * sizeof(_Generic(&((T *)0)->f, ptr : 1)))
+#define COL_I(T, n, f)                                                                             \
     {                                                                                              \
-        n, 'i', offsetof(struct rt_sample, f)                                                      \
+        n, 'i', COL_AT(T, f, int64_t *)                                                            \
     }
-#define CF(n, f)                                                                                   \
+#define COL_N(T, n, f)                                                                             \
     {                                                                                              \
-        n, 'f', offsetof(struct rt_sample, f)                                                      \
+        n, 'n', COL_AT(T, f, int *)                                                                \
     }
-#define CN(n, f)                                                                                   \
+#define COL_F(T, n, f)                                                                             \
     {                                                                                              \
-        n, 'n', offsetof(struct rt_sample, f)                                                      \
+        n, 'f', COL_AT(T, f, double *)                                                             \
     }
+#define COL_S(T, n, f)                                                                             \
+    {                                                                                              \
+        n, 's',                                                                                    \
+            offsetof(T, f) + 0 * sizeof(_Generic(&((T *)0)->f, char ** : 1, const char ** : 1))    \
+    }
+#define COL_A(T, n, f)                                                                             \
+    {                                                                                              \
+        n, 'a', COL_AT(T, f, char(*)[sizeof(((T *)0)->f)])                                         \
+    }
+#define COL_Z(T, n, f)                                                                             \
+    {                                                                                              \
+        n, 'z', COL_AT(T, f, char(*)[sizeof(((T *)0)->f)])                                         \
+    }
+#define COL_C(T, n, f)                                                                             \
+    {                                                                                              \
+        n, 'c', COL_AT(T, f, char *)                                                               \
+    }
+#define CI(n, f) COL_I(struct rt_sample, n, f)
+#define CF(n, f) COL_F(struct rt_sample, n, f)
+#define CN(n, f) COL_N(struct rt_sample, n, f)
 static const struct col sample_cols[] = {
     CI("seq", seq),
     CF("ts", ts),
@@ -123,68 +150,231 @@ static const struct col sample_cols[] = {
     CI("proc_stime_total", proc_stime_total),
 };
 
-static const char *const fixed_sql[ST_COUNT] = {
-    [ST_DATA_VERSION] = "PRAGMA data_version",
-    [ST_CORE] = "INSERT INTO cpu_core_samples (sample_id, core, user, nice, system, idle, iowait, "
-                "irq, softirq, steal, guest, guest_nice, busy_pct) VALUES "
-                "(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_DISK] = "INSERT INTO disks (run_id, name, major, minor, model, vendor, serial, type, "
-                "capacity_bytes, hw_sector_size) VALUES (?,?,?,?,?,?,?,?,?,?) "
-                "ON CONFLICT (run_id, name) DO UPDATE SET name = excluded.name RETURNING id",
-    [ST_DISK_SAMPLE] = "INSERT INTO disk_samples (sample_id, disk_id, reads, reads_merged, "
-                       "sectors_read, read_ms, writes, writes_merged, sectors_written, write_ms, "
-                       "in_flight, io_ms, weighted_io_ms, read_bytes, write_bytes) VALUES "
-                       "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_MOUNT] = "INSERT INTO mounts (run_id, mount_point, fstype, source, disk) VALUES "
-                 "(?,?,?,?,?) ON CONFLICT (run_id, mount_point, fstype, source) DO UPDATE SET "
-                 "disk = excluded.disk RETURNING id",
-    [ST_MOUNT_SAMPLE] = "INSERT INTO mount_samples (sample_id, mount_id, total_bytes, "
-                        "used_bytes, available_bytes, free_bytes) VALUES (?,?,?,?,?,?)",
-    [ST_NIC] = "INSERT INTO nics (run_id, name, mac, driver, mtu, speed_mbps) VALUES "
-               "(?,?,?,?,?,?) ON CONFLICT (run_id, name) DO UPDATE SET name = excluded.name "
-               "RETURNING id",
-    [ST_NIC_SAMPLE] = "INSERT INTO nic_samples (sample_id, nic_id, rx_bytes_total, "
-                      "rx_packets_total, rx_errors_total, rx_dropped_total, tx_bytes_total, "
-                      "tx_packets_total, tx_errors_total, tx_dropped_total, rx_bytes, tx_bytes, "
-                      "operstate) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_PROCESS] = "INSERT INTO processes (run_id, pid, starttime, ppid, name, cmdline, "
-                   "first_seq) VALUES (?,?,?,?,?,?,?) ON CONFLICT (run_id, pid, starttime) DO "
-                   "UPDATE SET name = excluded.name, cmdline = coalesce(excluded.cmdline, "
-                   "cmdline) RETURNING id",
-    [ST_PROCESS_SAMPLE] = "INSERT INTO process_samples (sample_id, process_id, ppid, state, "
-                          "threads, utime, stime, cutime, cstime, rss_kib, pss_kib, "
-                          "read_bytes_total, write_bytes_total, cpu_utime_s, cpu_stime_s, "
-                          "read_bytes, write_bytes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_GPU] = "INSERT INTO gpus (run_id, idx, vendor, uuid, name, pci_bus_id, driver_version, "
-               "vram_total_bytes, core_count) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (run_id, "
-               "idx) DO UPDATE SET idx = excluded.idx RETURNING id",
-    [ST_GPU_SAMPLE] = "INSERT INTO gpu_samples (sample_id, gpu_id, util_pct, mem_util_pct, "
-                      "vram_used_bytes, vram_total_bytes, temperature_c, power_w, "
-                      "clock_graphics_mhz, clock_sm_mhz, clock_mem_mhz) VALUES "
-                      "(?,?,?,?,?,?,?,?,?,?,?)",
-    [ST_GPU_PROCESS_SAMPLE] = "INSERT INTO gpu_process_samples (sample_id, process_id, gpu_id, "
-                              "vram_used_bytes, gtt_bytes, util_pct, mem_util_pct) VALUES "
-                              "(?,?,?,?,?,?,?)",
+#define CORE(t, n, f) COL_##t(struct rt_core_sample, n, f)
+static const struct col core_cols[] = {
+    CORE(N, "core", core),
+    CORE(I, "user", t.v[RT_CPU_USER]),
+    CORE(I, "nice", t.v[RT_CPU_NICE]),
+    CORE(I, "system", t.v[RT_CPU_SYSTEM]),
+    CORE(I, "idle", t.v[RT_CPU_IDLE]),
+    CORE(I, "iowait", t.v[RT_CPU_IOWAIT]),
+    CORE(I, "irq", t.v[RT_CPU_IRQ]),
+    CORE(I, "softirq", t.v[RT_CPU_SOFTIRQ]),
+    CORE(I, "steal", t.v[RT_CPU_STEAL]),
+    CORE(I, "guest", t.v[RT_CPU_GUEST]),
+    CORE(I, "guest_nice", t.v[RT_CPU_GUEST_NICE]),
+    CORE(F, "busy_pct", busy_pct),
 };
+
+#define DISK(t, n, f) COL_##t(struct rt_disk_ident, n, f)
+static const struct col disk_cols[] = {
+    DISK(S, "name", name),
+    DISK(I, "major", major),
+    DISK(I, "minor", minor),
+    DISK(S, "model", model),
+    DISK(S, "vendor", vendor),
+    DISK(S, "serial", serial),
+    DISK(S, "type", type),
+    DISK(I, "capacity_bytes", capacity_bytes),
+    DISK(I, "hw_sector_size", hw_sector_size),
+};
+
+#define DISK_SAMPLE(t, n, f) COL_##t(struct rt_disk_sample, n, f)
+static const struct col disk_sample_cols[] = {
+    DISK_SAMPLE(I, "reads", f[RT_DS_READS]),
+    DISK_SAMPLE(I, "reads_merged", f[RT_DS_READS_MERGED]),
+    DISK_SAMPLE(I, "sectors_read", f[RT_DS_SECTORS_READ]),
+    DISK_SAMPLE(I, "read_ms", f[RT_DS_READ_MS]),
+    DISK_SAMPLE(I, "writes", f[RT_DS_WRITES]),
+    DISK_SAMPLE(I, "writes_merged", f[RT_DS_WRITES_MERGED]),
+    DISK_SAMPLE(I, "sectors_written", f[RT_DS_SECTORS_WRITTEN]),
+    DISK_SAMPLE(I, "write_ms", f[RT_DS_WRITE_MS]),
+    DISK_SAMPLE(I, "in_flight", f[RT_DS_IN_FLIGHT]),
+    DISK_SAMPLE(I, "io_ms", f[RT_DS_IO_MS]),
+    DISK_SAMPLE(I, "weighted_io_ms", f[RT_DS_WEIGHTED_IO_MS]),
+    DISK_SAMPLE(I, "read_bytes", read_bytes),
+    DISK_SAMPLE(I, "write_bytes", write_bytes),
+};
+
+#define MOUNT(t, n, f) COL_##t(struct rt_mount_ident, n, f)
+static const struct col mount_cols[] = {
+    MOUNT(S, "mount_point", mount_point),
+    MOUNT(S, "fstype", fstype),
+    MOUNT(S, "source", source),
+    MOUNT(S, "disk", disk),
+};
+
+#define MOUNT_SAMPLE(t, n, f) COL_##t(struct rt_mount_sample, n, f)
+static const struct col mount_sample_cols[] = {
+    MOUNT_SAMPLE(I, "total_bytes", total_bytes),
+    MOUNT_SAMPLE(I, "used_bytes", used_bytes),
+    MOUNT_SAMPLE(I, "available_bytes", available_bytes),
+    MOUNT_SAMPLE(I, "free_bytes", free_bytes),
+};
+
+#define NIC(t, n, f) COL_##t(struct rt_nic_ident, n, f)
+static const struct col nic_cols[] = {
+    NIC(S, "name", name),
+    NIC(S, "mac", mac),
+    NIC(S, "driver", driver),
+    NIC(I, "mtu", mtu),
+    NIC(I, "speed_mbps", speed_mbps),
+};
+
+#define NIC_SAMPLE(t, n, f) COL_##t(struct rt_nic_sample, n, f)
+static const struct col nic_sample_cols[] = {
+    NIC_SAMPLE(I, "rx_bytes_total", f[RT_NIC_RX_BYTES]),
+    NIC_SAMPLE(I, "rx_packets_total", f[RT_NIC_RX_PACKETS]),
+    NIC_SAMPLE(I, "rx_errors_total", f[RT_NIC_RX_ERRS]),
+    NIC_SAMPLE(I, "rx_dropped_total", f[RT_NIC_RX_DROP]),
+    NIC_SAMPLE(I, "tx_bytes_total", f[RT_NIC_TX_BYTES]),
+    NIC_SAMPLE(I, "tx_packets_total", f[RT_NIC_TX_PACKETS]),
+    NIC_SAMPLE(I, "tx_errors_total", f[RT_NIC_TX_ERRS]),
+    NIC_SAMPLE(I, "tx_dropped_total", f[RT_NIC_TX_DROP]),
+    NIC_SAMPLE(I, "rx_bytes", rx_bytes),
+    NIC_SAMPLE(I, "tx_bytes", tx_bytes),
+    NIC_SAMPLE(Z, "operstate", operstate),
+};
+
+/* a process's identity row: first_seq, the sample that first saw it, leads (not in the struct) */
+#define PROCESS(t, n, f) COL_##t(struct rt_proc_sample, n, f)
+static const struct col process_cols[] = {
+    PROCESS(N, "pid", pid),
+    PROCESS(I, "starttime", starttime),
+    PROCESS(N, "ppid", ppid),
+    PROCESS(A, "name", comm),
+    /* read when first seen or renamed, NULL otherwise: the upsert keeps the stored one then */
+    PROCESS(S, "cmdline", cmdline_json),
+};
+
+static const struct col process_sample_cols[] = {
+    PROCESS(N, "ppid", ppid),
+    PROCESS(C, "state", state),
+    PROCESS(I, "threads", threads),
+    PROCESS(I, "utime", utime),
+    PROCESS(I, "stime", stime),
+    PROCESS(I, "cutime", cutime),
+    PROCESS(I, "cstime", cstime),
+    PROCESS(I, "rss_kib", rss_kib),
+    PROCESS(I, "pss_kib", pss_kib),
+    PROCESS(I, "read_bytes_total", read_total),
+    PROCESS(I, "write_bytes_total", write_total),
+    PROCESS(F, "cpu_utime_s", cpu_utime_s),
+    PROCESS(F, "cpu_stime_s", cpu_stime_s),
+    PROCESS(I, "read_bytes", read_bytes),
+    PROCESS(I, "write_bytes", write_bytes),
+};
+
+/* a GPU's identity row: idx, its position in the sample, leads (not in the struct) */
+#define GPU(t, n, f) COL_##t(struct rt_gpu_ident, n, f)
+static const struct col gpu_cols[] = {
+    GPU(S, "vendor", vendor),
+    GPU(S, "uuid", uuid),
+    GPU(S, "name", name),
+    GPU(S, "pci_bus_id", pci_bus_id),
+    GPU(S, "driver_version", driver_version),
+    GPU(I, "vram_total_bytes", vram_total_bytes),
+    GPU(I, "core_count", core_count),
+};
+
+#define GPU_SAMPLE(t, n, f) COL_##t(struct rt_gpu_sample, n, f)
+static const struct col gpu_sample_cols[] = {
+    GPU_SAMPLE(F, "util_pct", util_pct),
+    GPU_SAMPLE(F, "mem_util_pct", mem_util_pct),
+    GPU_SAMPLE(I, "vram_used_bytes", vram_used_bytes),
+    GPU_SAMPLE(I, "vram_total_bytes", vram_total_bytes),
+    GPU_SAMPLE(F, "temperature_c", temperature_c),
+    GPU_SAMPLE(F, "power_w", power_w),
+    GPU_SAMPLE(I, "clock_graphics_mhz", clock_graphics_mhz),
+    GPU_SAMPLE(I, "clock_sm_mhz", clock_sm_mhz),
+    GPU_SAMPLE(I, "clock_mem_mhz", clock_mem_mhz),
+};
+
+#define GPU_PROCESS(t, n, f) COL_##t(struct rt_gpu_proc, n, f)
+static const struct col gpu_process_cols[] = {
+    GPU_PROCESS(I, "vram_used_bytes", vram_bytes),
+    GPU_PROCESS(I, "gtt_bytes", gtt_bytes),
+    GPU_PROCESS(F, "util_pct", util_pct),
+    GPU_PROCESS(F, "mem_util_pct", mem_util_pct),
+};
+
+/* One table a sample writes: the ids that lead each row (the run's, the sample's, the rows it
+ * refers to; the caller binds them, in this order), then the columns. `tail` follows the VALUES
+ * list: an identity row's upsert, which returns the row's id, found or new. */
+struct table {
+    const char *name;
+    const char *lead[3]; /* NULL after the last */
+    const struct col *cols;
+    size_t ncols;
+    const char *tail;
+};
+#define TABLE(name, cols, tail, ...)                                                               \
+    {                                                                                              \
+        name, {__VA_ARGS__}, cols, RT_ARRAY_LEN(cols), tail                                        \
+    }
+#define UPSERT(key, set) " ON CONFLICT (" key ") DO UPDATE SET " set " RETURNING id"
+static const struct table tables[ST_COUNT] = {
+    [ST_SAMPLE] = TABLE("samples", sample_cols, "", "run_id", "kind", "proc_root_pid"),
+    [ST_CORE] = TABLE("cpu_core_samples", core_cols, "", "sample_id"),
+    [ST_DISK] = TABLE("disks", disk_cols, UPSERT("run_id, name", "name = excluded.name"), "run_id"),
+    [ST_DISK_SAMPLE] = TABLE("disk_samples", disk_sample_cols, "", "sample_id", "disk_id"),
+    [ST_MOUNT] =
+        TABLE("mounts", mount_cols,
+              UPSERT("run_id, mount_point, fstype, source", "disk = excluded.disk"), "run_id"),
+    [ST_MOUNT_SAMPLE] = TABLE("mount_samples", mount_sample_cols, "", "sample_id", "mount_id"),
+    [ST_NIC] = TABLE("nics", nic_cols, UPSERT("run_id, name", "name = excluded.name"), "run_id"),
+    [ST_NIC_SAMPLE] = TABLE("nic_samples", nic_sample_cols, "", "sample_id", "nic_id"),
+    [ST_PROCESS] = TABLE("processes", process_cols,
+                         UPSERT("run_id, pid, starttime",
+                                "name = excluded.name, cmdline = coalesce(excluded.cmdline, "
+                                "cmdline)"),
+                         "run_id", "first_seq"),
+    [ST_PROCESS_SAMPLE] =
+        TABLE("process_samples", process_sample_cols, "", "sample_id", "process_id"),
+    [ST_GPU] =
+        TABLE("gpus", gpu_cols, UPSERT("run_id, idx", "idx = excluded.idx"), "run_id", "idx"),
+    [ST_GPU_SAMPLE] = TABLE("gpu_samples", gpu_sample_cols, "", "sample_id", "gpu_id"),
+    [ST_GPU_PROCESS_SAMPLE] =
+        TABLE("gpu_process_samples", gpu_process_cols, "", "sample_id", "process_id", "gpu_id"),
+};
+
+/* INSERT INTO name (lead..., cols...) VALUES (?, ...) tail */
+static void table_sql(struct rt_buf *sql, const struct table *t)
+{
+    size_t n = 0;
+    sql->len = 0;
+    rt_buf_puts(sql, "INSERT INTO ");
+    rt_buf_puts(sql, t->name);
+    rt_buf_puts(sql, " (");
+    for (size_t i = 0; i < RT_ARRAY_LEN(t->lead) && t->lead[i]; i++) {
+        rt_buf_puts(sql, n++ ? ", " : "");
+        rt_buf_puts(sql, t->lead[i]);
+    }
+    for (size_t i = 0; i < t->ncols; i++) {
+        rt_buf_puts(sql, n++ ? ", " : "");
+        rt_buf_puts(sql, t->cols[i].name);
+    }
+    rt_buf_puts(sql, ") VALUES (");
+    for (size_t i = 0; i < n; i++)
+        rt_buf_puts(sql, i ? ", ?" : "?");
+    rt_buf_puts(sql, ")");
+    rt_buf_puts(sql, t->tail);
+}
 
 static int prepare_all(struct rt_store *s)
 {
     struct rt_buf sql = {0};
-    rt_buf_puts(&sql, "INSERT INTO samples (run_id, kind, proc_root_pid");
-    for (size_t i = 0; i < RT_ARRAY_LEN(sample_cols); i++) {
-        rt_buf_puts(&sql, ", ");
-        rt_buf_puts(&sql, sample_cols[i].name);
-    }
-    rt_buf_puts(&sql, ") VALUES (?, ?, ?");
-    for (size_t i = 0; i < RT_ARRAY_LEN(sample_cols); i++)
-        rt_buf_puts(&sql, ", ?");
-    rt_buf_puts(&sql, ")");
     int rc = 0;
     for (int i = 0; i < ST_COUNT && rc == 0; i++) {
         if (s->st[i])
             continue;
-        const char *q = i == ST_SAMPLE ? sql.p : fixed_sql[i];
-        if (sqlite3_prepare_v3(s->db, q, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) !=
+        if (i == ST_DATA_VERSION) {
+            sql.len = 0;
+            rt_buf_puts(&sql, "PRAGMA data_version");
+        } else {
+            table_sql(&sql, &tables[i]);
+        }
+        if (sqlite3_prepare_v3(s->db, sql.p, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) !=
             SQLITE_OK)
             rc = store_db_err(s, "cannot prepare statements for database");
     }
@@ -210,14 +400,10 @@ void store_bind_f(sqlite3_stmt *st, int i, double v)
 
 /* Text from outside rtrack (argv, process names, mount points, device models) may hold any
  * bytes; what is stored is valid UTF-8 (ill-formed bytes become U+FFFD), so every JSON document
- * built from the database by SQLite's JSON functions is valid too. */
-void store_bind_t(sqlite3_stmt *st, int i, const char *v)
+ * built from the database by SQLite's JSON functions is valid too. Valid text is bound without
+ * a copy: it must stay as it is until the statement has run. */
+static void bind_text_n(sqlite3_stmt *st, int i, const char *v, size_t n)
 {
-    if (!v) {
-        sqlite3_bind_null(st, i);
-        return;
-    }
-    size_t n = strlen(v);
     if (rt_utf8_check(v, n) == n) {
         sqlite3_bind_text(st, i, v, (int)n, SQLITE_STATIC);
         return;
@@ -225,6 +411,14 @@ void store_bind_t(sqlite3_stmt *st, int i, const char *v)
     char *fixed = rt_utf8_repair(v, n);
     sqlite3_bind_text(st, i, fixed, -1, SQLITE_TRANSIENT);
     free(fixed);
+}
+
+void store_bind_t(sqlite3_stmt *st, int i, const char *v)
+{
+    if (!v)
+        sqlite3_bind_null(st, i);
+    else
+        bind_text_n(st, i, v, strlen(v));
 }
 
 /* Step a statement that returns nothing (or one id row with RETURNING). */
@@ -423,108 +617,98 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
 /* --- samples ------------------------------------------------------------------------------------
  */
 
+/* Bind one row: its leading ids (lead NULL: the caller binds them), then each column from the
+ * struct at `row`, which must stay as it is until the statement has run (text is bound without
+ * a copy). */
+static void bind_row(sqlite3_stmt *st, const struct table *t, const int64_t *lead, const void *row)
+{
+    int k = 1;
+    for (size_t i = 0; i < RT_ARRAY_LEN(t->lead) && t->lead[i]; i++, k++)
+        if (lead)
+            sqlite3_bind_int64(st, k, lead[i]);
+    for (size_t i = 0; i < t->ncols; i++, k++) {
+        const char *p = (const char *)row + t->cols[i].off;
+        switch (t->cols[i].type) {
+        case 'i':
+            store_bind_i(st, k, *(const int64_t *)p);
+            break;
+        case 'n':
+            sqlite3_bind_int(st, k, *(const int *)p);
+            break;
+        case 'f':
+            store_bind_f(st, k, *(const double *)p);
+            break;
+        case 's':
+            store_bind_t(st, k, *(const char *const *)p);
+            break;
+        case 'a':
+            store_bind_t(st, k, p);
+            break;
+        case 'z':
+            store_bind_t(st, k, *p ? p : NULL);
+            break;
+        case 'c':
+            bind_text_n(st, k, p, *p ? 1 : 0);
+            break;
+        }
+    }
+}
+
+/* Write one row of table `stmt`; `id` (or NULL) gets the id an upsert returns. */
+static int insert_row(struct rt_store *s, int stmt, const int64_t *lead, const void *row,
+                      int64_t *id)
+{
+    bind_row(s->st[stmt], &tables[stmt], lead, row);
+    return store_step(s, s->st[stmt], id);
+}
+
 static uint64_t ptr_key(const void *p)
 {
     return (uint64_t)(uintptr_t)p;
 }
 
-/* GPUs and the tree's processes on them. A GPU's idx is its position in the sample: the
- * backends list every device in the same order every time. Runs after the processes of the
- * sample are in `procs_next`. */
-static int insert_gpus(struct rt_store *s, const struct rt_sample *smp, int64_t sid)
+/* The row id of an identity (disk, mount, nic, GPU) in this run: upserted the first time a
+ * transaction meets it, then cached by its address (identities live as long as their
+ * collector). */
+static int ident_id(struct rt_store *s, int stmt, const int64_t *lead, const void *ident,
+                    int64_t *id)
 {
-    sqlite3_stmt *st;
-    int64_t gid[64]; /* more GPUs than any host has (16 today) */
-    int n = smp->ngpus < 64 ? smp->ngpus : 64;
-    for (int i = 0; i < n; i++) {
-        const struct rt_gpu_sample *g = &smp->gpus[i];
-        const struct rt_gpu_ident *id = g->ident;
-        if (!rt_map_get(&s->ids, ptr_key(id), &gid[i])) {
-            st = s->st[ST_GPU];
-            sqlite3_bind_int64(st, 1, s->run_id);
-            sqlite3_bind_int64(st, 2, i);
-            store_bind_t(st, 3, id->vendor);
-            store_bind_t(st, 4, id->uuid);
-            store_bind_t(st, 5, id->name);
-            store_bind_t(st, 6, id->pci_bus_id);
-            store_bind_t(st, 7, id->driver_version);
-            store_bind_i(st, 8, id->vram_total_bytes);
-            store_bind_i(st, 9, id->core_count);
-            if (store_step(s, st, &gid[i]) != 0)
-                return -1;
-            rt_map_put(&s->ids, ptr_key(id), gid[i]);
-        }
-        st = s->st[ST_GPU_SAMPLE];
-        sqlite3_bind_int64(st, 1, sid);
-        sqlite3_bind_int64(st, 2, gid[i]);
-        store_bind_f(st, 3, g->util_pct);
-        store_bind_f(st, 4, g->mem_util_pct);
-        store_bind_i(st, 5, g->vram_used_bytes);
-        store_bind_i(st, 6, g->vram_total_bytes);
-        store_bind_f(st, 7, g->temperature_c);
-        store_bind_f(st, 8, g->power_w);
-        store_bind_i(st, 9, g->clock_graphics_mhz);
-        store_bind_i(st, 10, g->clock_sm_mhz);
-        store_bind_i(st, 11, g->clock_mem_mhz);
-        if (store_step(s, st, NULL) != 0)
-            return -1;
-    }
-    st = s->st[ST_GPU_PROCESS_SAMPLE];
-    for (int i = 0; i < smp->ngpu_procs; i++) {
-        const struct rt_gpu_proc *p = &smp->gpu_procs[i];
-        int64_t pid_row;
-        if (p->dev < 0 || p->dev >= n ||
-            !rt_map_get(&s->procs_next, rt_proc_key(p->pid, p->starttime), &pid_row))
-            continue;
-        sqlite3_bind_int64(st, 1, sid);
-        sqlite3_bind_int64(st, 2, pid_row);
-        sqlite3_bind_int64(st, 3, gid[p->dev]);
-        store_bind_i(st, 4, p->vram_bytes);
-        store_bind_i(st, 5, p->gtt_bytes);
-        store_bind_f(st, 6, p->util_pct);
-        store_bind_f(st, 7, p->mem_util_pct);
-        if (store_step(s, st, NULL) != 0)
-            return -1;
-    }
+    if (rt_map_get(&s->ids, ptr_key(ident), id))
+        return 0;
+    if (insert_row(s, stmt, lead, ident, id) != 0)
+        return -1;
+    rt_map_put(&s->ids, ptr_key(ident), *id);
     return 0;
 }
 
-static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
+/* The samples row; its id is what every other row of the sample refers to. */
+static int insert_sample_row(struct rt_store *s, const struct rt_sample *smp, int64_t *sid)
 {
     static const char *const kinds[] = {"baseline", "periodic", "final"};
     sqlite3_stmt *st = s->st[ST_SAMPLE];
+    bind_row(st, &tables[ST_SAMPLE], NULL, smp);
+    /* its leads: run_id, kind (by name), proc_root_pid (only with a tree) */
     sqlite3_bind_int64(st, 1, s->run_id);
     store_bind_t(st, 2, kinds[smp->kind]);
     store_bind_i(st, 3, smp->has_tree ? smp->root_pid : RT_NA);
-    for (size_t i = 0; i < RT_ARRAY_LEN(sample_cols); i++) {
-        const char *p = (const char *)smp + sample_cols[i].off;
-        if (sample_cols[i].type == 'i')
-            store_bind_i(st, (int)i + 4, *(const int64_t *)p);
-        else if (sample_cols[i].type == 'n')
-            sqlite3_bind_int(st, (int)i + 4, *(const int *)p);
-        else
-            store_bind_f(st, (int)i + 4, *(const double *)p);
-    }
     if (store_step(s, st, NULL) != 0)
         return -1;
-    int64_t sid = sqlite3_last_insert_rowid(s->db);
-    s->last_sample_id = sid;
+    *sid = s->last_sample_id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
 
-    st = s->st[ST_CORE];
-    for (int i = 0; i < smp->ncores; i++) {
-        const struct rt_core_sample *c = &smp->cores[i];
-        sqlite3_bind_int64(st, 1, sid);
-        sqlite3_bind_int64(st, 2, c->core);
-        for (int f = 0; f < RT_CPU_NFIELDS; f++)
-            store_bind_i(st, 3 + f, c->t.v[f]);
-        store_bind_f(st, 13, c->busy_pct);
-        if (store_step(s, st, NULL) != 0)
+static int insert_cores(struct rt_store *s, const struct rt_sample *smp, int64_t sid)
+{
+    for (int i = 0; i < smp->ncores; i++)
+        if (insert_row(s, ST_CORE, &sid, &smp->cores[i], NULL) != 0)
             return -1;
-    }
+    return 0;
+}
 
+static int insert_disks(struct rt_store *s, const struct rt_sample *smp, int64_t sid)
+{
     for (int i = 0; i < smp->ndisks; i++) {
         const struct rt_disk_sample *d = &smp->disks[i];
-        const struct rt_disk_ident *id = d->ident;
         /* a disk that has never done any I/O since boot (idle loop devices) is not stored */
         int64_t any = 0;
         for (int f = 0; f < RT_DS_NFIELDS; f++)
@@ -532,132 +716,93 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
         if (!any)
             continue;
         int64_t did;
-        if (!rt_map_get(&s->ids, ptr_key(id), &did)) {
-            st = s->st[ST_DISK];
-            sqlite3_bind_int64(st, 1, s->run_id);
-            store_bind_t(st, 2, id->name);
-            store_bind_i(st, 3, id->major);
-            store_bind_i(st, 4, id->minor);
-            store_bind_t(st, 5, id->model);
-            store_bind_t(st, 6, id->vendor);
-            store_bind_t(st, 7, id->serial);
-            store_bind_t(st, 8, id->type);
-            store_bind_i(st, 9, id->capacity_bytes);
-            store_bind_i(st, 10, id->hw_sector_size);
-            if (store_step(s, st, &did) != 0)
-                return -1;
-            rt_map_put(&s->ids, ptr_key(id), did);
-        }
-        st = s->st[ST_DISK_SAMPLE];
-        sqlite3_bind_int64(st, 1, sid);
-        sqlite3_bind_int64(st, 2, did);
-        for (int f = 0; f < RT_DS_NFIELDS; f++)
-            store_bind_i(st, 3 + f, d->f[f]);
-        store_bind_i(st, 14, d->read_bytes);
-        store_bind_i(st, 15, d->write_bytes);
-        if (store_step(s, st, NULL) != 0)
+        if (ident_id(s, ST_DISK, &s->run_id, d->ident, &did) != 0 ||
+            insert_row(s, ST_DISK_SAMPLE, (const int64_t[]){sid, did}, d, NULL) != 0)
             return -1;
     }
+    return 0;
+}
 
+static int insert_mounts(struct rt_store *s, const struct rt_sample *smp, int64_t sid)
+{
     for (int i = 0; i < smp->nmounts; i++) {
         const struct rt_mount_sample *m = &smp->mounts[i];
-        const struct rt_mount_ident *id = m->ident;
         int64_t mid;
-        if (!rt_map_get(&s->ids, ptr_key(id), &mid)) {
-            st = s->st[ST_MOUNT];
-            sqlite3_bind_int64(st, 1, s->run_id);
-            store_bind_t(st, 2, id->mount_point);
-            store_bind_t(st, 3, id->fstype);
-            store_bind_t(st, 4, id->source);
-            store_bind_t(st, 5, id->disk);
-            if (store_step(s, st, &mid) != 0)
-                return -1;
-            rt_map_put(&s->ids, ptr_key(id), mid);
-        }
-        st = s->st[ST_MOUNT_SAMPLE];
-        sqlite3_bind_int64(st, 1, sid);
-        sqlite3_bind_int64(st, 2, mid);
-        store_bind_i(st, 3, m->total_bytes);
-        store_bind_i(st, 4, m->used_bytes);
-        store_bind_i(st, 5, m->available_bytes);
-        store_bind_i(st, 6, m->free_bytes);
-        if (store_step(s, st, NULL) != 0)
+        if (ident_id(s, ST_MOUNT, &s->run_id, m->ident, &mid) != 0 ||
+            insert_row(s, ST_MOUNT_SAMPLE, (const int64_t[]){sid, mid}, m, NULL) != 0)
             return -1;
     }
+    return 0;
+}
 
+static int insert_nics(struct rt_store *s, const struct rt_sample *smp, int64_t sid)
+{
     for (int i = 0; i < smp->nnics; i++) {
         const struct rt_nic_sample *n = &smp->nics[i];
-        const struct rt_nic_ident *id = n->ident;
         int64_t nid;
-        if (!rt_map_get(&s->ids, ptr_key(id), &nid)) {
-            st = s->st[ST_NIC];
-            sqlite3_bind_int64(st, 1, s->run_id);
-            store_bind_t(st, 2, id->name);
-            store_bind_t(st, 3, id->mac);
-            store_bind_t(st, 4, id->driver);
-            store_bind_i(st, 5, id->mtu);
-            store_bind_i(st, 6, id->speed_mbps);
-            if (store_step(s, st, &nid) != 0)
-                return -1;
-            rt_map_put(&s->ids, ptr_key(id), nid);
-        }
-        st = s->st[ST_NIC_SAMPLE];
-        sqlite3_bind_int64(st, 1, sid);
-        sqlite3_bind_int64(st, 2, nid);
-        for (int f = 0; f < RT_NIC_NFIELDS; f++)
-            store_bind_i(st, 3 + f, n->f[f]);
-        store_bind_i(st, 11, n->rx_bytes);
-        store_bind_i(st, 12, n->tx_bytes);
-        store_bind_t(st, 13, n->operstate[0] ? n->operstate : NULL);
-        if (store_step(s, st, NULL) != 0)
+        if (ident_id(s, ST_NIC, &s->run_id, n->ident, &nid) != 0 ||
+            insert_row(s, ST_NIC_SAMPLE, (const int64_t[]){sid, nid}, n, NULL) != 0)
             return -1;
     }
+    return 0;
+}
 
-    /* Only the processes of the previous sample are cached, so a job that forks a million
-     * short-lived processes does not grow the recorder: a process that comes back after a gap
-     * finds its row again through the upsert. */
+/* The tree's processes. Only the processes of the previous sample are cached, so a job that
+ * forks a million short-lived processes does not grow the recorder: a process that comes back
+ * after a gap finds its row again through the upsert. The rows of this sample's processes are
+ * left in `procs_next` (the GPU processes refer to them). */
+static int insert_processes(struct rt_store *s, const struct rt_sample *smp, int64_t sid)
+{
     rt_map_clear(&s->procs_next);
     for (int i = 0; i < smp->nprocs; i++) {
         const struct rt_proc_sample *p = &smp->procs[i];
-        int64_t pid_row;
+        int64_t row;
         uint64_t key = rt_proc_key(p->pid, p->starttime);
         /* a renamed process (exec after the fork) updates its row's name and command line */
-        if (!rt_map_get(&s->procs, key, &pid_row) || p->renamed) {
-            st = s->st[ST_PROCESS];
-            sqlite3_bind_int64(st, 1, s->run_id);
-            sqlite3_bind_int64(st, 2, p->pid);
-            sqlite3_bind_int64(st, 3, p->starttime);
-            sqlite3_bind_int64(st, 4, p->ppid);
-            store_bind_t(st, 5, p->comm);
-            store_bind_t(st, 6, p->cmdline_json);
-            sqlite3_bind_int64(st, 7, smp->seq);
-            if (store_step(s, st, &pid_row) != 0)
-                return -1;
-        }
-        rt_map_put(&s->procs_next, key, pid_row);
-        st = s->st[ST_PROCESS_SAMPLE];
-        char state[2] = {p->state, '\0'};
-        sqlite3_bind_int64(st, 1, sid);
-        sqlite3_bind_int64(st, 2, pid_row);
-        sqlite3_bind_int64(st, 3, p->ppid);
-        store_bind_t(st, 4, state);
-        store_bind_i(st, 5, p->threads);
-        store_bind_i(st, 6, p->utime);
-        store_bind_i(st, 7, p->stime);
-        store_bind_i(st, 8, p->cutime);
-        store_bind_i(st, 9, p->cstime);
-        store_bind_i(st, 10, p->rss_kib);
-        store_bind_i(st, 11, p->pss_kib);
-        store_bind_i(st, 12, p->read_total);
-        store_bind_i(st, 13, p->write_total);
-        store_bind_f(st, 14, p->cpu_utime_s);
-        store_bind_f(st, 15, p->cpu_stime_s);
-        store_bind_i(st, 16, p->read_bytes);
-        store_bind_i(st, 17, p->write_bytes);
-        if (store_step(s, st, NULL) != 0)
+        if ((!rt_map_get(&s->procs, key, &row) || p->renamed) &&
+            insert_row(s, ST_PROCESS, (const int64_t[]){s->run_id, smp->seq}, p, &row) != 0)
+            return -1;
+        rt_map_put(&s->procs_next, key, row);
+        if (insert_row(s, ST_PROCESS_SAMPLE, (const int64_t[]){sid, row}, p, NULL) != 0)
             return -1;
     }
-    if (insert_gpus(s, smp, sid) != 0)
+    return 0;
+}
+
+/* GPUs and the tree's processes on them. A GPU's idx is its position in the sample: the
+ * backends list every device in the same order every time. */
+static int insert_gpus(struct rt_store *s, const struct rt_sample *smp, int64_t sid)
+{
+    int64_t gid[64]; /* more GPUs than any host has (16 today) */
+    int n = smp->ngpus < 64 ? smp->ngpus : 64;
+    for (int i = 0; i < n; i++) {
+        const struct rt_gpu_sample *g = &smp->gpus[i];
+        if (ident_id(s, ST_GPU, (const int64_t[]){s->run_id, i}, g->ident, &gid[i]) != 0 ||
+            insert_row(s, ST_GPU_SAMPLE, (const int64_t[]){sid, gid[i]}, g, NULL) != 0)
+            return -1;
+    }
+    for (int i = 0; i < smp->ngpu_procs; i++) {
+        const struct rt_gpu_proc *p = &smp->gpu_procs[i];
+        int64_t row;
+        if (p->dev < 0 || p->dev >= n ||
+            !rt_map_get(&s->procs_next, rt_proc_key(p->pid, p->starttime), &row))
+            continue;
+        if (insert_row(s, ST_GPU_PROCESS_SAMPLE, (const int64_t[]){sid, row, gid[p->dev]}, p,
+                       NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One sample, table group by table group: the samples row first (the others refer to it), the
+ * processes before the GPUs (whose processes refer to theirs). */
+static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
+{
+    int64_t sid;
+    if (insert_sample_row(s, smp, &sid) != 0 || insert_cores(s, smp, sid) != 0 ||
+        insert_disks(s, smp, sid) != 0 || insert_mounts(s, smp, sid) != 0 ||
+        insert_nics(s, smp, sid) != 0 || insert_processes(s, smp, sid) != 0 ||
+        insert_gpus(s, smp, sid) != 0)
         return -1;
     struct rt_map t = s->procs;
     s->procs = s->procs_next;
