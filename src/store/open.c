@@ -311,166 +311,192 @@ fail:
     return -1;
 }
 
-int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **out, char *err,
-                  size_t errlen)
-{
-    *out = NULL;
-    struct rt_store *s = xcalloc(1, sizeof(*s));
-    s->path = xstrdup(path);
-    rt_map_init(&s->ids, 256);
-    rt_map_init(&s->procs, 64);
-    rt_map_init(&s->procs_next, 64);
+/* --- rt_store_open, phase by phase ----------------------------------------------------------- */
 
+/* A database that does not exist yet, in write mode: its directory must be there and writable.
+ * Created here, not by SQLite, so that it is 0600 from the start (argv, job names and tags can
+ * hold secrets); SQLite gives the -wal and -shm files the mode of the database. O_EXCL: a
+ * recorder that created it in the meantime wins, the file is checked after. */
+static int store_create_file(struct rt_store *s, const char *path, struct stat *sb)
+{
+    char *copy = xstrdup(path);
+    const char *dir = dirname(copy);
+    struct stat db;
+    if (stat(dir, &db) != 0 || !S_ISDIR(db.st_mode))
+        store_err(s, "cannot create database '%s': directory '%s' does not exist", path, dir);
+    else if (access(dir, W_OK) != 0)
+        store_err(s, "cannot create database '%s': directory '%s' is not writable", path, dir);
+    free(copy);
+    if (s->err[0])
+        return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+    else if (errno != EEXIST)
+        return store_err(s, "cannot create database '%s': %s", path, rt_strerror(errno));
+    if (stat(path, sb) != 0)
+        return store_err(s, "cannot create database '%s': %s", path, rt_strerror(errno));
+    return 0;
+}
+
+/* SQLite would quietly fall back to read-only and, reading a WAL database, leave -wal and -shm
+ * files behind; say why it cannot be written before it touches anything. access(), not open() +
+ * close(): closing any descriptor of the file would drop every POSIX lock this process holds on
+ * it, those of another connection too (the streaming thread's second connection did that: a
+ * reader could then delete the live WAL). */
+static int store_check_writable(struct rt_store *s, const char *path)
+{
+    int ok = access(path, R_OK | W_OK) == 0;
+    int e = errno;
+    char *copy = xstrdup(path);
+    const char *dir = dirname(copy);
+    if (!ok)
+        store_err(s, "cannot write database '%s': %s", path,
+                  e == EROFS                  ? "read-only file system"
+                  : e == EACCES || e == EPERM ? "the file is read-only"
+                                              : rt_strerror(e));
+    else if (access(dir, W_OK) != 0)
+        store_err(s, "cannot write database '%s': %s", path,
+                  errno == EROFS ? "read-only file system"
+                                 : "its directory is not writable (needed for the -wal file)");
+    free(copy);
+    return s->err[0] ? -1 : 0;
+}
+
+/* Phase 1, the path: SQLite opens nothing that is not known to be a regular file this process
+ * may use as asked, so each refusal says why in rtrack's words. Write mode creates a missing
+ * file; read mode never does. */
+static int store_check_path(struct rt_store *s, const char *path, enum rt_store_mode mode)
+{
     struct stat sb;
     int exists = stat(path, &sb) == 0;
     int stat_errno = errno;
-    if (!exists && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+    if (!exists && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
         /* creating a file through a link that points nowhere is the classic way to make a
          * program write where it was not meant to */
-        store_err(s, "cannot %s database '%s': it is a symbolic link to a file that does not exist",
-                  mode == RT_STORE_WRITE ? "create" : "open", path);
-        goto fail;
-    }
-    if (!exists && mode == RT_STORE_READ) {
-        store_err(s, "cannot open database '%s': %s", path, rt_strerror(stat_errno));
-        goto fail;
-    }
-    if (!exists) {
-        char *copy = xstrdup(path);
-        const char *dir = dirname(copy);
-        struct stat db;
-        if (stat(dir, &db) != 0 || !S_ISDIR(db.st_mode))
-            store_err(s, "cannot create database '%s': directory '%s' does not exist", path, dir);
-        else if (access(dir, W_OK) != 0)
-            store_err(s, "cannot create database '%s': directory '%s' is not writable", path, dir);
-        free(copy);
-        if (s->err[0])
-            goto fail;
-        /* Created here, not by SQLite, so that it is 0600 from the start (argv, job names and
-         * tags can hold secrets); SQLite gives the -wal and -shm files the mode of the database.
-         * O_EXCL: a recorder that created it in the meantime wins, the file is checked below. */
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0)
-            close(fd);
-        else if (errno != EEXIST) {
-            store_err(s, "cannot create database '%s': %s", path, rt_strerror(errno));
-            goto fail;
-        }
-        if (stat(path, &sb) != 0) {
-            store_err(s, "cannot create database '%s': %s", path, rt_strerror(errno));
-            goto fail;
-        }
-        exists = 1;
-    }
-    if (S_ISDIR(sb.st_mode)) {
-        store_err(s, "cannot open database '%s': is a directory", path);
-        goto fail;
-    }
+        return store_err(s,
+                         "cannot %s database '%s': it is a symbolic link to a file that does "
+                         "not exist",
+                         mode == RT_STORE_WRITE ? "create" : "open", path);
+    if (!exists && mode == RT_STORE_READ)
+        return store_err(s, "cannot open database '%s': %s", path, rt_strerror(stat_errno));
+    if (!exists && store_create_file(s, path, &sb) != 0)
+        return -1;
+    if (S_ISDIR(sb.st_mode))
+        return store_err(s, "cannot open database '%s': is a directory", path);
     /* A FIFO would block the open, a device (/dev/null, a disk) would be read or written as if
      * it were the file: only regular files (also through a symbolic link) are databases. */
-    if (!S_ISREG(sb.st_mode)) {
-        store_err(s, "cannot open database '%s': not a regular file (%s)", path,
-                  S_ISFIFO(sb.st_mode)   ? "a named pipe"
-                  : S_ISCHR(sb.st_mode)  ? "a character device"
-                  : S_ISBLK(sb.st_mode)  ? "a block device"
-                  : S_ISSOCK(sb.st_mode) ? "a socket"
-                                         : "not a file");
-        goto fail;
-    }
-    if (exists && mode == RT_STORE_WRITE) {
-        /* SQLite would quietly fall back to read-only and, reading a WAL database, leave -wal
-         * and -shm files behind; say why it cannot be written before it touches anything.
-         * access(), not open() + close(): closing any descriptor of the file would drop every
-         * POSIX lock this process holds on it, those of another connection too (the streaming
-         * thread's second connection did that: a reader could then delete the live WAL). */
-        int fd = access(path, R_OK | W_OK) == 0 ? 0 : -1;
-        int e = errno;
-        char *copy = xstrdup(path);
-        const char *dir = dirname(copy);
-        if (fd < 0)
-            store_err(s, "cannot write database '%s': %s", path,
-                      e == EROFS                  ? "read-only file system"
-                      : e == EACCES || e == EPERM ? "the file is read-only"
-                                                  : rt_strerror(e));
-        else if (access(dir, W_OK) != 0)
-            store_err(s, "cannot write database '%s': %s", path,
-                      errno == EROFS ? "read-only file system"
-                                     : "its directory is not writable (needed for the -wal file)");
-        free(copy);
-        if (s->err[0])
-            goto fail;
-    }
+    if (!S_ISREG(sb.st_mode))
+        return store_err(s, "cannot open database '%s': not a regular file (%s)", path,
+                         S_ISFIFO(sb.st_mode)   ? "a named pipe"
+                         : S_ISCHR(sb.st_mode)  ? "a character device"
+                         : S_ISBLK(sb.st_mode)  ? "a block device"
+                         : S_ISSOCK(sb.st_mode) ? "a socket"
+                                                : "not a file");
+    return mode == RT_STORE_WRITE ? store_check_writable(s, path) : 0;
+}
+
+/* Phase 2, the connection. */
+static int store_connect(struct rt_store *s, enum rt_store_mode mode)
+{
     int flags =
         mode == RT_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-    if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        store_db_err(s, "cannot open database");
-        goto fail;
-    }
+    if (sqlite3_open_v2(s->path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+        return store_db_err(s, "cannot open database");
     sqlite3_extended_result_codes(s->db, 1);
     /* no lookaside allocator: ~120 KiB less resident memory, the recorder's allocations are
      * few and reused anyway */
     sqlite3_db_config(s->db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 0, 0);
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-    if (check_and_migrate(s, mode) != 0)
-        goto fail;
+    return 0;
+}
+
+/* Phase 4, the connection's settings: the page cache is capped (small for a recorder, larger
+ * for a reader). */
+static int store_set_pragmas(struct rt_store *s, enum rt_store_mode mode)
+{
     char pragmas[256];
     snprintf(pragmas, sizeof(pragmas),
              "PRAGMA foreign_keys = ON; PRAGMA cache_size = -%d; PRAGMA temp_store = MEMORY;",
              mode == RT_STORE_WRITE ? CACHE_KIB : READ_CACHE_KIB);
-    if (store_exec(s, pragmas) != 0)
-        goto fail;
-    if (mode == RT_STORE_WRITE) {
-        /* WAL lets export and summary read while a recorder writes, and several recorders
-         * share one file; NORMAL sync: no fsync per commit, still crash-safe. */
-        /* The pragma answers the mode it ended in: a reader that has the file open at that
-         * moment (a sqlite3 shell polling a new database) keeps it in rollback mode, where
-         * readers block commits. Ask again for a second before giving up. */
-        int wal = 0, rc = SQLITE_OK;
-        for (int tries = 0; tries < 100 && !wal && rc == SQLITE_OK; tries++) {
-            sqlite3_stmt *st;
-            rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-            if (rc == SQLITE_OK) {
-                if (sqlite3_step(st) == SQLITE_ROW)
-                    wal = !sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal");
-                sqlite3_finalize(st);
-            }
-            if (!wal)
-                usleep(10000);
+    return store_exec(s, pragmas);
+}
+
+/* Phase 5, a writer only: WAL lets export and summary read while a recorder writes, and several
+ * recorders share one file; NORMAL sync: no fsync per commit, still crash-safe. */
+static int store_use_wal(struct rt_store *s)
+{
+    /* The pragma answers the mode it ended in: a reader that has the file open at that moment
+     * (a sqlite3 shell polling a new database) keeps it in rollback mode, where readers block
+     * commits. Ask again for a second before giving up. */
+    int wal = 0, rc = SQLITE_OK;
+    for (int tries = 0; tries < 100 && !wal && rc == SQLITE_OK; tries++) {
+        sqlite3_stmt *st;
+        rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+        if (rc == SQLITE_OK) {
+            if (sqlite3_step(st) == SQLITE_ROW)
+                wal = !sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal");
+            sqlite3_finalize(st);
         }
-        if (!wal) {
-            store_err(s,
-                      "cannot write database '%s': cannot switch it to WAL mode (another "
-                      "program keeps it open)",
-                      s->path);
-            goto fail;
-        }
-        if (store_exec(s, "PRAGMA synchronous = NORMAL") != 0) {
-            store_db_err(s, "cannot write database");
-            goto fail;
-        }
-        /* a long run's WAL is cut back after each checkpoint instead of keeping its peak size */
-        store_exec(s, "PRAGMA journal_size_limit = 1048576");
+        if (!wal)
+            usleep(10000);
     }
-    if (s->needs_upgrade) {
-        /* an older database: bring its schema (the export views) up to date once, through a
-         * writing connection, then read */
+    if (!wal)
+        return store_err(s,
+                         "cannot write database '%s': cannot switch it to WAL mode (another "
+                         "program keeps it open)",
+                         s->path);
+    if (store_exec(s, "PRAGMA synchronous = NORMAL") != 0)
+        return store_db_err(s, "cannot write database");
+    /* a long run's WAL is cut back after each checkpoint instead of keeping its peak size */
+    store_exec(s, "PRAGMA journal_size_limit = 1048576");
+    return 0;
+}
+
+/* One connection through every phase (phase 3 is check_and_migrate, above). */
+static int store_open_once(const char *path, enum rt_store_mode mode, struct rt_store **out,
+                           char *err, size_t errlen)
+{
+    struct rt_store *s = xcalloc(1, sizeof(*s));
+    s->path = xstrdup(path);
+    rt_map_init(&s->ids, 256);
+    rt_map_init(&s->procs, 64);
+    rt_map_init(&s->procs_next, 64);
+    if (store_check_path(s, path, mode) != 0 || store_connect(s, mode) != 0 ||
+        check_and_migrate(s, mode) != 0 || store_set_pragmas(s, mode) != 0 ||
+        (mode == RT_STORE_WRITE && store_use_wal(s) != 0)) {
+        snprintf(err, errlen, "%s", s->err);
         rt_store_close(s);
-        struct rt_store *w;
-        char why[512];
-        if (rt_store_open(path, RT_STORE_WRITE, &w, why, sizeof(why)) != 0) {
-            snprintf(err, errlen, "'%s' has an older schema that must be upgraded first: %s", path,
-                     why);
-            return -1;
-        }
-        rt_store_close(w);
-        return rt_store_open(path, RT_STORE_READ, out, err, errlen);
+        return -1;
     }
     *out = s;
     return 0;
-fail:
-    snprintf(err, errlen, "%s", s->err);
+}
+
+int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **out, char *err,
+                  size_t errlen)
+{
+    *out = NULL;
+    struct rt_store *s;
+    if (store_open_once(path, mode, &s, err, errlen) != 0)
+        return -1;
+    if (!s->needs_upgrade) {
+        *out = s;
+        return 0;
+    }
+    /* A reader found an older schema (its export views are not this rtrack's): the reading
+     * connection cannot change it, so it is closed, a writing connection upgrades the file once
+     * and is closed, and the file is opened for reading again, current now. */
     rt_store_close(s);
-    return -1;
+    struct rt_store *w;
+    char why[512];
+    if (store_open_once(path, RT_STORE_WRITE, &w, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "'%s' has an older schema that must be upgraded first: %s", path,
+                 why);
+        return -1;
+    }
+    rt_store_close(w);
+    return rt_store_open(path, RT_STORE_READ, out, err, errlen);
 }
 
 void rt_store_close(struct rt_store *s)
