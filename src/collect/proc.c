@@ -637,36 +637,42 @@ static int64_t nz(int64_t v)
     return v == RT_NA ? 0 : v;
 }
 
-static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,
-                         const struct rt_sample *prev)
+/* What the phases of one sample share. */
+struct proc_pass {
+    const struct rt_sample *prev; /* the previous sample, NULL when it had no tree */
+    /* What deltas are taken against: prev, or NULL in run mode's first interval. rtrack started
+     * the job just before the baseline, so what the tree did before the baseline was read
+     * belongs to the run too (a fast writer had 20 MB of 50 out by then): that interval counts
+     * every process from zero, as if born in it (from_zero). */
+    const struct rt_sample *base;
+    int from_zero;
+    /* the tree's sums, gathered row by row */
+    int64_t tot_u, tot_s, pss, rss, live;
+    int root_live;
+};
+
+/* A fixture tree's root may be another directory each sample, so its /proc is opened again
+ * every time; the live /proc stays open. -1 when it cannot be opened. */
+static int proc_reopen(struct proc_state *st, const struct rt_sysenv *env)
 {
-    struct proc_state *st = state;
-    st->gen++;
-    if (!st->keep_fds) {
-        /* a fixture tree: its root may be another directory each sample */
-        char path[4096];
-        if (st->procfd >= 0)
-            close(st->procfd);
-        st->procfd = -1;
-        if (!rt_path(env, path, sizeof(path), "/proc"))
-            st->procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (st->procfd < 0)
-            return;
-    }
-    int count = list_proc(st);
-    if (count < 0)
-        return;
-    cur->processes = count;
-    if (!st->track)
-        return;
-    if (prev && !prev->has_tree)
-        prev = NULL;
-    /* run mode: rtrack started the job just before the baseline, so what the tree did before
-     * the baseline was read belongs to the run too (a fast writer had 20 MB of 50 out by then):
-     * the first interval counts every process from zero, as if born in it */
-    int from_zero = prev && prev->kind == RT_SAMPLE_BASELINE && st->cfg.subreaper > 0;
-    const struct rt_sample *base = from_zero ? NULL : prev; /* what deltas are taken against */
-    /* the boot clock of this scan, for telling processes born since the previous one */
+    if (st->keep_fds)
+        return 0;
+    char path[4096];
+    if (st->procfd >= 0)
+        close(st->procfd);
+    st->procfd = -1;
+    if (!rt_path(env, path, sizeof(path), "/proc"))
+        st->procfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return st->procfd < 0 ? -1 : 0;
+}
+
+/* Who is in the tree now. The boot clock is read first: a process that started after the
+ * previous scan's clock is known to be born since, even when that scan could not read it. Every
+ * member's stat is read once (down the children files, or the full scan), the previous sample's
+ * rows are indexed by key and by pid, and the members are marked. */
+static void proc_find_tree(struct proc_state *st, const struct rt_sysenv *env,
+                           const struct rt_sample *prev)
+{
     st->prev_scan_ticks = st->scan_ticks;
     st->scan_ticks = -1;
     struct timespec bt;
@@ -685,179 +691,217 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         rt_map_put(&st->prev_idx, rt_proc_key(prev->procs[i].pid, prev->procs[i].starttime), i);
         rt_map_put(&st->prev_pid, pid_key(prev->procs[i].pid), i);
     }
-
     mark_tree(st, prev);
+}
 
-    cur->has_tree = 1;
-    cur->root_pid = st->cfg.root_pid;
+/* A member's row: its stat, Pss and io, and its name and command line when it is new or
+ * renamed. Returns its index in the previous sample, -1 when it was not there. */
+static int proc_fill_row(struct proc_state *st, const struct rt_sysenv *env, struct scan_ent *e,
+                         struct rt_proc_sample *p, const struct rt_sample *prev)
+{
+    p->pid = e->pid;
+    p->ppid = e->st.ppid;
+    p->starttime = e->st.starttime;
+    p->state = e->st.state;
+    p->threads = e->st.threads;
+    p->utime = e->st.utime;
+    p->stime = e->st.stime;
+    p->cutime = e->st.cutime;
+    p->cstime = e->st.cstime;
+    p->rss_kib = e->st.rss_pages * env->page_size / 1024;
+    p->pss_kib = pss_kib(st, e);
+    read_io(st, e, &p->read_total, &p->write_total);
+    memcpy(p->comm, e->st.comm, sizeof(p->comm));
+    p->cpu_utime_s = p->cpu_stime_s = RT_NAN;
+    p->read_bytes = p->write_bytes = RT_NA;
+    p->cmdline_json = NULL;
+
+    int64_t pidx;
+    const struct rt_proc_sample *seen = NULL; /* its row in the previous sample */
+    if (prev && rt_map_get(&st->prev_idx, rt_proc_key(p->pid, p->starttime), &pidx))
+        seen = &prev->procs[pidx];
+    p->first_seen = seen == NULL;
+    /* A child seen between its fork and its exec still has its parent's name and command
+     * line: when the name changes, both are read again (and the process row updated). One
+     * seen inside its exec has the new name but no arguments yet (the kernel sets them
+     * last): a first command line that came back empty is read once more. */
+    p->renamed =
+        seen && (strcmp(seen->comm, p->comm) != 0 || (seen->first_seen && !seen->cmdline_json));
+    if (p->first_seen || p->renamed)
+        p->cmdline_json = read_cmdline(st, p->pid);
+    return seen ? (int)pidx : -1;
+}
+
+/* Born since the previous scan (for a process new to the tree): not listed then, or listed as
+ * another process, or listed but unreadable and started after that scan's clock tick. */
+static int proc_born(const struct proc_state *st, const struct rt_proc_sample *p)
+{
+    int64_t was;
+    if (!rt_map_get(&st->listing_prev, pid_key(p->pid), &was) || was == LIST_GONE)
+        return 1; /* not there at the previous scan */
+    if (was >= 0)
+        return was != p->starttime; /* there, but another process */
+    return st->prev_scan_ticks >= 0 && p->starttime >= st->prev_scan_ticks;
+}
+
+/* A member's own delta over the interval (before the exited-children correction): against
+ * its previous row, or from zero when it was born in the interval. One that was there before
+ * but not in the tree's previous sample has none (its past is not the interval's). */
+static void proc_own_delta(const struct proc_state *st, struct scan_ent *e,
+                           const struct rt_proc_sample *p, const struct rt_proc_sample *pp,
+                           const struct proc_pass *ps)
+{
+    int born = ps->from_zero || (ps->base && st->have_listing_prev && !pp && proc_born(st, p));
+    e->du = e->ds = e->dr = e->dw = RT_NA;
+    if (!pp && !born)
+        return;
+    /* utime+cutime: children born and reaped between two samples count through their parent;
+     * the correction takes back what was already counted */
+    e->counted = 1;
+    int64_t u = p->utime + p->cutime - (pp ? pp->utime + pp->cutime : 0);
+    int64_t s = p->stime + p->cstime - (pp ? pp->stime + pp->cstime : 0);
+    e->du = u > 0 ? u : 0;
+    e->ds = s > 0 ? s : 0;
+    int64_t r0 = pp ? pp->read_total : 0, w0 = pp ? pp->write_total : 0;
+    if (p->read_total != RT_NA && r0 != RT_NA)
+        e->dr = p->read_total > r0 ? p->read_total - r0 : 0;
+    if (p->write_total != RT_NA && w0 != RT_NA)
+        e->dw = p->write_total > w0 ? p->write_total - w0 : 0;
+}
+
+/* One row per member, with its own delta; the tree's cumulative sums and its live processes
+ * are gathered on the way. */
+static void proc_fill_rows(struct proc_state *st, const struct rt_sysenv *env,
+                           struct rt_sample *cur, struct proc_pass *ps)
+{
     cur->nprocs = 0;
-    double tck = (double)env->clk_tck;
-    int64_t tot_u = 0, tot_s = 0, pss = 0, rss = 0, live = 0;
-    int root_live = 0;
     for (size_t i = 0; i < st->nscan; i++) {
         struct scan_ent *e = &st->scan[i];
-        st->groups[i] = (struct reap_group){0, 0, 0, 0};
         if (!e->tracked)
             continue;
         struct rt_proc_sample *p = RT_PUSH(cur->procs, cur->nprocs, cur->procs_cap);
-        p->pid = e->pid;
-        p->ppid = e->st.ppid;
-        p->starttime = e->st.starttime;
-        p->state = e->st.state;
-        p->threads = e->st.threads;
-        p->utime = e->st.utime;
-        p->stime = e->st.stime;
-        p->cutime = e->st.cutime;
-        p->cstime = e->st.cstime;
-        p->rss_kib = e->st.rss_pages * env->page_size / 1024;
-        p->pss_kib = pss_kib(st, e);
-        read_io(st, e, &p->read_total, &p->write_total);
-        memcpy(p->comm, e->st.comm, sizeof(p->comm));
-        p->cpu_utime_s = p->cpu_stime_s = RT_NAN;
-        p->read_bytes = p->write_bytes = RT_NA;
-        p->cmdline_json = NULL;
-
-        int64_t pidx;
-        const struct rt_proc_sample *seen = NULL; /* its row in the previous sample */
-        if (prev && rt_map_get(&st->prev_idx, rt_proc_key(p->pid, p->starttime), &pidx))
-            seen = &prev->procs[pidx];
-        const struct rt_proc_sample *pp = base ? seen : NULL; /* its deltas' base */
-        e->prev_i = pp ? (int)pidx : -1;
-        p->first_seen = seen == NULL;
-        /* A child seen between its fork and its exec still has its parent's name and command
-         * line: when the name changes, both are read again (and the process row updated). One
-         * seen inside its exec has the new name but no arguments yet (the kernel sets them
-         * last): a first command line that came back empty is read once more. */
-        p->renamed =
-            seen && (strcmp(seen->comm, p->comm) != 0 || (seen->first_seen && !seen->cmdline_json));
-        if (p->first_seen || p->renamed)
-            p->cmdline_json = read_cmdline(st, p->pid);
-
-        /* Born since the previous scan: not listed then, or listed as another process. */
-        int64_t was;
-        int born = from_zero;
-        if (base && st->have_listing_prev && !pp) {
-            if (!rt_map_get(&st->listing_prev, pid_key(p->pid), &was) || was == LIST_GONE)
-                born = 1; /* not there at the previous scan */
-            else if (was >= 0)
-                born = was != p->starttime; /* there, but another process */
-            else /* listed, not read: started after the previous scan's clock tick? */
-                born = st->prev_scan_ticks >= 0 && p->starttime >= st->prev_scan_ticks;
-        }
-        e->du = e->ds = e->dr = e->dw = RT_NA;
-        if (pp || born) {
-            /* utime+cutime: children born and reaped between two samples count through their
-             * parent; the correction below takes back what was already counted */
-            e->counted = 1;
-            int64_t u = p->utime + p->cutime - (pp ? pp->utime + pp->cutime : 0);
-            int64_t s = p->stime + p->cstime - (pp ? pp->stime + pp->cstime : 0);
-            e->du = u > 0 ? u : 0;
-            e->ds = s > 0 ? s : 0;
-            int64_t r0 = pp ? pp->read_total : 0, w0 = pp ? pp->write_total : 0;
-            if (p->read_total != RT_NA && r0 != RT_NA)
-                e->dr = p->read_total > r0 ? p->read_total - r0 : 0;
-            if (p->write_total != RT_NA && w0 != RT_NA)
-                e->dw = p->write_total > w0 ? p->write_total - w0 : 0;
-        }
-        tot_u = rt_sat_add(tot_u, p->utime + p->cutime);
-        tot_s = rt_sat_add(tot_s, p->stime + p->cstime);
-        pss = rt_sat_add(pss, nz(p->pss_kib));
-        rss = rt_sat_add(rss, p->rss_kib);
+        int pi = proc_fill_row(st, env, e, p, ps->prev);
+        const struct rt_proc_sample *pp = ps->base && pi >= 0 ? &ps->base->procs[pi] : NULL;
+        e->prev_i = pp ? pi : -1;
+        proc_own_delta(st, e, p, pp, ps);
+        ps->tot_u = rt_sat_add(ps->tot_u, p->utime + p->cutime);
+        ps->tot_s = rt_sat_add(ps->tot_s, p->stime + p->cstime);
+        ps->pss = rt_sat_add(ps->pss, nz(p->pss_kib));
+        ps->rss = rt_sat_add(ps->rss, p->rss_kib);
         if (p->state != 'Z' && p->state != 'X') {
-            live++;
+            ps->live++;
             if (p->pid == st->cfg.root_pid)
-                root_live = 1;
+                ps->root_live = 1;
         }
     }
+}
 
-    /* Exited-children correction, grouped by the nearest present ancestor in the tree (the
-     * process whose cutime and io absorbed them), capped by how much that ancestor's counters
-     * actually grew, and taken from that ancestor's row: the process rows then add up to the
-     * tree's total exactly. */
-    if (base) {
-        for (int i = 0; i < prev->nprocs; i++) {
-            const struct rt_proc_sample *g = &prev->procs[i];
-            int64_t now;
-            if (rt_map_get(&st->listing_cur, pid_key(g->pid), &now) &&
-                (now == LIST_UNKNOWN || now == g->starttime))
-                continue; /* still there (or unreadable this time: unknown, not gone) */
-            pid_t a = g->ppid;
-            int ai = -1;
-            for (int hops = 0; hops < 4096 && a > 0 && a != st->cfg.subreaper; hops++) {
-                int si = scan_find(st, a, -1);
-                int64_t pi;
-                if (si >= 0) {
-                    /* present: it reaped the child; it matters only if its own delta was
-                     * counted in the tree's sums */
-                    if (st->scan[si].tracked && st->scan[si].counted)
-                        ai = si;
-                    break;
-                }
-                /* the ancestor is gone too: follow its last known parent */
-                if (!rt_map_get(&st->prev_pid, pid_key(a), &pi))
-                    break;
-                a = prev->procs[pi].ppid;
-            }
-            if (ai < 0)
-                continue;
-            struct reap_group *rg = &st->groups[ai];
-            rg->u = rt_sat_add(rg->u, g->utime + g->cutime);
-            rg->s = rt_sat_add(rg->s, g->stime + g->cstime);
-            rg->r = rt_sat_add(rg->r, nz(g->read_total));
-            rg->w = rt_sat_add(rg->w, nz(g->write_total));
-        }
-        /* A scan is not atomic: when the parent's stat was read before it reaped the child,
-         * the child's lifetime shows up in the parent's cutime only in the next sample. What
-         * could not be taken back now is carried to the next sample, once. */
-        st->npend_cur = 0;
-        for (int i = 0; i < cur->nprocs; i++) {
-            const struct rt_proc_sample *p = &cur->procs[i];
-            int si = scan_find(st, p->pid, p->starttime);
-            struct scan_ent *e = &st->scan[si];
-            struct reap_group now = st->groups[si], rg = now;
+/* The members of the previous sample that are gone, grouped by the nearest present ancestor in
+ * the tree: the process whose cutime and io absorbed them when it reaped them. Only an ancestor
+ * whose own delta was counted matters (it is what would count them twice). */
+static void proc_group_reaped(struct proc_state *st, const struct rt_sample *prev)
+{
+    for (size_t i = 0; i < st->nscan; i++)
+        st->groups[i] = (struct reap_group){0, 0, 0, 0};
+    for (int i = 0; i < prev->nprocs; i++) {
+        const struct rt_proc_sample *g = &prev->procs[i];
+        int64_t now;
+        if (rt_map_get(&st->listing_cur, pid_key(g->pid), &now) &&
+            (now == LIST_UNKNOWN || now == g->starttime))
+            continue; /* still there (or unreadable this time: unknown, not gone) */
+        pid_t a = g->ppid;
+        int ai = -1;
+        for (int hops = 0; hops < 4096 && a > 0 && a != st->cfg.subreaper; hops++) {
+            int si = scan_find(st, a, -1);
             int64_t pi;
-            if (rt_map_get(&st->pend_idx, rt_proc_key(p->pid, p->starttime), &pi)) {
-                rg.u = rt_sat_add(rg.u, st->pend_prev[pi].g.u);
-                rg.s = rt_sat_add(rg.s, st->pend_prev[pi].g.s);
-                rg.r = rt_sat_add(rg.r, st->pend_prev[pi].g.r);
-                rg.w = rt_sat_add(rg.w, st->pend_prev[pi].g.w);
+            if (si >= 0) {
+                /* present: it reaped the child */
+                if (st->scan[si].tracked && st->scan[si].counted)
+                    ai = si;
+                break;
             }
-            if (!e->counted || (!rg.u && !rg.s && !rg.r && !rg.w))
-                continue;
-            const struct rt_proc_sample *pp = e->prev_i >= 0 ? &prev->procs[e->prev_i] : NULL;
-            int64_t gu = p->cutime - (pp ? pp->cutime : 0);
-            int64_t gs = p->cstime - (pp ? pp->cstime : 0);
-            struct reap_group take = {
-                rg.u < gu ? rg.u : (gu > 0 ? gu : 0),
-                rg.s < gs ? rg.s : (gs > 0 ? gs : 0),
-                e->dr == RT_NA ? 0 : (rg.r < e->dr ? rg.r : e->dr),
-                e->dw == RT_NA ? 0 : (rg.w < e->dw ? rg.w : e->dw),
-            };
-            e->du -= take.u;
-            e->ds -= take.s;
-            if (e->dr != RT_NA)
-                e->dr -= take.r;
-            if (e->dw != RT_NA)
-                e->dw -= take.w;
-            /* only this sample's part of the remainder is carried, and only once */
-            struct reap_group left = {
-                rg.u - take.u < now.u ? rg.u - take.u : now.u,
-                rg.s - take.s < now.s ? rg.s - take.s : now.s,
-                rg.r - take.r < now.r ? rg.r - take.r : now.r,
-                rg.w - take.w < now.w ? rg.w - take.w : now.w,
-            };
-            if (left.u > 0 || left.s > 0 || left.r > 0 || left.w > 0) {
-                if (st->npend_cur == st->cappend) {
-                    st->cappend = st->cappend ? st->cappend * 2 : 16;
-                    st->pend_cur = xrealloc(st->pend_cur, st->cappend * sizeof(*st->pend_cur));
-                    st->pend_prev = xrealloc(st->pend_prev, st->cappend * sizeof(*st->pend_prev));
-                }
-                st->pend_cur[st->npend_cur++] =
-                    (struct pending){rt_proc_key(p->pid, p->starttime), left};
-            }
+            /* the ancestor is gone too: follow its last known parent */
+            if (!rt_map_get(&st->prev_pid, pid_key(a), &pi))
+                break;
+            a = prev->procs[pi].ppid;
         }
-    } else {
-        st->npend_cur = 0;
+        if (ai < 0)
+            continue;
+        struct reap_group *rg = &st->groups[ai];
+        rg->u = rt_sat_add(rg->u, g->utime + g->cutime);
+        rg->s = rt_sat_add(rg->s, g->stime + g->cstime);
+        rg->r = rt_sat_add(rg->r, nz(g->read_total));
+        rg->w = rt_sat_add(rg->w, nz(g->write_total));
+    }
+}
+
+/* Take each group back from its ancestor's delta, capped by how much that ancestor's counters
+ * actually grew, so the process rows add up to the tree's total exactly. A scan is not atomic:
+ * when the parent's stat was read before it reaped the child, the child's lifetime shows up in
+ * the parent's cutime only in the next sample. What could not be taken back now is carried to
+ * the next sample (pend_cur), once. */
+static void proc_take_back(struct proc_state *st, const struct rt_sample *cur,
+                           const struct rt_sample *prev)
+{
+    for (int i = 0; i < cur->nprocs; i++) {
+        const struct rt_proc_sample *p = &cur->procs[i];
+        int si = scan_find(st, p->pid, p->starttime);
+        struct scan_ent *e = &st->scan[si];
+        struct reap_group now = st->groups[si], rg = now;
+        int64_t pi;
+        if (rt_map_get(&st->pend_idx, rt_proc_key(p->pid, p->starttime), &pi)) {
+            rg.u = rt_sat_add(rg.u, st->pend_prev[pi].g.u);
+            rg.s = rt_sat_add(rg.s, st->pend_prev[pi].g.s);
+            rg.r = rt_sat_add(rg.r, st->pend_prev[pi].g.r);
+            rg.w = rt_sat_add(rg.w, st->pend_prev[pi].g.w);
+        }
+        if (!e->counted || (!rg.u && !rg.s && !rg.r && !rg.w))
+            continue;
+        const struct rt_proc_sample *pp = e->prev_i >= 0 ? &prev->procs[e->prev_i] : NULL;
+        int64_t gu = p->cutime - (pp ? pp->cutime : 0);
+        int64_t gs = p->cstime - (pp ? pp->cstime : 0);
+        struct reap_group take = {
+            rg.u < gu ? rg.u : (gu > 0 ? gu : 0),
+            rg.s < gs ? rg.s : (gs > 0 ? gs : 0),
+            e->dr == RT_NA ? 0 : (rg.r < e->dr ? rg.r : e->dr),
+            e->dw == RT_NA ? 0 : (rg.w < e->dw ? rg.w : e->dw),
+        };
+        e->du -= take.u;
+        e->ds -= take.s;
+        if (e->dr != RT_NA)
+            e->dr -= take.r;
+        if (e->dw != RT_NA)
+            e->dw -= take.w;
+        /* only this sample's part of the remainder is carried, and only once */
+        struct reap_group left = {
+            rg.u - take.u < now.u ? rg.u - take.u : now.u,
+            rg.s - take.s < now.s ? rg.s - take.s : now.s,
+            rg.r - take.r < now.r ? rg.r - take.r : now.r,
+            rg.w - take.w < now.w ? rg.w - take.w : now.w,
+        };
+        if (left.u > 0 || left.s > 0 || left.r > 0 || left.w > 0) {
+            if (st->npend_cur == st->cappend) {
+                st->cappend = st->cappend ? st->cappend * 2 : 16;
+                st->pend_cur = xrealloc(st->pend_cur, st->cappend * sizeof(*st->pend_cur));
+                st->pend_prev = xrealloc(st->pend_prev, st->cappend * sizeof(*st->pend_prev));
+            }
+            st->pend_cur[st->npend_cur++] =
+                (struct pending){rt_proc_key(p->pid, p->starttime), left};
+        }
+    }
+}
+
+/* The exited-children correction (see the top of this file): reaped members' lifetimes, which
+ * their reaper's cutime and io now hold again, are taken back from the reaper's delta. Without
+ * deltas (the baseline, run mode's first interval) there is nothing to take back from, and
+ * nothing is carried. */
+static void proc_correct_exited(struct proc_state *st, const struct rt_sample *cur,
+                                const struct proc_pass *ps)
+{
+    st->npend_cur = 0;
+    if (ps->base) {
+        proc_group_reaped(st, ps->base);
+        proc_take_back(st, cur, ps->base);
     }
     struct pending *tp = st->pend_prev;
     st->pend_prev = st->pend_cur;
@@ -866,7 +910,13 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
     rt_map_clear(&st->pend_idx);
     for (size_t i = 0; i < st->npend_prev; i++)
         rt_map_put(&st->pend_idx, st->pend_prev[i].key, (int64_t)i);
+}
 
+/* The corrected deltas into the rows, and the tree's totals into the sample. */
+static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *env,
+                          struct rt_sample *cur, const struct proc_pass *ps)
+{
+    double tck = (double)env->clk_tck;
     int64_t du = 0, ds = 0, dr = 0, dw = 0;
     for (int i = 0; i < cur->nprocs; i++) {
         struct rt_proc_sample *p = &cur->procs[i];
@@ -883,17 +933,19 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         dw = rt_sat_add(dw, nz(e->dw));
     }
 
-    cur->proc_count = live;
-    cur->proc_children = live - root_live;
-    cur->proc_pss_kib = pss;
-    cur->proc_rss_kib = rss;
-    cur->proc_utime_total = tot_u;
-    cur->proc_stime_total = tot_s;
-    if (prev) {
+    cur->has_tree = 1;
+    cur->root_pid = st->cfg.root_pid;
+    cur->proc_count = ps->live;
+    cur->proc_children = ps->live - ps->root_live;
+    cur->proc_pss_kib = ps->pss;
+    cur->proc_rss_kib = ps->rss;
+    cur->proc_utime_total = ps->tot_u;
+    cur->proc_stime_total = ps->tot_s;
+    if (ps->prev) {
         /* cpu_usage in the Python reference's operation order (cumulative seconds as doubles,
          * then the difference), so a stable tree gives its 4-decimal value bit for bit */
-        double ub = (double)tot_u / tck, ua = (double)(tot_u - du) / tck;
-        double sb = (double)tot_s / tck, sa = (double)(tot_s - ds) / tck;
+        double ub = (double)ps->tot_u / tck, ua = (double)(ps->tot_u - du) / tck;
+        double sb = (double)ps->tot_s / tck, sa = (double)(ps->tot_s - ds) / tck;
         cur->proc_utime_s = (double)du / tck;
         cur->proc_stime_s = (double)ds / tck;
         if (cur->dt > 0) {
@@ -903,10 +955,35 @@ static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sam
         cur->proc_read_bytes = dr;
         cur->proc_write_bytes = dw;
     }
+}
+
+/* The process count (every pid in /proc), then with a tree to track: find it, fill its rows
+ * with their own deltas, correct them for exited children, sum the tree. */
+static void proc_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,
+                         const struct rt_sample *prev)
+{
+    struct proc_state *st = state;
+    st->gen++;
+    if (proc_reopen(st, env) != 0)
+        return;
+    int count = list_proc(st);
+    if (count < 0)
+        return;
+    cur->processes = count;
+    if (!st->track)
+        return;
+
+    struct proc_pass ps = {0};
+    ps.prev = prev && prev->has_tree ? prev : NULL;
+    ps.from_zero = ps.prev && ps.prev->kind == RT_SAMPLE_BASELINE && st->cfg.subreaper > 0;
+    ps.base = ps.from_zero ? NULL : ps.prev;
+    proc_find_tree(st, env, ps.prev);
+    proc_fill_rows(st, env, cur, &ps);
+    proc_correct_exited(st, cur, &ps);
+    proc_sum_tree(st, env, cur, &ps);
 
     /* last: the sweep compacts st->kept, and the scan entries hold indices into it */
     kept_sweep(st);
-
     struct rt_map t = st->listing_prev;
     st->listing_prev = st->listing_cur;
     st->listing_cur = t;
