@@ -1,5 +1,5 @@
-/* sampler.h - the sampling loop's parts shared by `run` and `record`: taking and storing
- * samples, the commit cadence, absolute deadlines, and the signals rtrack waits on. */
+/* sampler.h - the parts of the recording loop (loop.h): taking and storing samples, the commit
+ * cadence, absolute deadlines, and the signals rtrack waits on. */
 #ifndef RTRACK_SAMPLER_H
 #define RTRACK_SAMPLER_H
 

@@ -1,0 +1,68 @@
+/* loop.h - the one recording loop of `run` and `record`: a baseline sample, a sample at every
+ * deadline, a final sample, and the run's end stored.
+ *
+ * run: start the job, forward the signals rtrack gets to it, wait on the deadline timer and a
+ * signalfd together, and take the final sample the moment the job exits (while it is a zombie
+ * its last CPU counters are still readable); rtrack is the job's child subreaper, so orphaned
+ * descendants come back to it, stay in the tracked tree, and are reaped after a sample has
+ * counted them. record: sample the system (with a pid, its tree too) until SIGINT, SIGTERM,
+ * SIGHUP or SIGQUIT, until the duration has passed, or until the tree is gone.
+ *
+ * The CLI turns options into a struct rt_recording (and opens the database, the run's row, the
+ * live output and the stream around it); the loop owns the interval, the ticker and the
+ * signals. */
+#ifndef RTRACK_RECORD_LOOP_H
+#define RTRACK_RECORD_LOOP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtrack/collect/collect.h"
+#include "rtrack/store/store.h"
+
+struct rt_live;
+
+struct rt_recording {
+    /* filled in by the caller */
+    struct rt_store *store;      /* with its run begun (rt_store_begin_run) */
+    const struct rt_sysenv *sys; /* the system to read */
+    int full_scan;               /* find the tree by scanning all of /proc (rt_collect_cfg) */
+    double interval;             /* seconds between samples */
+    double duration;             /* record: stop after this many seconds; 0: no limit */
+    struct rt_live *live;        /* live output (--output), or NULL */
+    char *const *argv;           /* run: the job to start; NULL: record */
+    pid_t pid;                   /* record: the tree to follow; 0: the system only */
+    /* the loop's own: set by rt_record_signals, closed by rt_record_close */
+    int sigfd;
+    int sig_errno; /* why sigfd is -1 */
+};
+
+/* Block the signals the loop waits on and open a signalfd for them: run: SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 (forwarded to the job) and SIGCHLD; record: SIGINT,
+ * SIGTERM, SIGHUP and SIGQUIT (they stop it). Called before any thread starts (threads inherit
+ * the mask) and before the job does; from then on these signals are queued, never lost. Without
+ * a signalfd, run goes on (warned about once the job has started: it cannot forward signals)
+ * and record cannot (-1, after printing why). */
+int rt_record_signals(struct rt_recording *r);
+
+/* How a recording ended. */
+struct rt_record_result {
+    int started;        /* run: 0 when the job could not be started (said on stderr); record: 1 */
+    int exit_code;      /* run: what rtrack exits with: the job's exit code, 128+N when signal N
+                         * killed it, 127 command not found, 126 not executable; record: 0 */
+    int64_t signal;     /* run: the signal that killed the job, RT_NA otherwise */
+    const char *reason; /* the run's end_reason as stored: exited, signaled, spawn-failed;
+                         * interrupted, duration, tree-gone */
+    int64_t stored, failed; /* samples committed / lost */
+    double elapsed;         /* seconds: run from the job's start, record from the collectors' */
+};
+
+/* Record until the job exits (run) or until a signal, the duration or the end of the tree
+ * (record), then store the run's end (committing the final sample with it). Failures to store
+ * are warned about once and never stop the recording, nor the job. */
+void rt_record(struct rt_recording *r, struct rt_record_result *out);
+
+/* Close the signalfd (the signals stay blocked). */
+void rt_record_close(struct rt_recording *r);
+
+#endif

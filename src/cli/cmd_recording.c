@@ -1,0 +1,65 @@
+/* cmd_recording.c - what `run` and `record` do alike around the recording loop (record/loop.h):
+ * open the database, write the run's row, open the live output, block the signals, start
+ * streaming, and undo it all after. The calls into export's live output and upload's streamer
+ * for a recording are here and nowhere else. */
+#include "cmd_recording.h"
+
+#include <string.h>
+
+#include "rtrack/base/log.h"
+#include "rtrack/cli/cmd.h"
+#include "rtrack/export/export.h"
+#include "rtrack/store/store.h"
+#include "rtrack/upload/stream.h"
+
+int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
+                       const struct rt_env *env, const char *mode, const char *command_json,
+                       pid_t pid)
+{
+    memset(c, 0, sizeof(*c));
+    c->loop.sigfd = -1;
+    rt_sysenv_live(&c->sys);
+    c->sys.nvml_library = env->nvml_library;
+    if (!(c->store = cmd_open_store(cfg)))
+        return -1;
+    rt_host_info_read(&c->sys, &c->host);
+    struct rt_run_desc rs;
+    cmd_run_desc(&rs, cfg, mode, command_json, pid, &c->host, &c->sys);
+    if (rt_store_begin_run(c->store, &rs, &c->run_id) != 0) {
+        rt_err("%s", rt_store_error(c->store));
+        return -1;
+    }
+    if (cfg->output && !(c->live = rt_live_open(c->store, cfg->output, cfg->output_csv)))
+        return -1;
+    c->loop = (struct rt_recording){.store = c->store,
+                                    .sys = &c->sys,
+                                    .full_scan = rt_env_full_scan(env),
+                                    .interval = cfg->interval,
+                                    .duration = cfg->duration,
+                                    .live = c->live,
+                                    .argv = cfg->command, /* run's job; NULL in record */
+                                    .pid = pid,
+                                    .sigfd = -1};
+    /* before streaming starts: a recording that cannot wait for its signals ends here, before
+     * anything is sent */
+    if (rt_record_signals(&c->loop) != 0)
+        return -1;
+    /* with SENTINEL_API_TOKEN: registered and streamed by a thread, never holding up the job */
+    c->stream = cmd_stream_start(cfg, env, c->run_id);
+    return 0;
+}
+
+void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env)
+{
+    rt_streamer_finish(c->stream, rt_env_upload_wait(env));
+    c->stream = NULL;
+}
+
+void cmd_recording_close(struct cmd_recording *c)
+{
+    rt_record_close(&c->loop);
+    rt_live_close(c->live);
+    rt_host_info_free(&c->host);
+    rt_store_close(c->store);
+    memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,36 @@
+/* cmd_recording.h - what `run` and `record` do alike around the recording loop: private to
+ * src/cli/ (cmd_run.c, cmd_record.c). */
+#ifndef RTRACK_CLI_CMD_RECORDING_H
+#define RTRACK_CLI_CMD_RECORDING_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtrack/cli/config.h"
+#include "rtrack/cli/env.h"
+#include "rtrack/collect/collect.h"
+#include "rtrack/record/loop.h"
+
+struct cmd_recording {
+    struct rt_sysenv sys;
+    struct rt_host_info host;
+    struct rt_store *store;
+    int64_t run_id;
+    struct rt_live *live;
+    struct rt_streamer *stream;
+    struct rt_recording loop; /* what the loop needs, from the options */
+};
+
+/* The database, the host's facts and the run's row, in that order, so any problem is reported
+ * before a job starts; the live output; the loop's signals; streaming (with SENTINEL_API_TOKEN).
+ * mode: "run" or "record"; command_json: run's argv as a JSON array; pid: record's --pid. -1
+ * after printing why; cmd_recording_close undoes what was done either way. */
+int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
+                       const struct rt_env *env, const char *mode, const char *command_json,
+                       pid_t pid);
+/* After the loop stored the run's end: the streamer sends the rest and finishes (waiting at
+ * most RTRACK_UPLOAD_WAIT seconds). */
+void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env);
+void cmd_recording_close(struct cmd_recording *c);
+
+#endif
