@@ -667,9 +667,9 @@ static uint64_t ptr_key(const void *p)
     return (uint64_t)(uintptr_t)p;
 }
 
-/* The row id of an identity (disk, mount, nic, GPU) in this run: upserted the first time a
- * transaction meets it, then cached by its address (identities live as long as their
- * collector). */
+/* The row id of an identity (disk, mount, nic, GPU) in this run: upserted when first met (and
+ * again after a rolled-back transaction), then cached by its address (an identity lives as long
+ * as its collector). */
 static int ident_id(struct rt_store *s, int stmt, const int64_t *lead, const void *ident,
                     int64_t *id)
 {
