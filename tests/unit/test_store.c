@@ -479,6 +479,32 @@ static void test_schema_complete(void **state)
     unlink(pristine);
 }
 
+/* A database of schema version 4 (the views before the rates) is brought up to date when it
+ * is opened, for reading too. */
+static void test_upgrade_from_4(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    rt_store_close(s);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "DROP VIEW rust_sample; DROP VIEW python_combined; "
+                                  "DROP VIEW python_system; DROP VIEW python_process; "
+                                  "DROP VIEW sample_metrics; DROP VIEW sample_rates; "
+                                  "DROP VIEW nic_sample_rates; DROP VIEW disk_sample_rates; "
+                                  "DROP VIEW run_sample_counts; PRAGMA user_version = 4",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_READ, &s, err, sizeof(err)), 0);
+    assert_int_equal(q1(rt_store_db(s), "PRAGMA user_version"), rt_store_schema_version());
+    assert_int_equal(q1(rt_store_db(s), "SELECT count(*) FROM sample_metrics"), 0);
+    rt_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +516,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_process_returns_after_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_live_sample_fills_every_column, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upgrade_from_4, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
