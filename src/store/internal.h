@@ -48,6 +48,7 @@ struct rt_store {
     struct rt_map procs; /* process key -> row id, for the processes of the last sample */
     struct rt_map procs_next;
     char err[512];
+    int read_depth; /* rt_store_read_begin() pairs open (read.c) */
 };
 
 /* The message of what failed, in s->err (returns -1, for `return store_err(...)`). */
@@ -62,6 +63,10 @@ int store_exec(struct rt_store *s, const char *sql);
 void store_bind_i(sqlite3_stmt *st, int i, int64_t v);
 void store_bind_f(sqlite3_stmt *st, int i, double v);
 void store_bind_t(sqlite3_stmt *st, int i, const char *v);
+/* SQLite's reason for what just failed on s->db, alone, in s->err (read.c; returns -1): the
+ * reader puts it into its own message. */
+int store_read_err(struct rt_store *s);
+
 /* Step a statement that returns nothing (or one id row with RETURNING), then reset it. */
 int store_step(struct rt_store *s, sqlite3_stmt *st, int64_t *id);
 

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "rtrack/collect/collect.h"
+#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
+#include "rtrack/store/uploads.h"
 #include "testlib.h"
 
 static char dir[256];
@@ -479,6 +481,164 @@ static void test_schema_complete(void **state)
     unlink(pristine);
 }
 
+/* The read side: rows with NULL as RT_NA / NAN / NULL, the run "latest", nested snapshots, a
+ * second connection, the runs listing with the samples after the baseline. */
+static void test_read_side(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run;
+    store_case(s, "03-process-tree", &c, &run);
+
+    struct rt_store_rows *r = rt_store_rows_open(s, "SELECT 7, 2.5, 'x', NULL, ?1, ?2, ?3, ?4");
+    assert_non_null(r);
+    rt_store_rows_bind_i(r, 1, RT_NA);
+    rt_store_rows_bind_f(r, 2, RT_NAN);
+    rt_store_rows_bind_t(r, 3, NULL);
+    rt_store_rows_bind_tn(r, 4, "abcdef", 3);
+    assert_int_equal(rt_store_rows_ncols(r), 8);
+    assert_string_equal(rt_store_rows_name(r, 0), "7");
+    assert_int_equal(rt_store_rows_next(r), 1);
+    assert_int_equal(rt_store_rows_type(r, 0), RT_STORE_INTEGER);
+    assert_int_equal(rt_store_rows_i(r, 0), 7);
+    assert_int_equal(rt_store_rows_type(r, 1), RT_STORE_REAL);
+    assert_true(rt_store_rows_f(r, 1) == 2.5);
+    assert_int_equal(rt_store_rows_type(r, 2), RT_STORE_TEXT);
+    assert_string_equal(rt_store_rows_t(r, 2), "x");
+    for (int i = 3; i < 7; i++) {
+        assert_int_equal(rt_store_rows_type(r, i), RT_STORE_NULL);
+        assert_true(rt_store_rows_i(r, i) == RT_NA);
+        assert_true(isnan(rt_store_rows_f(r, i)));
+        assert_null(rt_store_rows_t(r, i));
+    }
+    assert_string_equal(rt_store_rows_t(r, 7), "abc");
+    assert_int_equal(rt_store_rows_next(r), 0);
+    rt_store_rows_reset(r); /* again, the parameters kept */
+    assert_int_equal(rt_store_rows_next(r), 1);
+    assert_string_equal(rt_store_rows_t(r, 7), "abc");
+    rt_store_rows_close(r);
+    assert_null(rt_store_rows_open(s, "SELECT * FROM no_such_table"));
+    assert_non_null(strstr(rt_store_error(s), "no such table: no_such_table"));
+
+    int64_t found;
+    double started = 0;
+    assert_int_equal(rt_store_find_run(s, 0, &found, &started), 0);
+    assert_int_equal(found, run);
+    assert_true(started == c.time_a);
+    assert_int_equal(rt_store_find_run(s, run, &found, NULL), 0);
+    assert_int_equal(found, run);
+    assert_int_equal(rt_store_find_run(s, run + 1, &found, NULL), 0);
+    assert_int_equal(found, 0);
+
+    /* nested snapshots: the outermost pair counts */
+    rt_store_read_begin(s);
+    rt_store_read_begin(s);
+    assert_int_equal(q1(rt_store_db(s), "SELECT count(*) FROM runs"), 1);
+    rt_store_read_end(s);
+    assert_int_equal(sqlite3_get_autocommit(rt_store_db(s)), 0);
+    rt_store_read_end(s);
+    assert_int_equal(sqlite3_get_autocommit(rt_store_db(s)), 1);
+
+    struct rt_store *second;
+    assert_int_equal(rt_store_open_second(s, &second), 0);
+    r = rt_store_rows_open(second, "SELECT count(*) FROM samples");
+    assert_non_null(r);
+    assert_int_equal(rt_store_rows_next(r), 1);
+    assert_int_equal(rt_store_rows_i(r, 0), 2);
+    rt_store_rows_close(r);
+    rt_store_close(second);
+
+    /* the baseline is not a sample of the listing (nor of summary and export) */
+    r = rt_store_runs(s, RT_RUNS_TABLE);
+    assert_non_null(r);
+    assert_int_equal(rt_store_rows_next(r), 1);
+    assert_int_equal(rt_store_rows_i(r, 0), run);
+    assert_int_equal(rt_store_rows_i(r, 5), 1);
+    assert_string_equal(rt_store_rows_t(r, 8), "finished");
+    assert_int_equal(rt_store_rows_next(r), 0);
+    rt_store_rows_close(r);
+    r = rt_store_runs(s, RT_RUNS_JSON);
+    assert_non_null(r);
+    assert_int_equal(rt_store_rows_next(r), 1);
+    assert_non_null(strstr(rt_store_rows_t(r, 0), "\"samples\":1,"));
+    rt_store_rows_close(r);
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
+/* Upload progress: registered, one batch with its progress, the two bodies, finished. */
+static void test_upload_progress(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run;
+    store_case(s, "03-process-tree", &c, &run);
+    struct rt_store_upload u;
+    assert_int_equal(rt_store_upload_load(s, run, &u), 0);
+    assert_null(u.remote_run_id);
+    assert_int_equal(u.last_seq, 0);
+    assert_int_equal(u.finished, 0);
+    assert_int_equal(u.batches, 0);
+    assert_int_equal(u.max_seq, 1);
+    assert_int_not_equal(rt_store_upload_load(s, run + 1, &u), 0); /* no such run */
+    char *status;
+    assert_int_equal(rt_store_upload_run_status(s, run, &status), 0);
+    assert_string_equal(status, "finished");
+    free(status);
+    assert_int_equal(rt_store_upload_run_status(s, run + 1, &status), 0);
+    assert_null(status);
+    int64_t *ids;
+    int n;
+    assert_int_equal(rt_store_upload_pending(s, &ids, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(ids[0], run);
+    free(ids);
+
+    const char *const cloud[5] = {"aws", NULL, "eu-central-1", NULL, "t3.micro"};
+    char *body = rt_store_upload_start_body(s, run, cloud);
+    assert_non_null(body);
+    assert_non_null(strstr(body, "\"job_name\":\"train\""));
+    assert_non_null(strstr(body, "\"cloud_vendor_id\":\"aws\",\"cloud_account_id\":null"));
+    free(body);
+    assert_int_equal(rt_store_upload_register(s, run, "http://api", "r-1", "s3://b/p", 1000.0), 0);
+    struct rt_store_upload_batch b = {0, "s3://b/p/r-1/000000.csv.gz", 1, 1, 1, 123, 1001.0};
+    assert_int_equal(rt_store_upload_commit_batch(s, run, &b), 0);
+    assert_int_equal(rt_store_upload_load(s, run, &u), 0);
+    assert_string_equal(u.remote_run_id, "r-1");
+    assert_string_equal(u.upload_uri_prefix, "s3://b/p");
+    assert_int_equal(u.last_seq, 1);
+    assert_int_equal(u.batches, 1);
+    rt_store_upload_free(&u);
+    /* the same batch again: refused, and the progress is where it was */
+    assert_int_not_equal(rt_store_upload_commit_batch(s, run, &b), 0);
+    assert_non_null(strstr(rt_store_error(s), "UNIQUE"));
+    assert_int_equal(sqlite3_get_autocommit(rt_store_db(s)), 1);
+    body = rt_store_upload_finish_body(s, run, NULL, 0);
+    assert_non_null(body);
+    assert_non_null(strstr(body, "\"data_uris\":[\"s3://b/p/r-1/000000.csv.gz\"]"));
+    free(body);
+    body = rt_store_upload_finish_body(s, run, "a,b\n1,2\nXX", 8);
+    assert_non_null(strstr(body, "\"data_csv\":\"a,b\\n1,2\\n\""));
+    free(body);
+    assert_int_equal(rt_store_upload_finished(s, run, 1002.0, 1), 0);
+    assert_int_equal(rt_store_upload_load(s, run, &u), 0);
+    assert_int_equal(u.finished, 1);
+    rt_store_upload_free(&u);
+    assert_int_equal(rt_store_upload_pending(s, &ids, &n), 0);
+    assert_int_equal(n, 0);
+    free(ids);
+    char *mid = rt_store_run_machine_id(s, run);
+    free(mid);
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
 /* A database of schema version 4 (the views before the rates) is brought up to date when it
  * is opened, for reading too. */
 static void test_upgrade_from_4(void **state)
@@ -516,6 +676,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_process_returns_after_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_live_sample_fills_every_column, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_side, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upload_progress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upgrade_from_4, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,70 @@
+/* uploads.h - what the database keeps of uploads to Spare Cores Sentinel (the uploads and
+ * upload_batches tables, sql/migrations/0004_uploads.sql), and the two request bodies that are
+ * built from a run's rows.
+ *
+ * Progress is committed after every uploaded batch, so an upload that stops anywhere resumes
+ * with the first sample not yet in an uploaded batch, and a finished run is never sent again.
+ * Every function returns 0 (or a string) on success and -1 (or NULL) on failure, with SQLite's
+ * reason alone in rt_store_error(): upload.c says "cannot use the database: REASON". */
+#ifndef RTRACK_STORE_UPLOADS_H
+#define RTRACK_STORE_UPLOADS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rt_store;
+
+/* Where the upload of a run stands. */
+struct rt_store_upload {
+    char *remote_run_id;     /* Sentinel's id of the run; NULL: not registered yet */
+    char *upload_uri_prefix; /* s3://bucket/prefix the API assigned (with remote_run_id) */
+    int64_t last_seq;        /* samples up to this seq are in uploaded batches */
+    int finished;            /* /finish was accepted */
+    int64_t batches;         /* objects uploaded */
+    int64_t max_seq;         /* the run's newest sample */
+};
+
+/* The state of run `run`'s upload; -1 also when there is no such run. Free with
+ * rt_store_upload_free(). */
+int rt_store_upload_load(struct rt_store *s, int64_t run, struct rt_store_upload *u);
+void rt_store_upload_free(struct rt_store_upload *u);
+
+/* The run was registered with the API at `api_url` as `remote_run_id` at time `now`. */
+int rt_store_upload_register(struct rt_store *s, int64_t run, const char *api_url,
+                             const char *remote_run_id, const char *upload_uri_prefix, double now);
+
+/* One uploaded object, recorded with the run's new progress in one transaction. */
+struct rt_store_upload_batch {
+    int64_t batch;   /* 0, 1, 2 ... */
+    const char *uri; /* NULL: nothing was uploaded (no rows), only the progress moves */
+    int64_t first_seq, last_seq, rows, bytes;
+    double uploaded_at;
+};
+int rt_store_upload_commit_batch(struct rt_store *s, int64_t run,
+                                 const struct rt_store_upload_batch *b);
+
+/* /finish was accepted at `now`; every sample up to max_seq counts as sent. */
+int rt_store_upload_finished(struct rt_store *s, int64_t run, double now, int64_t max_seq);
+
+/* Whether run `run` may be uploaded: *status is its status, "abandoned" for a run still marked
+ * running whose newest sample is older than three intervals and two seconds (its recorder was
+ * killed), or NULL when there is no such run (0 returned). Free *status. */
+int rt_store_upload_run_status(struct rt_store *s, int64_t run, char **status);
+
+/* The runs `rtrack upload --all` sends: not finished on Sentinel, not being recorded; oldest
+ * first. *ids is allocated (free it), *n its length. */
+int rt_store_upload_pending(struct rt_store *s, int64_t **ids, int *n);
+
+/* The JSON body of POST /runs for run `run` (Sentinel's run metadata, resource-tracker-rs
+ * §6.2): the run's metadata and host facts, and the cloud facts given (NULL: unknown) as
+ * vendor, account, region, zone, instance type. NULL when it cannot be built. Free it. */
+char *rt_store_upload_start_body(struct rt_store *s, int64_t run, const char *const cloud[5]);
+
+/* The JSON body of POST /runs/{id}/finish (§6.7): the S3 route with every batch's URI, or,
+ * with csv (csv_len bytes), the run's CSV inline. NULL when it cannot be built. Free it. */
+char *rt_store_upload_finish_body(struct rt_store *s, int64_t run, const char *csv, size_t csv_len);
+
+/* The machine id the run was recorded on (runs.host_machine_id), or NULL. Free it. */
+char *rt_store_run_machine_id(struct rt_store *s, int64_t run);
+
+#endif

@@ -1,0 +1,237 @@
+/* read.c - the store's read side (read.h): readers' SQL prepared, bound and stepped here, so
+ * that export, summary, report, upload and the CLI never hold a SQLite handle, and the
+ * questions several of them ask (which run is "latest", the runs listing) have one answer.
+ *
+ * A failed read leaves SQLite's own message in s->err, taken at the moment it failed (a later
+ * call on the connection would replace it); the reader wraps it in its own words. */
+#include "rtrack/store/read.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct rt_store_rows {
+    struct rt_store *s;
+    sqlite3_stmt *st;
+};
+
+int store_read_err(struct rt_store *s)
+{
+    return store_err(s, "%s", sqlite3_errmsg(s->db));
+}
+
+/* --- one statement's rows -------------------------------------------------------------------- */
+
+static struct rt_store_rows *rows_prepare(struct rt_store *s, const char *sql, unsigned flags)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v3(s->db, sql, -1, flags, &st, NULL) != SQLITE_OK) {
+        store_read_err(s);
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    struct rt_store_rows *r = xcalloc(1, sizeof(*r));
+    r->s = s;
+    r->st = st;
+    return r;
+}
+
+struct rt_store_rows *rt_store_rows_open(struct rt_store *s, const char *sql)
+{
+    return rows_prepare(s, sql, 0);
+}
+
+/* SQLite takes a persistent statement's memory from the heap rather than its small lookaside
+ * pool, which a statement kept for hours should not occupy */
+struct rt_store_rows *rt_store_rows_open_kept(struct rt_store *s, const char *sql)
+{
+    return rows_prepare(s, sql, SQLITE_PREPARE_PERSISTENT);
+}
+
+void rt_store_rows_bind_i(struct rt_store_rows *r, int i, int64_t v)
+{
+    if (v == RT_NA)
+        sqlite3_bind_null(r->st, i);
+    else
+        sqlite3_bind_int64(r->st, i, v);
+}
+
+void rt_store_rows_bind_f(struct rt_store_rows *r, int i, double v)
+{
+    if (isnan(v))
+        sqlite3_bind_null(r->st, i);
+    else
+        sqlite3_bind_double(r->st, i, v);
+}
+
+void rt_store_rows_bind_t(struct rt_store_rows *r, int i, const char *v)
+{
+    sqlite3_bind_text(r->st, i, v, -1, SQLITE_TRANSIENT);
+}
+
+void rt_store_rows_bind_tn(struct rt_store_rows *r, int i, const char *v, size_t n)
+{
+    sqlite3_bind_text64(r->st, i, v, (sqlite3_uint64)n, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+int rt_store_rows_next(struct rt_store_rows *r)
+{
+    int rc = sqlite3_step(r->st);
+    if (rc == SQLITE_ROW)
+        return 1;
+    if (rc == SQLITE_DONE)
+        return 0;
+    return store_read_err(r->s);
+}
+
+enum rt_store_type rt_store_rows_type(struct rt_store_rows *r, int col)
+{
+    switch (sqlite3_column_type(r->st, col)) {
+    case SQLITE_INTEGER:
+        return RT_STORE_INTEGER;
+    case SQLITE_FLOAT:
+        return RT_STORE_REAL;
+    case SQLITE_TEXT:
+        return RT_STORE_TEXT;
+    case SQLITE_BLOB:
+        return RT_STORE_BLOB;
+    default:
+        return RT_STORE_NULL;
+    }
+}
+
+/* One sqlite3_column_value() and the value read from it, rather than sqlite3_column_type() and
+ * sqlite3_column_double(): half the calls through the statement, which is what a pass over a
+ * million rows of 30 columns spends much of its time on. (An unprotected value may be read
+ * this way by the one thread that uses the connection.) */
+int64_t rt_store_rows_i(struct rt_store_rows *r, int col)
+{
+    sqlite3_value *v = sqlite3_column_value(r->st, col);
+    return sqlite3_value_type(v) == SQLITE_NULL ? RT_NA : sqlite3_value_int64(v);
+}
+
+double rt_store_rows_f(struct rt_store_rows *r, int col)
+{
+    sqlite3_value *v = sqlite3_column_value(r->st, col);
+    return sqlite3_value_type(v) == SQLITE_NULL ? RT_NAN : sqlite3_value_double(v);
+}
+
+const char *rt_store_rows_t(struct rt_store_rows *r, int col)
+{
+    return (const char *)sqlite3_column_text(r->st, col);
+}
+
+int rt_store_rows_ncols(struct rt_store_rows *r)
+{
+    return sqlite3_column_count(r->st);
+}
+
+const char *rt_store_rows_name(struct rt_store_rows *r, int col)
+{
+    return sqlite3_column_name(r->st, col);
+}
+
+void rt_store_rows_reset(struct rt_store_rows *r)
+{
+    sqlite3_reset(r->st);
+}
+
+void rt_store_rows_close(struct rt_store_rows *r)
+{
+    if (!r)
+        return;
+    sqlite3_finalize(r->st);
+    free(r);
+}
+
+/* --- whole reads ----------------------------------------------------------------------------- */
+
+/* A deferred BEGIN: the snapshot is taken by the first read. Failures are left alone: without
+ * a transaction each read still sees a consistent database, only not the same one. */
+void rt_store_read_begin(struct rt_store *s)
+{
+    if (s->read_depth++ == 0)
+        sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
+}
+
+void rt_store_read_end(struct rt_store *s)
+{
+    if (s->read_depth > 0 && --s->read_depth == 0)
+        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+}
+
+/* Only what reading needs: the file was checked when s was opened, and a thread's scan of one
+ * table waits for a busy recorder longer than a reader's usual timeout. Without SQLite's mutex:
+ * the connection is used by one thread at a time, like the store's own. */
+int rt_store_open_second(struct rt_store *s, struct rt_store **out)
+{
+    *out = NULL;
+    const char *file = sqlite3_db_filename(s->db, "main");
+    if (!file || !*file)
+        return store_err(s, "the database has no file name to open it again");
+    struct rt_store *r = xcalloc(1, sizeof(*r));
+    r->path = xstrdup(file);
+    if (sqlite3_open_v2(file, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        store_err(s, "%s", r->db ? sqlite3_errmsg(r->db) : "out of memory");
+        rt_store_close(r);
+        return -1;
+    }
+    sqlite3_busy_timeout(r->db, 5000);
+    *out = r;
+    return 0;
+}
+
+/* --- questions several readers ask ----------------------------------------------------------- */
+
+int rt_store_find_run(struct rt_store *s, int64_t id, int64_t *found, double *started)
+{
+    *found = 0;
+    struct rt_store_rows *r =
+        rt_store_rows_open(s, id > 0 ? "SELECT id, started_at FROM runs WHERE id = ?1"
+                                     : "SELECT id, started_at FROM runs ORDER BY id DESC LIMIT 1");
+    if (!r)
+        return -1;
+    if (id > 0)
+        rt_store_rows_bind_i(r, 1, id);
+    if (rt_store_rows_next(r) == 1) {
+        *found = rt_store_rows_i(r, 0);
+        if (started)
+            *started = sqlite3_column_double(r->st, 1);
+    }
+    rt_store_rows_close(r);
+    return 0;
+}
+
+/* the start as summary and report show it: UTC, the whole second; the samples as summary
+ * counts them (run_sample_counts, sql/views.sql) */
+static const char runs_table_sql[] =
+    "SELECT r.id, r.job_name, "
+    "  CASE WHEN r.command IS NULL THEN NULL ELSE "
+    "    (SELECT group_concat(value, ' ') FROM json_each(r.command)) END, "
+    "  strftime('%Y-%m-%dT%H:%M:%SZ', CAST(r.started_at AS INTEGER), 'unixepoch'), "
+    "  round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) "
+    "        - r.started_at, 2), "
+    "  n.samples, r.exit_code, r.pid, r.status, r.mode, r.command "
+    "FROM runs r JOIN run_sample_counts n ON n.run_id = r.id ORDER BY r.id";
+
+static const char runs_json_sql[] =
+    "SELECT json_object('id', id, 'job_name', job_name, 'mode', mode, 'command', "
+    "json(command), 'started_at', started_at, 'ended_at', ended_at, 'seconds', seconds, "
+    "'samples', samples, 'exit_code', exit_code, 'pid', pid, 'status', status, "
+    "'host_gpu_model', host_gpu_model, 'host_gpu_count', host_gpu_count, "
+    "'host_gpu_memory_mib', host_gpu_memory_mib) FROM ("
+    "SELECT r.*, round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = "
+    "r.id)) - r.started_at, 3) AS seconds, n.samples AS samples, g.host_gpu_model, "
+    "g.host_gpu_count, g.host_gpu_memory_mib "
+    "FROM runs r JOIN run_sample_counts n ON n.run_id = r.id "
+    "LEFT JOIN host_gpus g ON g.run_id = r.id ORDER BY r.id)";
+
+struct rt_store_rows *rt_store_runs(struct rt_store *s, enum rt_store_runs_layout layout)
+{
+    return rt_store_rows_open(s, layout == RT_RUNS_JSON ? runs_json_sql : runs_table_sql);
+}

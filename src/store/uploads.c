@@ -1,0 +1,252 @@
+/* uploads.c - upload progress to Sentinel (uploads.h): the uploads and upload_batches tables,
+ * and the request bodies built from a run's rows by SQLite's JSON functions.
+ *
+ * A run may be uploaded once nobody records it any more: its status is no longer 'running',
+ * or it was abandoned (ABANDONED below), which `rtrack upload` and `--all` decide alike. */
+#include "rtrack/store/uploads.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "rtrack/store/read.h"
+
+/* A run still marked running whose newest sample is older than three intervals and two
+ * seconds: its recorder was killed. (r: the runs row.) */
+#define ABANDONED                                                                                  \
+    "(SELECT max(ts) FROM samples WHERE run_id = r.id) < (julianday('now') - 2440587.5) * "        \
+    "86400.0 - 3 * r.interval_s - 2"
+
+/* The run as Sentinel's POST /runs wants it (resource-tracker-rs §6.2): metadata keys only when
+ * set, tags as "k=v" strings, command as a JSON-encoded string, every host_* and cloud_* key
+ * (null when unknown), never pid. */
+static const char start_sql[] =
+    "WITH o AS (SELECT json_object("
+    "  'job_name', r.job_name, 'project_name', r.project_name, 'stage_name', r.stage_name, "
+    "  'task_name', r.task_name, 'team', r.team, 'env', r.env, 'language', r.language, "
+    "  'orchestrator', r.orchestrator, 'executor', r.executor, "
+    "  'external_run_id', r.external_run_id, 'container_image', r.container_image, "
+    "  'command', r.command, "
+    "  'tags', (SELECT json_group_array(key || '=' || value) FROM "
+    "           (SELECT key, value FROM run_tags WHERE run_id = r.id ORDER BY position)), "
+    "  'host_id', r.host_machine_id, 'host_hostname', r.host_hostname, 'host_ip', NULL, "
+    "  'host_server_allocation', NULL, 'host_vcpus', r.host_vcpus, "
+    "  'host_cpu_model', r.host_cpu_model, 'host_memory_mib', r.host_memory_kib / 1024, "
+    "  'host_gpu_model', g.host_gpu_model, 'host_gpu_count', g.host_gpu_count, "
+    "  'host_gpu_memory_mib', g.host_gpu_memory_mib, 'host_storage_gb', NULL, "
+    "  'cloud_vendor_id', ?2, 'cloud_account_id', ?3, 'cloud_region_id', ?4, "
+    "  'cloud_zone_id', ?5, 'cloud_instance_type', ?6) AS j "
+    "  FROM runs r LEFT JOIN host_gpus g ON g.run_id = r.id WHERE r.id = ?1) "
+    "SELECT json_group_object(e.key, CASE WHEN e.type IN ('array', 'object') THEN json(e.value) "
+    "                                      ELSE e.value END) "
+    "FROM o, json_each(o.j) e "
+    "WHERE (e.type <> 'null' AND NOT (e.key = 'tags' AND e.value = '[]')) "
+    "   OR e.key LIKE 'host\\_%' ESCAPE '\\' OR e.key LIKE 'cloud\\_%' ESCAPE '\\'";
+
+/* POST /runs/{id}/finish (§6.7): the S3 route with every batch's URI, or inline CSV (?2). */
+static const char finish_sql[] =
+    "SELECT json_object('exit_code', coalesce(r.exit_code, 0), "
+    "  'run_status', CASE WHEN r.status IN ('failed', 'running') OR coalesce(r.exit_code, 0) <> 0 "
+    "                     THEN 'failed' ELSE 'finished' END, "
+    "  'finished_at', strftime('%Y-%m-%dT%H:%M:%SZ', coalesce(r.ended_at, "
+    "                 (SELECT max(ts) FROM samples WHERE run_id = r.id), r.started_at), "
+    "                 'unixepoch'), "
+    "  'data_source', CASE WHEN ?2 IS NULL THEN 's3' ELSE 'inline' END, "
+    "  CASE WHEN ?2 IS NULL THEN 'data_uris' ELSE 'data_csv' END, "
+    "  CASE WHEN ?2 IS NULL THEN (SELECT json_group_array(uri) FROM (SELECT uri FROM "
+    "       upload_batches WHERE run_id = r.id ORDER BY batch)) ELSE ?2 END) "
+    "FROM runs r WHERE r.id = ?1";
+
+/* Step a statement that returns no rows and close it; 0 or -1 with SQLite's reason. */
+static int run_write(struct rt_store_rows *r)
+{
+    int rc = rt_store_rows_next(r);
+    rt_store_rows_close(r);
+    return rc == 0 ? 0 : -1;
+}
+
+/* The text of column 0 of the first row as a copy, then r closed. NULL for no row (SQLite's
+ * word for that in s->err), NULL in SQL, or a failed read. */
+static char *first_text(struct rt_store *s, struct rt_store_rows *r)
+{
+    char *v = NULL;
+    int rc = rt_store_rows_next(r);
+    if (rc == 1 && rt_store_rows_t(r, 0))
+        v = xstrdup(rt_store_rows_t(r, 0));
+    else if (rc >= 0)
+        store_read_err(s); /* "no more rows available", as SQLite says it */
+    rt_store_rows_close(r);
+    return v;
+}
+
+int rt_store_upload_load(struct rt_store *s, int64_t run, struct rt_store_upload *u)
+{
+    memset(u, 0, sizeof(*u));
+    struct rt_store_rows *r =
+        rt_store_rows_open(s, "SELECT u.remote_run_id, u.upload_uri_prefix, "
+                              "coalesce(u.last_seq, 0), u.finished_at IS NOT NULL, "
+                              "(SELECT count(*) FROM upload_batches WHERE run_id = ?1), "
+                              "(SELECT coalesce(max(seq), 0) FROM samples WHERE run_id = ?1) "
+                              "FROM runs LEFT JOIN uploads u ON u.run_id = runs.id "
+                              "WHERE runs.id = ?1");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, run);
+    int rc = rt_store_rows_next(r);
+    if (rc == 1) {
+        if (rt_store_rows_type(r, 0) != RT_STORE_NULL) {
+            u->remote_run_id = xstrdup(rt_store_rows_t(r, 0));
+            u->upload_uri_prefix = xstrdup(rt_store_rows_t(r, 1));
+        }
+        u->last_seq = rt_store_rows_i(r, 2);
+        u->finished = (int)rt_store_rows_i(r, 3);
+        u->batches = rt_store_rows_i(r, 4);
+        u->max_seq = rt_store_rows_i(r, 5);
+    } else if (rc == 0) {
+        store_read_err(s);
+    }
+    rt_store_rows_close(r);
+    return rc == 1 ? 0 : -1;
+}
+
+void rt_store_upload_free(struct rt_store_upload *u)
+{
+    free(u->remote_run_id);
+    free(u->upload_uri_prefix);
+    memset(u, 0, sizeof(*u));
+}
+
+int rt_store_upload_register(struct rt_store *s, int64_t run, const char *api_url,
+                             const char *remote_run_id, const char *upload_uri_prefix, double now)
+{
+    struct rt_store_rows *r =
+        rt_store_rows_open(s, "INSERT INTO uploads (run_id, api_url, remote_run_id, "
+                              "upload_uri_prefix, registered_at) VALUES (?1, ?2, ?3, ?4, ?5)");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, run);
+    rt_store_rows_bind_t(r, 2, api_url);
+    rt_store_rows_bind_t(r, 3, remote_run_id);
+    rt_store_rows_bind_t(r, 4, upload_uri_prefix);
+    rt_store_rows_bind_f(r, 5, now);
+    return run_write(r);
+}
+
+/* The batch's row and the new progress commit together or not at all: a batch recorded without
+ * its progress would be sent again, progress without its batch would lose its URI. */
+int rt_store_upload_commit_batch(struct rt_store *s, int64_t run,
+                                 const struct rt_store_upload_batch *b)
+{
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return store_read_err(s);
+    struct rt_store_rows *r;
+    if (b->uri) {
+        r = rt_store_rows_open(s, "INSERT INTO upload_batches (run_id, batch, uri, first_seq, "
+                                  "last_seq, rows, bytes, uploaded_at) VALUES "
+                                  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+        if (!r)
+            goto fail;
+        rt_store_rows_bind_i(r, 1, run);
+        rt_store_rows_bind_i(r, 2, b->batch);
+        rt_store_rows_bind_t(r, 3, b->uri);
+        rt_store_rows_bind_i(r, 4, b->first_seq);
+        rt_store_rows_bind_i(r, 5, b->last_seq);
+        rt_store_rows_bind_i(r, 6, b->rows);
+        rt_store_rows_bind_i(r, 7, b->bytes);
+        rt_store_rows_bind_f(r, 8, b->uploaded_at);
+        if (run_write(r) != 0)
+            goto fail;
+    }
+    r = rt_store_rows_open(s, "UPDATE uploads SET last_seq = ?2 WHERE run_id = ?1");
+    if (!r)
+        goto fail;
+    rt_store_rows_bind_i(r, 1, run);
+    rt_store_rows_bind_i(r, 2, b->last_seq);
+    if (run_write(r) != 0 || sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    return 0;
+fail:
+    store_read_err(s);
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int rt_store_upload_finished(struct rt_store *s, int64_t run, double now, int64_t max_seq)
+{
+    struct rt_store_rows *r =
+        rt_store_rows_open(s, "UPDATE uploads SET finished_at = ?2, last_seq = max(last_seq, ?3) "
+                              "WHERE run_id = ?1");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, run);
+    rt_store_rows_bind_f(r, 2, now);
+    rt_store_rows_bind_i(r, 3, max_seq);
+    return run_write(r);
+}
+
+int rt_store_upload_run_status(struct rt_store *s, int64_t run, char **status)
+{
+    *status = NULL;
+    struct rt_store_rows *r =
+        rt_store_rows_open(s, "SELECT CASE WHEN r.status <> 'running' THEN r.status "
+                              "WHEN " ABANDONED " THEN 'abandoned' "
+                              "ELSE 'running' END FROM runs r WHERE r.id = ?1");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, run);
+    int rc = rt_store_rows_next(r);
+    if (rc == 1 && rt_store_rows_t(r, 0))
+        *status = xstrdup(rt_store_rows_t(r, 0));
+    rt_store_rows_close(r);
+    return rc < 0 ? -1 : 0;
+}
+
+int rt_store_upload_pending(struct rt_store *s, int64_t **ids, int *n)
+{
+    *ids = NULL;
+    *n = 0;
+    struct rt_store_rows *r =
+        rt_store_rows_open(s, "SELECT r.id FROM runs r LEFT JOIN uploads u ON u.run_id = r.id "
+                              "WHERE u.finished_at IS NULL AND (r.status <> 'running' OR " ABANDONED
+                              ") ORDER BY r.id");
+    if (!r)
+        return -1;
+    int cap = 0;
+    while (rt_store_rows_next(r) == 1)
+        *RT_PUSH(*ids, *n, cap) = rt_store_rows_i(r, 0);
+    rt_store_rows_close(r);
+    return 0;
+}
+
+char *rt_store_upload_start_body(struct rt_store *s, int64_t run, const char *const cloud[5])
+{
+    struct rt_store_rows *r = rt_store_rows_open(s, start_sql);
+    if (!r)
+        return NULL;
+    rt_store_rows_bind_i(r, 1, run);
+    for (int i = 0; i < 5; i++)
+        rt_store_rows_bind_t(r, i + 2, cloud[i]);
+    return first_text(s, r);
+}
+
+char *rt_store_upload_finish_body(struct rt_store *s, int64_t run, const char *csv, size_t csv_len)
+{
+    struct rt_store_rows *r = rt_store_rows_open(s, finish_sql);
+    if (!r)
+        return NULL;
+    rt_store_rows_bind_i(r, 1, run);
+    if (csv)
+        rt_store_rows_bind_tn(r, 2, csv, csv_len);
+    return first_text(s, r);
+}
+
+char *rt_store_run_machine_id(struct rt_store *s, int64_t run)
+{
+    struct rt_store_rows *r =
+        rt_store_rows_open(s, "SELECT host_machine_id FROM runs WHERE id = ?1");
+    if (!r)
+        return NULL;
+    rt_store_rows_bind_i(r, 1, run);
+    return first_text(s, r);
+}
