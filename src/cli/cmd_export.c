@@ -172,7 +172,7 @@ int cmd_export(int argc, char **argv, const struct rt_env *env)
         goto out;
     }
     err[0] = '\0';
-    struct rt_exporter *x = rt_exporter_open(db, &q, err, sizeof(err));
+    struct rt_exporter *x = rt_exporter_open(store, &q, err, sizeof(err));
     if (!x) {
         rt_err("%s", err);
         rc = RT_EXIT_FAILURE;

@@ -140,7 +140,7 @@ int cmd_upload(int argc, char **argv, const struct rt_env *env)
         struct rt_upload_result r;
         /* the dry run's lines (stdout) and the notes (stderr) in run order, also in a file */
         fflush(stdout);
-        if (rt_upload_run(db, ids[i], &s, &o, &r, err, sizeof(err)) != 0) {
+        if (rt_upload_run(store, ids[i], &s, &o, &r, err, sizeof(err)) != 0) {
             if (r.skipped) {
                 rt_note("upload: run %lld skipped: %s", (long long)ids[i], err);
                 continue;

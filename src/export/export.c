@@ -2,12 +2,13 @@
 #include "rtrack/export/export.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/export/pyfmt.h"
 #include "rtrack/base/util.h"
+#include "rtrack/export/pyfmt.h"
+#include "rtrack/store/read.h"
+#include "rtrack/store/store.h"
 
 /* How the Python reference prints each column (resource-tracker 0.5.0, helpers.render_csv_row
  * over the rounding of tracker.py; shared/parity/README.md has the rules with examples). */
@@ -43,8 +44,8 @@ static const struct colrule rules[] = {
 #define VIEW_KEYS 3
 
 struct rt_exporter {
-    sqlite3 *db;
-    sqlite3_stmt *st;
+    struct rt_store *store;
+    struct rt_store_rows *rows;
     struct rt_export_query q;
     int ncols;
     enum colfmt *fmt;
@@ -65,11 +66,11 @@ static int find_rule(const char *name, enum colfmt *out)
     return -1;
 }
 
-struct rt_exporter *rt_exporter_open(sqlite3 *db, const struct rt_export_query *q, char *err,
-                                     size_t errlen)
+struct rt_exporter *rt_exporter_open(struct rt_store *store, const struct rt_export_query *q,
+                                     char *err, size_t errlen)
 {
     struct rt_exporter *x = xcalloc(1, sizeof(*x));
-    x->db = db;
+    x->store = store;
     x->q = *q;
     x->pid_col = -1;
     char sql[512];
@@ -85,16 +86,17 @@ struct rt_exporter *rt_exporter_open(sqlite3 *db, const struct rt_export_query *
                  "run_id = ?1 AND (?2 IS NULL OR timestamp >= ?2) AND "
                  "(?3 IS NULL OR timestamp <= ?3) AND (?5 IS NULL OR seq >= ?5) AND "
                  "(?6 IS NULL OR seq <= ?6) ORDER BY seq");
-    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &x->st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "cannot read the export views: %s", sqlite3_errmsg(db));
+    /* kept: live output runs it again for every sample of the recording */
+    if (!(x->rows = rt_store_rows_open_kept(store, sql))) {
+        snprintf(err, errlen, "cannot read the export views: %s", rt_store_error(store));
         rt_exporter_close(x);
         return NULL;
     }
-    x->ncols = sqlite3_column_count(x->st) - VIEW_KEYS;
+    x->ncols = rt_store_rows_ncols(x->rows) - VIEW_KEYS;
     x->fmt = xcalloc((size_t)x->ncols, sizeof(*x->fmt));
     x->is_process = xcalloc((size_t)x->ncols, sizeof(*x->is_process));
     for (int i = 0; q->format == RT_FMT_CSV && i < x->ncols; i++) {
-        const char *name = sqlite3_column_name(x->st, i + VIEW_KEYS);
+        const char *name = rt_store_rows_name(x->rows, i + VIEW_KEYS);
         const char *base = name;
         if (strncmp(name, "system_", 7) == 0)
             base = name + 7;
@@ -113,15 +115,13 @@ struct rt_exporter *rt_exporter_open(sqlite3 *db, const struct rt_export_query *
         }
     }
     if (q->sample_id <= 0) {
-        sqlite3_bind_int64(x->st, 1, q->run_id);
-        if (!isnan(q->since))
-            sqlite3_bind_double(x->st, 2, q->since);
-        if (!isnan(q->until))
-            sqlite3_bind_double(x->st, 3, q->until);
+        rt_store_rows_bind_i(x->rows, 1, q->run_id);
+        rt_store_rows_bind_f(x->rows, 2, q->since);
+        rt_store_rows_bind_f(x->rows, 3, q->until);
         if (q->seq_from > 0)
-            sqlite3_bind_int64(x->st, 5, q->seq_from);
+            rt_store_rows_bind_i(x->rows, 5, q->seq_from);
         if (q->seq_to > 0)
-            sqlite3_bind_int64(x->st, 6, q->seq_to);
+            rt_store_rows_bind_i(x->rows, 6, q->seq_to);
     }
     return x;
 }
@@ -133,7 +133,7 @@ int rt_exporter_header(struct rt_exporter *x, FILE *out)
     x->line.len = 0;
     for (int i = 0; i < x->ncols; i++) {
         rt_buf_puts(&x->line, i ? ",\"" : "\"");
-        rt_buf_puts(&x->line, sqlite3_column_name(x->st, i + VIEW_KEYS));
+        rt_buf_puts(&x->line, rt_store_rows_name(x->rows, i + VIEW_KEYS));
         rt_buf_puts(&x->line, "\"");
     }
     rt_buf_puts(&x->line, "\n");
@@ -157,47 +157,33 @@ static void put_int(struct rt_buf *b, int64_t v)
     rt_buf_append(b, num, (size_t)n);
 }
 
-/* One CSV field of the current row. */
+/* One CSV field of the current row, its value read once (NULL comes back as RT_NA or NAN). */
 static void put_field(struct rt_exporter *x, int i, int no_process)
 {
-    sqlite3_stmt *st = x->st;
+    struct rt_store_rows *r = x->rows;
     int c = i + VIEW_KEYS;
-    int null = sqlite3_column_type(st, c) == SQLITE_NULL;
     struct rt_buf *b = &x->line;
+    enum colfmt f = x->fmt[i];
     if (x->is_process[i] && no_process) {
         rt_buf_puts(b, "\"\""); /* no tree tracked: the process tracker has no row */
         return;
     }
-    switch (x->fmt[i]) {
-    case CF_GPU_F4:
-    case CF_GPU_INT:
-        if (null) {
-            rt_buf_puts(b, "0");
-            return;
-        }
-        if (x->fmt[i] == CF_GPU_INT)
-            put_int(b, sqlite3_column_int64(st, c));
-        else
-            put_round(b, sqlite3_column_double(st, c), 4);
-        return;
-    default:
-        break;
-    }
-    if (null) {
-        rt_buf_puts(b, "\"\"");
-        return;
-    }
-    double v = sqlite3_column_double(st, c);
-    switch (x->fmt[i]) {
-    case CF_INT:
-        put_int(b, sqlite3_column_int64(st, c));
-        break;
-    case CF_CHILDREN:
-        if (sqlite3_column_int64(st, c) == 0)
+    if (f == CF_INT || f == CF_CHILDREN || f == CF_GPU_INT) {
+        int64_t n = rt_store_rows_i(r, c);
+        if (n == RT_NA)
+            rt_buf_puts(b, f == CF_GPU_INT ? "0" : "\"\"");
+        else if (f == CF_CHILDREN && n == 0)
             rt_buf_puts(b, "\"\"");
         else
-            put_int(b, sqlite3_column_int64(st, c));
-        break;
+            put_int(b, n);
+        return;
+    }
+    double v = rt_store_rows_f(r, c);
+    if (isnan(v)) {
+        rt_buf_puts(b, f == CF_GPU_F4 ? "0" : "\"\"");
+        return;
+    }
+    switch (f) {
     case CF_F2:
         put_round(b, v, 2);
         break;
@@ -205,6 +191,7 @@ static void put_field(struct rt_exporter *x, int i, int no_process)
         put_round(b, v, 3);
         break;
     case CF_F4:
+    case CF_GPU_F4:
         put_round(b, v, 4);
         break;
     case CF_CLAMP6: {
@@ -231,11 +218,11 @@ static int write_row(struct rt_exporter *x, FILE *out)
     struct rt_buf *b = &x->line;
     b->len = 0;
     if (x->q.format == RT_FMT_JSONL) {
-        const char *j = (const char *)sqlite3_column_text(x->st, VIEW_KEYS);
+        const char *j = rt_store_rows_t(x->rows, VIEW_KEYS);
         rt_buf_puts(b, j ? j : "null");
     } else {
         int no_process =
-            x->pid_col >= 0 && sqlite3_column_type(x->st, x->pid_col + VIEW_KEYS) == SQLITE_NULL;
+            x->pid_col >= 0 && rt_store_rows_type(x->rows, x->pid_col + VIEW_KEYS) == RT_STORE_NULL;
         for (int i = 0; i < x->ncols; i++) {
             if (i)
                 rt_buf_puts(b, ",");
@@ -250,17 +237,17 @@ int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t err
 {
     int64_t n = 0;
     int rc;
-    while ((rc = sqlite3_step(x->st)) == SQLITE_ROW) {
+    while ((rc = rt_store_rows_next(x->rows)) == 1) {
         if (write_row(x, out) != 0) {
             snprintf(err, errlen, "cannot write the output");
-            sqlite3_reset(x->st);
+            rt_store_rows_reset(x->rows);
             return -1;
         }
         n++;
     }
-    sqlite3_reset(x->st);
-    if (rc != SQLITE_DONE) {
-        snprintf(err, errlen, "cannot read the database: %s", sqlite3_errmsg(x->db));
+    rt_store_rows_reset(x->rows);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot read the database: %s", rt_store_error(x->store));
         return -1;
     }
     return n;
@@ -268,11 +255,11 @@ int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t err
 
 int rt_exporter_sample(struct rt_exporter *x, int64_t sample_id, FILE *out)
 {
-    sqlite3_bind_int64(x->st, 4, sample_id);
+    rt_store_rows_bind_i(x->rows, 4, sample_id);
     int rc = 0;
-    if (sqlite3_step(x->st) == SQLITE_ROW)
+    if (rt_store_rows_next(x->rows) == 1)
         rc = write_row(x, out);
-    sqlite3_reset(x->st);
+    rt_store_rows_reset(x->rows);
     return rc;
 }
 
@@ -280,7 +267,7 @@ void rt_exporter_close(struct rt_exporter *x)
 {
     if (!x)
         return;
-    sqlite3_finalize(x->st);
+    rt_store_rows_close(x->rows);
     free(x->fmt);
     free(x->is_process);
     rt_buf_free(&x->line);

@@ -6,7 +6,6 @@
 
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
-#include "rtrack/store/store.h"
 #include "rtrack/base/util.h"
 
 struct rt_live {
@@ -33,7 +32,7 @@ struct rt_live *rt_live_open(struct rt_store *store, const char *path, int csv)
     struct rt_export_query q = {
         csv ? RT_FMT_CSV : RT_FMT_JSONL, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 1, 0, 0};
     char err[512];
-    l->x = rt_exporter_open(rt_store_db(store), &q, err, sizeof(err));
+    l->x = rt_exporter_open(store, &q, err, sizeof(err));
     if (!l->x) {
         rt_err("%s", err);
         rt_live_close(l);

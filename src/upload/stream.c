@@ -10,7 +10,6 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,7 +56,7 @@ static void *streamer(void *arg)
                 st->db_path, err);
         goto out;
     }
-    u = rt_upload_open(rt_store_db(store), st->run, &st->s, &st->o);
+    u = rt_upload_open(store, st->run, &st->s, &st->o);
     for (int first = 1;; first = 0) {
         pthread_mutex_lock(&st->mu);
         if (!first) {

@@ -3,7 +3,6 @@
  * prints the Python layouts; the bytes must equal the reference's expected-*.csv (or the
  * *-fixed.csv where rtrack corrects a Python bug, and rtrack's own row for case 10). */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "rtrack/collect/collect.h"
 #include "rtrack/export/export.h"
+#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "testlib.h"
 
@@ -53,11 +53,12 @@ static int64_t record_case(struct rt_store *s, const char *cname, struct fx_case
     return run;
 }
 
-static char *export_text(sqlite3 *db, int64_t run, enum rt_export_format f, enum rt_export_table t)
+static char *export_text(struct rt_store *s, int64_t run, enum rt_export_format f,
+                         enum rt_export_table t)
 {
     struct rt_export_query q = {f, t, run, RT_NAN, RT_NAN, 0, 0, 0};
     char err[256] = "";
-    struct rt_exporter *x = rt_exporter_open(db, &q, err, sizeof(err));
+    struct rt_exporter *x = rt_exporter_open(s, &q, err, sizeof(err));
     if (!x)
         fail_msg("exporter: %s", err);
     char *text = NULL;
@@ -111,10 +112,9 @@ static void test_golden(void **state)
     assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
     struct fx_case c;
     int64_t run = record_case(s, cname, &c);
-    sqlite3 *db = rt_store_db(s);
 
     char *want = expected(cname, "system");
-    char *got = export_text(db, run, RT_FMT_CSV, RT_TABLE_SYSTEM);
+    char *got = export_text(s, run, RT_FMT_CSV, RT_TABLE_SYSTEM);
     if (strcmp(got, want) != 0)
         fail_msg("%s system:\nrtrack:   %sexpected: %s", cname, strchr(got, '\n') + 1,
                  strchr(want, '\n') + 1);
@@ -123,7 +123,7 @@ static void test_golden(void **state)
 
     if (c.pid > 0) {
         want = expected(cname, "process");
-        got = export_text(db, run, RT_FMT_CSV, RT_TABLE_PROCESS);
+        got = export_text(s, run, RT_FMT_CSV, RT_TABLE_PROCESS);
         if (strcmp(got, want) != 0)
             fail_msg("%s process:\nrtrack:   %sexpected: %s", cname, strchr(got, '\n') + 1,
                      strchr(want, '\n') + 1);
@@ -131,7 +131,7 @@ static void test_golden(void **state)
         free(want);
         /* the combined row is the system row, then the process row without its timestamp */
         char *sys = expected(cname, "system"), *proc = expected(cname, "process");
-        got = export_text(db, run, RT_FMT_CSV, RT_TABLE_COMBINED);
+        got = export_text(s, run, RT_FMT_CSV, RT_TABLE_COMBINED);
         char *srow = strchr(sys, '\n') + 1, *prow = strchr(strchr(proc, '\n') + 1, ',') + 1;
         srow[strlen(srow) - 1] = '\0';
         char *want_row = xasprintf("%s,%s", srow, prow);
@@ -157,7 +157,7 @@ static void test_combined_without_tree(void **state)
     assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
     struct fx_case c;
     int64_t run = record_case(s, "01-idle-2core", &c);
-    char *got = export_text(rt_store_db(s), run, RT_FMT_CSV, RT_TABLE_COMBINED);
+    char *got = export_text(s, run, RT_FMT_CSV, RT_TABLE_COMBINED);
     const char *row = strchr(got, '\n') + 1;
     assert_non_null(strstr(row, ",0,0,0,\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\"\n"));
     int commas = 0;
@@ -178,11 +178,9 @@ static void test_jsonl_fields(void **state)
     assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
     struct fx_case c;
     int64_t run = record_case(s, "03-process-tree", &c);
-    sqlite3 *db = rt_store_db(s);
-    char *got = export_text(db, run, RT_FMT_JSONL, RT_TABLE_COMBINED);
+    char *got = export_text(s, run, RT_FMT_JSONL, RT_TABLE_COMBINED);
     assert_int_equal(strlen(got) > 0 && got[strlen(got) - 1] == '\n', 1);
     *strchr(got, '\n') = '\0';
-    sqlite3_stmt *st;
     const char *checks =
         "SELECT json_valid(?1), json_extract(?1, '$.timestamp_secs'), "
         "json_type(?1, '$.timestamp_secs'), json_extract(?1, '$.tracked_pid'), "
@@ -192,23 +190,24 @@ static void test_jsonl_fields(void **state)
         "json_type(?1, '$.gpu'), json_extract(?1, '$.cpu.process_pss_mib'), "
         "json_type(?1, '$.actual_interval_ms'), json_array_length(?1, '$.processes'), "
         "json_type(?1, '$.disk[0].mounts')";
-    assert_int_equal(sqlite3_prepare_v2(db, checks, -1, &st, NULL), SQLITE_OK);
-    sqlite3_bind_text(st, 1, got, -1, SQLITE_STATIC);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 1);
-    assert_int_equal(sqlite3_column_int64(st, 1), (int64_t)c.time_b);
-    assert_string_equal(sqlite3_column_text(st, 2), "integer");
-    assert_int_equal(sqlite3_column_int64(st, 3), 19873);
-    assert_int_equal(sqlite3_column_int64(st, 4), 3);
-    assert_string_equal(sqlite3_column_text(st, 5), "integer");
-    assert_int_equal(sqlite3_column_int64(st, 6), c.b.mem_total / 1024);
-    assert_string_equal(sqlite3_column_text(st, 7), "array");
-    assert_int_equal(sqlite3_column_int(st, 8), c.b.ncores);
-    assert_string_equal(sqlite3_column_text(st, 9), "array");
-    assert_int_equal(sqlite3_column_int64(st, 10), c.b.proc_pss_kib / 1024);
-    assert_string_equal(sqlite3_column_text(st, 11), "integer");
-    assert_int_equal(sqlite3_column_int(st, 12), 4);
-    sqlite3_finalize(st);
+    struct rt_store_rows *r = rt_store_rows_open(s, checks);
+    assert_non_null(r);
+    rt_store_rows_bind_t(r, 1, got);
+    assert_int_equal(rt_store_rows_next(r), 1);
+    assert_int_equal(rt_store_rows_i(r, 0), 1);
+    assert_int_equal(rt_store_rows_i(r, 1), (int64_t)c.time_b);
+    assert_string_equal(rt_store_rows_t(r, 2), "integer");
+    assert_int_equal(rt_store_rows_i(r, 3), 19873);
+    assert_int_equal(rt_store_rows_i(r, 4), 3);
+    assert_string_equal(rt_store_rows_t(r, 5), "integer");
+    assert_int_equal(rt_store_rows_i(r, 6), c.b.mem_total / 1024);
+    assert_string_equal(rt_store_rows_t(r, 7), "array");
+    assert_int_equal(rt_store_rows_i(r, 8), c.b.ncores);
+    assert_string_equal(rt_store_rows_t(r, 9), "array");
+    assert_int_equal(rt_store_rows_i(r, 10), c.b.proc_pss_kib / 1024);
+    assert_string_equal(rt_store_rows_t(r, 11), "integer");
+    assert_int_equal(rt_store_rows_i(r, 12), 4);
+    rt_store_rows_close(r);
     free(got);
     rt_store_close(s);
     fx_case_free(&c);

@@ -11,8 +11,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct sqlite3;
-
 enum rt_export_format { RT_FMT_CSV, RT_FMT_JSONL };
 enum rt_export_table { RT_TABLE_COMBINED, RT_TABLE_SYSTEM, RT_TABLE_PROCESS };
 
@@ -26,10 +24,12 @@ struct rt_export_query {
 };
 
 struct rt_exporter;
+struct rt_store;
 
-/* Prepare the statement for a query; NULL with a message in err on failure. */
-struct rt_exporter *rt_exporter_open(struct sqlite3 *db, const struct rt_export_query *q, char *err,
-                                     size_t errlen);
+/* Prepare the read of a query on the store; NULL with a message in err on failure. Closed
+ * before the store is. */
+struct rt_exporter *rt_exporter_open(struct rt_store *store, const struct rt_export_query *q,
+                                     char *err, size_t errlen);
 /* Write the header line (CSV only; nothing for JSON Lines). */
 int rt_exporter_header(struct rt_exporter *x, FILE *out);
 /* Write the matching rows; returns the number written, or -1 (message in err). */
@@ -42,7 +42,6 @@ void rt_exporter_close(struct rt_exporter *x);
  * CSV with its header first), flushed at once so `tail -f` follows it. A write error (a
  * closed pipe, a full disk) stops the live output with one warning; recording goes on. */
 struct rt_live;
-struct rt_store;
 /* NULL after printing why the output cannot be opened. */
 struct rt_live *rt_live_open(struct rt_store *store, const char *path, int csv);
 void rt_live_write(struct rt_live *l, int64_t sample_id);

@@ -7,7 +7,7 @@
 
 #include "rtrack/upload/cloud.h"
 
-struct sqlite3;
+struct rt_store;
 struct rt_sentinel;
 
 struct rt_upload_opts {
@@ -33,7 +33,7 @@ struct rt_upload_result {
 /* Register (or resume) run `run`, upload the samples not yet in an uploaded batch as gzip CSV
  * objects, finish it. Progress is committed after every batch. 0 when the run is finished on
  * Sentinel (or was already, or dry_run); -1 with a one-line reason in err, progress kept. */
-int rt_upload_run(struct sqlite3 *db, int64_t run, const struct rt_sentinel *s,
+int rt_upload_run(struct rt_store *store, int64_t run, const struct rt_sentinel *s,
                   const struct rt_upload_opts *o, struct rt_upload_result *res, char *err,
                   size_t errlen);
 
@@ -42,7 +42,7 @@ int rt_upload_run(struct sqlite3 *db, int64_t run, const struct rt_sentinel *s,
  * batches, and finishes (inline when nothing was sent and the CSV is small). Each call may
  * fail and be repeated later; nothing is lost or sent twice. res may be NULL. */
 struct rt_upload_session;
-struct rt_upload_session *rt_upload_open(struct sqlite3 *db, int64_t run,
+struct rt_upload_session *rt_upload_open(struct rt_store *store, int64_t run,
                                          const struct rt_sentinel *s,
                                          const struct rt_upload_opts *o);
 int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
