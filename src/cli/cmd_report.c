@@ -107,10 +107,10 @@ int cmd_report(int argc, char **argv, const struct rt_env *env)
     sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
     int bad_input = 0;
     err[0] = '\0';
-    if (rt_summary_json(db, &so, &summary, &bad_input, err, sizeof(err)) != 0) {
+    if (rt_summary_json(store, &so, &summary, &bad_input, err, sizeof(err)) != 0) {
         rt_err("%s", err[0] ? err : "report: cannot summarize the run");
         rc = bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
-    } else if (rt_report_html(db, run_id, summary.p ? summary.p : "", &page, err, sizeof(err)) !=
+    } else if (rt_report_html(store, run_id, summary.p ? summary.p : "", &page, err, sizeof(err)) !=
                0) {
         rt_err("%s", err);
         rc = RT_EXIT_FAILURE;

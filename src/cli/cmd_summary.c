@@ -314,7 +314,7 @@ int cmd_summary(int argc, char **argv, const struct rt_env *env)
     }
     struct rt_buf json = {0};
     int bad = 0;
-    if (rt_summary_json(db, &o, &json, &bad, err, sizeof(err)) != 0) {
+    if (rt_summary_json(store, &o, &json, &bad, err, sizeof(err)) != 0) {
         rt_err("summary: %s", err);
         rc = bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
         rt_buf_free(&json);

@@ -2,28 +2,30 @@
  *
  * Everything the page says about the run is read from the summary JSON with SQLite's JSON
  * functions (json_type/json_extract/json_each on the text), so the page and `rtrack summary`
- * cannot disagree. The charts are drawn here as inline SVG from python_combined (the export
- * view) and the samples table: no JavaScript, no fonts or images to fetch, and a
+ * cannot disagree. The charts are drawn here as inline SVG from sample_metrics (the view with
+ * the exported columns and the per-second rates) and the samples table: no JavaScript, no fonts
+ * or images to fetch, and a
  * Content-Security-Policy that forbids fetching anything, so a string that slipped through
  * could not load a resource either. Every string from the database is HTML-escaped (a job
  * name may well be `<script>`). */
 #include "rtrack/summary/report.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "rtrack/store/read.h"
+#include "rtrack/store/store.h"
 #include "rtrack/version.h"
 
 struct page {
-    sqlite3 *db;
+    struct rt_store *store;
     struct rt_buf *out;
     const char *json;
-    sqlite3_stmt *get; /* json_type and json_extract of one path */
+    struct rt_store_rows *get; /* json_type and json_extract of one path */
     char type[16];     /* json_type of the last path asked */
     char *err;
     size_t errlen;
@@ -91,22 +93,25 @@ static void put_esc(struct page *p, const char *s)
 
 static int db_fail(struct page *p, const char *what)
 {
-    snprintf(p->err, p->errlen, "report: cannot read %s: %s", what, sqlite3_errmsg(p->db));
+    snprintf(p->err, p->errlen, "report: cannot read %s: %s", what, rt_store_error(p->store));
     return -1;
 }
 
 /* --- reading the summary JSON --------------------------------------------------------------- */
 
+/* JSON reading, with SQLite's JSON functions on the store's connection until src/base/json.c
+ * takes it over: jfind/jnum/jstr/jtrue, jeach and top_table. */
+
 /* Step the lookup of `path`; returns 1 with the row ready (column 1 = the value) when the path
  * exists and is not null, 0 otherwise. p->type holds json_type ("" when absent). */
 static int jfind(struct page *p, const char *path)
 {
-    sqlite3_reset(p->get);
-    sqlite3_bind_text(p->get, 2, path, -1, SQLITE_TRANSIENT);
+    rt_store_rows_reset(p->get);
+    rt_store_rows_bind_t(p->get, 2, path);
     p->type[0] = '\0';
-    if (sqlite3_step(p->get) != SQLITE_ROW || sqlite3_column_type(p->get, 0) == SQLITE_NULL)
+    if (rt_store_rows_next(p->get) != 1 || rt_store_rows_type(p->get, 0) == RT_STORE_NULL)
         return 0;
-    snprintf(p->type, sizeof(p->type), "%s", (const char *)sqlite3_column_text(p->get, 0));
+    snprintf(p->type, sizeof(p->type), "%s", rt_store_rows_t(p->get, 0));
     return strcmp(p->type, "null") != 0;
 }
 
@@ -114,7 +119,7 @@ static int jnum(struct page *p, const char *path, double *v)
 {
     if (!jfind(p, path) || (strcmp(p->type, "integer") && strcmp(p->type, "real")))
         return 0;
-    *v = sqlite3_column_double(p->get, 1);
+    *v = rt_store_rows_f(p->get, 1);
     return 1;
 }
 
@@ -135,7 +140,7 @@ static char *jstr(struct page *p, const char *path)
 {
     if (!jfind(p, path))
         return NULL;
-    const char *t = (const char *)sqlite3_column_text(p->get, 1);
+    const char *t = rt_store_rows_t(p->get, 1);
     return t ? xstrdup(t) : NULL;
 }
 
@@ -293,15 +298,15 @@ static void put_shell_word(struct page *p, const char *w)
 }
 
 /* Rows of json_each over `path`: key, value, type. */
-static sqlite3_stmt *jeach(struct page *p, const char *path)
+static struct rt_store_rows *jeach(struct page *p, const char *path)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->db, "SELECT key, value, type FROM json_each(?1, ?2)", -1, &st,
-                           NULL) != SQLITE_OK)
+    struct rt_store_rows *r =
+        rt_store_rows_open(p->store, "SELECT key, value, type FROM json_each(?1, ?2)");
+    if (!r)
         return NULL;
-    sqlite3_bind_text(st, 1, p->json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-    return st;
+    rt_store_rows_bind_t(r, 1, p->json);
+    rt_store_rows_bind_t(r, 2, path);
+    return r;
 }
 
 static int section_run(struct page *p)
@@ -310,18 +315,18 @@ static int section_run(struct page *p)
     double v;
     put(p, "<section class=\"run\"><h2>Run</h2>\n<table class=\"facts\">\n");
     if (jfind(p, "$.run.command") && !strcmp(p->type, "array")) {
-        sqlite3_stmt *st = jeach(p, "$.run.command");
-        if (!st)
+        struct rt_store_rows *r = jeach(p, "$.run.command");
+        if (!r)
             return db_fail(p, "the summary");
         put(p, "<tr><th>command</th><td><code>");
-        for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
-            const char *w = (const char *)sqlite3_column_text(st, 1);
+        for (int i = 0; rt_store_rows_next(r) == 1; i++) {
+            const char *w = rt_store_rows_t(r, 1);
             if (i)
                 put(p, " ");
             put_shell_word(p, w ? w : "");
         }
         put(p, "</code></td></tr>\n");
-        sqlite3_finalize(st);
+        rt_store_rows_close(r);
     }
     static const char *const meta[][2] = {
         {"job", "$.run.job_name"},
@@ -339,13 +344,13 @@ static int section_run(struct page *p)
     for (size_t i = 0; i < RT_ARRAY_LEN(meta); i++)
         fact_text(p, meta[i][0], meta[i][1]);
     if (jfind(p, "$.run.tags") && !strcmp(p->type, "object")) {
-        sqlite3_stmt *st = jeach(p, "$.run.tags");
-        if (!st)
+        struct rt_store_rows *r = jeach(p, "$.run.tags");
+        if (!r)
             return db_fail(p, "the summary");
         int any = 0;
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *k = (const char *)sqlite3_column_text(st, 0);
-            const char *val = (const char *)sqlite3_column_text(st, 1);
+        while (rt_store_rows_next(r) == 1) {
+            const char *k = rt_store_rows_t(r, 0);
+            const char *val = rt_store_rows_t(r, 1);
             put(p, any ? ", " : "<tr><th>tags</th><td>");
             any = 1;
             put(p, "<code>");
@@ -356,7 +361,7 @@ static int section_run(struct page *p)
         }
         if (any)
             put(p, "</td></tr>\n");
-        sqlite3_finalize(st);
+        rt_store_rows_close(r);
     }
     if (jnum(p, "$.run.started_at", &v)) {
         putf(p, "<tr><th>started</th><td>%s</td></tr>\n", fmt_utc(b, sizeof(b), v));
@@ -620,36 +625,36 @@ static int top_table(struct page *p, const char *path, const char *title, const 
              "SELECT json_extract(value, '$.pid'), json_extract(value, '$.name'), "
              "json_extract(value, '$.%s') FROM json_each(?1, ?2)",
              key);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->db, q, -1, &st, NULL) != SQLITE_OK)
+    struct rt_store_rows *r = rt_store_rows_open(p->store, q);
+    if (!r)
         return db_fail(p, "the summary");
-    sqlite3_bind_text(st, 1, p->json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    rt_store_rows_bind_t(r, 1, p->json);
+    rt_store_rows_bind_t(r, 2, path);
     putf(p,
          "<div><h3>%s</h3>\n<table class=\"top\">\n<thead><tr><th class=\"n\">pid</th>"
          "<th>name</th><th class=\"n\">%s</th></tr></thead>\n<tbody>\n",
          title, col);
     int rows = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *pid = (const char *)sqlite3_column_text(st, 0);
-        const char *name = (const char *)sqlite3_column_text(st, 1);
+    while (rt_store_rows_next(r) == 1) {
+        const char *pid = rt_store_rows_t(r, 0);
+        const char *name = rt_store_rows_t(r, 1);
         put(p, "<tr><td class=\"n\">");
         put_esc(p, pid ? pid : "–");
         put(p, "</td><td>");
         put_esc(p, name ? name : "–");
-        if (sqlite3_column_type(st, 2) == SQLITE_NULL)
+        double v = rt_store_rows_f(r, 2);
+        if (isnan(v))
             put(p, "</td><td class=\"n\">–</td></tr>\n");
         else if (mib)
-            putf(p, "</td><td class=\"n\">%s</td></tr>\n",
-                 fmt_mib(b, sizeof(b), sqlite3_column_double(st, 2)));
+            putf(p, "</td><td class=\"n\">%s</td></tr>\n", fmt_mib(b, sizeof(b), v));
         else
-            putf(p, "</td><td class=\"n\">%.2f</td></tr>\n", sqlite3_column_double(st, 2));
+            putf(p, "</td><td class=\"n\">%.2f</td></tr>\n", v);
         rows++;
     }
     if (!rows)
         put(p, "<tr><td colspan=\"3\" class=\"muted\">none</td></tr>\n");
     put(p, "</tbody></table></div>\n");
-    sqlite3_finalize(st);
+    rt_store_rows_close(r);
     return 0;
 }
 
@@ -688,17 +693,15 @@ enum col {
 };
 
 /* Seconds since the first sample of the run (the monotonic clock, so a wall-clock step cannot
- * fold the time axis), then the charted values: python_combined's columns, and the I/O and
- * network rates from the per-interval byte counts of `samples` divided by their interval. */
+ * fold the time axis), then the charted values: the Python columns and the per-second rates of
+ * sample_metrics, in the order of enum col. */
 static const char chart_sql[] =
-    "SELECT s.mono - ?2, pc.process_cpu_usage, pc.system_cpu_usage, pc.process_memory_mib, "
-    "pc.system_memory_used_mib, s.proc_read_bytes / s.interval_s, "
-    "s.proc_write_bytes / s.interval_s, s.disk_read_bytes / s.interval_s, "
-    "s.disk_write_bytes / s.interval_s, s.net_rx_bytes / s.interval_s, "
-    "s.net_tx_bytes / s.interval_s, pc.system_disk_space_used_gb, pc.process_gpu_usage, "
-    "pc.system_gpu_usage, pc.process_gpu_vram_mib, pc.system_gpu_vram_mib "
-    "FROM python_combined pc JOIN samples s ON s.id = pc.sample_id "
-    "WHERE pc.run_id = ?1 ORDER BY pc.seq";
+    "SELECT mono - ?2, process_cpu_usage, system_cpu_usage, process_memory_mib, "
+    "system_memory_used_mib, process_disk_read_bytes_per_s, process_disk_write_bytes_per_s, "
+    "system_disk_read_bytes_per_s, system_disk_write_bytes_per_s, system_net_recv_bytes_per_s, "
+    "system_net_sent_bytes_per_s, system_disk_space_used_gb, process_gpu_usage, "
+    "system_gpu_usage, process_gpu_vram_mib, system_gpu_vram_mib "
+    "FROM sample_metrics WHERE run_id = ?1 ORDER BY seq";
 
 struct points {
     int n;           /* points (buckets that got a sample) */
@@ -723,38 +726,37 @@ struct points {
 static int load_points(struct page *p, int64_t run_id, struct points *pts)
 {
     memset(pts, 0, sizeof(*pts));
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->db,
-                           "SELECT count(*) FILTER (WHERE kind <> 'baseline'), "
-                           "min(mono) FILTER (WHERE kind <> 'baseline'), "
-                           "max(mono) FILTER (WHERE kind <> 'baseline'), min(mono) "
-                           "FROM samples WHERE run_id = ?1",
-                           -1, &st, NULL) != SQLITE_OK)
+    struct rt_store_rows *r =
+        rt_store_rows_open(p->store, "SELECT count(*) FILTER (WHERE kind <> 'baseline'), "
+                                     "min(mono) FILTER (WHERE kind <> 'baseline'), "
+                                     "max(mono) FILTER (WHERE kind <> 'baseline'), min(mono) "
+                                     "FROM samples WHERE run_id = ?1");
+    if (!r)
         return db_fail(p, "the samples");
-    sqlite3_bind_int64(st, 1, run_id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
+    rt_store_rows_bind_i(r, 1, run_id);
+    if (rt_store_rows_next(r) != 1) {
+        rt_store_rows_close(r);
         return db_fail(p, "the samples");
     }
-    int64_t n = sqlite3_column_int64(st, 0);
-    double first = sqlite3_column_double(st, 1), last = sqlite3_column_double(st, 2);
-    double origin = sqlite3_column_double(st, 3);
-    sqlite3_finalize(st);
+    int64_t n = rt_store_rows_i(r, 0);
+    double first = rt_store_rows_f(r, 1), last = rt_store_rows_f(r, 2);
+    double origin = rt_store_rows_f(r, 3);
+    rt_store_rows_close(r);
     pts->samples = n;
     if (n == 0)
         return 0;
     int buckets = n > RT_REPORT_MAX_POINTS ? RT_REPORT_MAX_POINTS : (int)n;
     double width = n > RT_REPORT_MAX_POINTS ? (last - first) / buckets : 0;
     pts->bucket_s = width;
-    if (sqlite3_prepare_v2(p->db, chart_sql, -1, &st, NULL) != SQLITE_OK)
+    if (!(r = rt_store_rows_open(p->store, chart_sql)))
         return db_fail(p, "the samples");
-    sqlite3_bind_int64(st, 1, run_id);
-    sqlite3_bind_double(st, 2, origin);
+    rt_store_rows_bind_i(r, 1, run_id);
+    rt_store_rows_bind_f(r, 2, origin);
     int cur = -1;
     int64_t row = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        double x = sqlite3_column_double(st, 0);
+    while ((rc = rt_store_rows_next(r)) == 1) {
+        double x = rt_store_rows_f(r, 0);
         int b;
         if (width > 0) {
             double f = (x - (first - origin)) / width;
@@ -772,16 +774,16 @@ static int load_points(struct page *p, int64_t run_id, struct points *pts)
         int i = pts->n - 1;
         pts->x[i] = x;
         for (int c = 1; c < C_N; c++) {
-            if (sqlite3_column_type(st, c) == SQLITE_NULL)
+            double v = rt_store_rows_f(r, c);
+            if (isnan(v)) /* NULL: unknown */
                 continue;
-            double v = sqlite3_column_double(st, c);
             if (!pts->has[c][i] || v > pts->v[c][i])
                 pts->v[c][i] = v;
             pts->has[c][i] = 1;
         }
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
+    rt_store_rows_close(r);
+    if (rc != 0)
         return db_fail(p, "the samples");
     pts->span = pts->n ? pts->x[pts->n - 1] : 0;
     for (int c = 1; c < C_N; c++)
@@ -1039,17 +1041,16 @@ static int section_charts(struct page *p, int64_t run_id)
         free(pts);
         return -1;
     }
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(p->db,
-                           "SELECT EXISTS (SELECT 1 FROM gpu_samples g JOIN samples s "
-                           "ON s.id = g.sample_id WHERE s.run_id = ?1)",
-                           -1, &st, NULL) != SQLITE_OK) {
+    struct rt_store_rows *r =
+        rt_store_rows_open(p->store, "SELECT EXISTS (SELECT 1 FROM gpu_samples g JOIN samples s "
+                                     "ON s.id = g.sample_id WHERE s.run_id = ?1)");
+    if (!r) {
         free(pts);
         return db_fail(p, "the GPU samples");
     }
-    sqlite3_bind_int64(st, 1, run_id);
-    int gpu = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
+    rt_store_rows_bind_i(r, 1, run_id);
+    int gpu = rt_store_rows_next(r) == 1 && rt_store_rows_i(r, 0) == 1;
+    rt_store_rows_close(r);
 
     put(p, "<section class=\"charts\"><h2>Over time</h2>\n");
     if (pts->bucket_s > 0)
@@ -1069,23 +1070,23 @@ static int section_charts(struct page *p, int64_t run_id)
 
 /* --- the page ------------------------------------------------------------------------------- */
 
-int rt_report_html(sqlite3 *db, int64_t run_id, const char *summary_json, struct rt_buf *out,
-                   char *err, size_t errlen)
+int rt_report_html(struct rt_store *store, int64_t run_id, const char *summary_json,
+                   struct rt_buf *out, char *err, size_t errlen)
 {
-    struct page pg = {.db = db, .out = out, .json = summary_json, .err = err, .errlen = errlen};
+    struct page pg = {
+        .store = store, .out = out, .json = summary_json, .err = err, .errlen = errlen};
     struct page *p = &pg;
     int rc = -1;
-    if (sqlite3_prepare_v2(db, "SELECT json_type(?1, ?2), json_extract(?1, ?2)", -1, &p->get,
-                           NULL) != SQLITE_OK)
+    if (!(p->get = rt_store_rows_open(store, "SELECT json_type(?1, ?2), json_extract(?1, ?2)")))
         return db_fail(p, "the summary");
-    sqlite3_bind_text(p->get, 1, summary_json, -1, SQLITE_STATIC);
-    sqlite3_stmt *st;
+    rt_store_rows_bind_t(p->get, 1, summary_json);
+    struct rt_store_rows *r;
     int valid = 0;
-    if (sqlite3_prepare_v2(db, "SELECT json_valid(?1) AND json_type(?1, '$.run') = 'object'", -1,
-                           &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, summary_json, -1, SQLITE_STATIC);
-        valid = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
+    if ((r = rt_store_rows_open(store,
+                                "SELECT json_valid(?1) AND json_type(?1, '$.run') = 'object'"))) {
+        rt_store_rows_bind_t(r, 1, summary_json);
+        valid = rt_store_rows_next(r) == 1 && rt_store_rows_i(r, 0) == 1;
+        rt_store_rows_close(r);
     }
     if (!valid) {
         snprintf(err, errlen, "report: the summary of run %lld is not a JSON object with a run",
@@ -1143,6 +1144,6 @@ int rt_report_html(sqlite3 *db, int64_t run_id, const char *summary_json, struct
          RTRACK_VERSION, RTRACK_GIT_COMMIT, fmt_utc(b, sizeof(b), (double)now));
     rc = 0;
 out:
-    sqlite3_finalize(p->get);
+    rt_store_rows_close(p->get);
     return rc;
 }

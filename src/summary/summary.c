@@ -1,22 +1,24 @@
 /* summary.c - what a run used and what to ask for next time (summary.h has the JSON schema).
  *
- * One pass over the run's samples (the columns of the export view python_combined, so the
- * figures are the exported ones, unrounded) collects each metric's values; mean and max come from
- * the pass, p50/p95 from a selection (nearest rank: the value at position ceil(p * n) of the sorted
- * values), so a million samples need no sort. The Python reference's stats() and
+ * One pass over the run's samples (the view sample_metrics: python_combined's columns, so the
+ * figures are the exported ones, unrounded, and the per-second rates, both defined there once)
+ * collects each metric's values; mean and max come from the pass, p50/p95 from a selection
+ * (nearest rank: the value at position ceil(p * n) of the sorted values), so a million samples
+ * need no sort. The Python reference's stats() and
  * recommend_resources() are computed the way it computes them, with its bugs fixed (memory
  * MiB divided by 1024, an allocation that is never "dedicated", a 512 GiB memory threshold). */
 #include "rtrack/summary/summary.h"
 
 #include <math.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrack/summary/keeper.h"
 #include "rtrack/export/pyfmt.h"
+#include "rtrack/store/read.h"
+#include "rtrack/store/store.h"
+#include "rtrack/summary/keeper.h"
 
 enum { M_CPU, M_MEM, M_DREAD, M_DWRITE, M_NRECV, M_NSENT, M_GPU, M_VRAM, M_GPUS, M_N };
 
@@ -169,23 +171,23 @@ static void j_str(struct rt_buf *b, const char *s)
 }
 
 /* A column of the current row as JSON: text quoted, numbers as they are, NULL as null. */
-static void j_col(struct rt_buf *b, sqlite3_stmt *st, int i)
+static void j_col(struct rt_buf *b, struct rt_store_rows *r, int i)
 {
-    switch (sqlite3_column_type(st, i)) {
-    case SQLITE_NULL:
+    switch (rt_store_rows_type(r, i)) {
+    case RT_STORE_NULL:
         rt_buf_puts(b, "null");
         break;
-    case SQLITE_INTEGER: {
+    case RT_STORE_INTEGER: {
         char t[24];
-        snprintf(t, sizeof(t), "%lld", (long long)sqlite3_column_int64(st, i));
+        snprintf(t, sizeof(t), "%lld", (long long)rt_store_rows_i(r, i));
         rt_buf_puts(b, t);
         break;
     }
-    case SQLITE_FLOAT:
-        j_num(b, sqlite3_column_double(st, i));
+    case RT_STORE_REAL:
+        j_num(b, rt_store_rows_f(r, i));
         break;
     default:
-        j_str(b, (const char *)sqlite3_column_text(st, i));
+        j_str(b, rt_store_rows_t(r, i));
     }
 }
 
@@ -213,16 +215,27 @@ long rt_round_memory(double mib)
 
 /* --- the summary ----------------------------------------------------------------------------- */
 
+/* The Python reference's stats() of one run (aggregate_stats() then combines the runs of a job:
+ * mean of means, max of maxes): process CPU, memory, GPU usage, VRAM and GPUs used (NULL counts
+ * as the 0 Python prints without a GPU), the disk space peak, the network sums, the time span. */
+#define PY_N 5
+struct py_run {
+    double sum[PY_N], max[PY_N], space_max, recv, sent;
+    double t0, t1;   /* first and last sample */
+    double interval; /* the run's nominal interval: stats() adds one to max - min */
+    size_t n;
+};
+
 struct ctx {
-    sqlite3 *db;
+    struct rt_store *store;
     const struct rt_summary_opts *o;
     char ids[64]; /* the subquery naming the runs */
     int nruns;
     int64_t last_run;
     int has_tree;
     struct side proc, sys;
-    /* python stats per run, aggregated like aggregate_stats: mean of means, max of maxes */
-    double py_mean[5], py_max[5], py_space_max, py_recv, py_sent, py_duration;
+    /* python stats over the runs, aggregated like aggregate_stats */
+    double py_mean[PY_N], py_max[PY_N], py_space_max, py_recv, py_sent, py_duration;
     int py_runs;
     double host_vcpus, host_mem_mib, host_gpus, host_vram_mib;
     /* sparklines: the maximum of each of SPARK_N stretches of the run, per series */
@@ -241,14 +254,29 @@ static int bad_request(struct ctx *c)
     return -1;
 }
 
-static sqlite3_stmt *prep(struct ctx *c, const char *sql)
+static int db_fail(struct ctx *c)
 {
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(c->err, c->errlen, "cannot read the database: %s", sqlite3_errmsg(c->db));
-        return NULL;
-    }
-    return st;
+    snprintf(c->err, c->errlen, "cannot read the database: %s", rt_store_error(c->store));
+    return -1;
+}
+
+static struct rt_store_rows *prep(struct ctx *c, const char *sql)
+{
+    struct rt_store_rows *r = rt_store_rows_open(c->store, sql);
+    if (!r)
+        db_fail(c);
+    return r;
+}
+
+/* Run a statement that returns no rows. */
+static int run_sql(struct ctx *c, const char *sql)
+{
+    struct rt_store_rows *r = prep(c, sql);
+    if (!r)
+        return -1;
+    int rc = rt_store_rows_next(r);
+    rt_store_rows_close(r);
+    return rc < 0 ? db_fail(c) : 0;
 }
 
 /* The runs to summarize, one or every run of a job (--job), go into a temporary table that
@@ -256,33 +284,28 @@ static sqlite3_stmt *prep(struct ctx *c, const char *sql)
 static int pick_runs(struct ctx *c)
 {
     snprintf(c->ids, sizeof(c->ids), "SELECT id FROM temp.summary_runs");
-    if (sqlite3_exec(c->db,
-                     "CREATE TEMP TABLE IF NOT EXISTS summary_runs (id INTEGER PRIMARY KEY); "
-                     "DELETE FROM temp.summary_runs",
-                     NULL, NULL, NULL) != SQLITE_OK) {
-        snprintf(c->err, c->errlen, "cannot read the database: %s", sqlite3_errmsg(c->db));
+    if (run_sql(c, "CREATE TEMP TABLE IF NOT EXISTS summary_runs (id INTEGER PRIMARY KEY)") != 0 ||
+        run_sql(c, "DELETE FROM temp.summary_runs") != 0)
         return -1;
-    }
-    sqlite3_stmt *st = prep(c, c->o->job ? "INSERT INTO temp.summary_runs SELECT id FROM runs "
-                                           "WHERE job_name = ?1"
-                                         : "INSERT INTO temp.summary_runs SELECT id FROM runs "
-                                           "WHERE id = ?2");
-    if (!st)
+    struct rt_store_rows *r = prep(c, c->o->job ? "INSERT INTO temp.summary_runs SELECT id FROM "
+                                                  "runs WHERE job_name = ?1"
+                                                : "INSERT INTO temp.summary_runs SELECT id FROM "
+                                                  "runs WHERE id = ?2");
+    if (!r)
         return -1;
     if (c->o->job)
-        sqlite3_bind_text(st, 1, c->o->job, -1, SQLITE_STATIC);
+        rt_store_rows_bind_t(r, 1, c->o->job);
     else
-        sqlite3_bind_int64(st, 2, c->o->run_id);
-    sqlite3_step(st);
-    sqlite3_finalize(st);
-    st = prep(c, "SELECT count(*), max(id) FROM temp.summary_runs");
-    if (!st)
+        rt_store_rows_bind_i(r, 2, c->o->run_id);
+    rt_store_rows_next(r);
+    rt_store_rows_close(r);
+    if (!(r = prep(c, "SELECT count(*), max(id) FROM temp.summary_runs")))
         return -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        c->nruns = sqlite3_column_int(st, 0);
-        c->last_run = sqlite3_column_int64(st, 1);
+    if (rt_store_rows_next(r) == 1) {
+        c->nruns = (int)rt_store_rows_i(r, 0);
+        c->last_run = rt_store_rows_i(r, 1);
     }
-    sqlite3_finalize(st);
+    rt_store_rows_close(r);
     if (c->nruns == 0) {
         if (c->o->job)
             snprintf(c->err, c->errlen, "no runs of job '%s' in the database", c->o->job);
@@ -293,146 +316,251 @@ static int pick_runs(struct ctx *c)
     return 0;
 }
 
-/* One pass over the samples after the baseline of every picked run. */
+/* The columns of sample_metrics (sql/views.sql) the pass reads: COL_ names each, col_names
+ * spells it for the SELECT. P_ the process tree, S_ the system; _S per second. */
+enum col {
+    COL_RUN,
+    COL_TS,
+    COL_P_PID,
+    COL_P_CPU,
+    COL_P_MEM,
+    COL_P_READ,
+    COL_P_WRITE,
+    COL_P_READ_S,
+    COL_P_WRITE_S,
+    COL_P_IO_S,
+    COL_P_GPU,
+    COL_P_VRAM,
+    COL_P_GPUS,
+    COL_S_CPU,
+    COL_S_MEM,
+    COL_S_READ,
+    COL_S_WRITE,
+    COL_S_RECV,
+    COL_S_SENT,
+    COL_S_READ_S,
+    COL_S_WRITE_S,
+    COL_S_IO_S,
+    COL_S_RECV_S,
+    COL_S_SENT_S,
+    COL_S_GPU,
+    COL_S_VRAM,
+    COL_S_GPUS,
+    COL_S_SPACE,
+    COL_N,
+    NONE = -1
+};
+
+static const char *const col_names[COL_N] = {
+    [COL_RUN] = "run_id",
+    [COL_TS] = "timestamp",
+    [COL_P_PID] = "process_pid",
+    [COL_P_CPU] = "process_cpu_usage",
+    [COL_P_MEM] = "process_memory_mib",
+    [COL_P_READ] = "process_disk_read_bytes",
+    [COL_P_WRITE] = "process_disk_write_bytes",
+    [COL_P_READ_S] = "process_disk_read_bytes_per_s",
+    [COL_P_WRITE_S] = "process_disk_write_bytes_per_s",
+    [COL_P_IO_S] = "process_disk_io_bytes_per_s",
+    [COL_P_GPU] = "process_gpu_usage",
+    [COL_P_VRAM] = "process_gpu_vram_mib",
+    [COL_P_GPUS] = "process_gpu_utilized",
+    [COL_S_CPU] = "system_cpu_usage",
+    [COL_S_MEM] = "system_memory_used_mib",
+    [COL_S_READ] = "system_disk_read_bytes",
+    [COL_S_WRITE] = "system_disk_write_bytes",
+    [COL_S_RECV] = "system_net_recv_bytes",
+    [COL_S_SENT] = "system_net_sent_bytes",
+    [COL_S_READ_S] = "system_disk_read_bytes_per_s",
+    [COL_S_WRITE_S] = "system_disk_write_bytes_per_s",
+    [COL_S_IO_S] = "system_disk_io_bytes_per_s",
+    [COL_S_RECV_S] = "system_net_recv_bytes_per_s",
+    [COL_S_SENT_S] = "system_net_sent_bytes_per_s",
+    [COL_S_GPU] = "system_gpu_usage",
+    [COL_S_VRAM] = "system_gpu_vram_mib",
+    [COL_S_GPUS] = "system_gpu_utilized",
+    [COL_S_SPACE] = "system_disk_space_used_gb",
+};
+
+enum { SIDE_PROC, SIDE_SYS };
+
+/* What feeds each side's metrics, totals (disk read, disk write, net recv, net sent: bytes over
+ * the run) and sparklines (CPU, memory, disk I/O, GPU); NONE where the side has no such value
+ * (the tree's network). */
+static const int metric_col[2][M_N] = {
+    [SIDE_PROC] = {[M_CPU] = COL_P_CPU,
+                   [M_MEM] = COL_P_MEM,
+                   [M_DREAD] = COL_P_READ_S,
+                   [M_DWRITE] = COL_P_WRITE_S,
+                   [M_NRECV] = NONE,
+                   [M_NSENT] = NONE,
+                   [M_GPU] = COL_P_GPU,
+                   [M_VRAM] = COL_P_VRAM,
+                   [M_GPUS] = COL_P_GPUS},
+    [SIDE_SYS] = {[M_CPU] = COL_S_CPU,
+                  [M_MEM] = COL_S_MEM,
+                  [M_DREAD] = COL_S_READ_S,
+                  [M_DWRITE] = COL_S_WRITE_S,
+                  [M_NRECV] = COL_S_RECV_S,
+                  [M_NSENT] = COL_S_SENT_S,
+                  [M_GPU] = COL_S_GPU,
+                  [M_VRAM] = COL_S_VRAM,
+                  [M_GPUS] = COL_S_GPUS},
+};
+static const int total_col[2][4] = {
+    [SIDE_PROC] = {COL_P_READ, COL_P_WRITE, NONE, NONE},
+    [SIDE_SYS] = {COL_S_READ, COL_S_WRITE, COL_S_RECV, COL_S_SENT},
+};
+static const int spark_col[2][4] = {
+    [SIDE_PROC] = {COL_P_CPU, COL_P_MEM, COL_P_IO_S, COL_P_GPU},
+    [SIDE_SYS] = {COL_S_CPU, COL_S_MEM, COL_S_IO_S, COL_S_GPU},
+};
+/* stats()' columns, in py_run's order */
+static const int py_col[PY_N] = {COL_P_CPU, COL_P_MEM, COL_P_GPU, COL_P_VRAM, COL_P_GPUS};
+
+/* How many rows the pass will see (run_sample_counts: the samples after the baseline), known
+ * before it so that each series is allocated once. */
+static int count_rows(struct ctx *c)
+{
+    char sql[160];
+    snprintf(sql, sizeof(sql),
+             "SELECT coalesce(sum(samples), 0) FROM run_sample_counts WHERE run_id IN (%s)",
+             c->ids);
+    struct rt_store_rows *r = prep(c, sql);
+    if (!r)
+        return -1;
+    if (rt_store_rows_next(r) == 1)
+        c->rows = (size_t)rt_store_rows_i(r, 0);
+    rt_store_rows_close(r);
+    return 0;
+}
+
+/* Every picked run's samples after the baseline, run by run, in order. */
+static struct rt_store_rows *open_pass(struct ctx *c)
+{
+    struct rt_buf sql = {0};
+    rt_buf_puts(&sql, "SELECT ");
+    for (int i = 0; i < COL_N; i++) {
+        rt_buf_puts(&sql, i ? ", " : "");
+        rt_buf_puts(&sql, col_names[i]);
+    }
+    rt_buf_puts(&sql, " FROM sample_metrics WHERE run_id IN (");
+    rt_buf_puts(&sql, c->ids);
+    rt_buf_puts(&sql, ") ORDER BY run_id, seq");
+    struct rt_store_rows *r = prep(c, sql.p);
+    rt_buf_free(&sql);
+    return r;
+}
+
+/* The run's nominal interval (runs.interval_s), once per run rather than joined to every row. */
+static double run_interval(struct ctx *c, int64_t run)
+{
+    double iv = RT_NAN;
+    struct rt_store_rows *r =
+        rt_store_rows_open(c->store, "SELECT interval_s FROM runs WHERE id = ?1");
+    if (!r)
+        return iv;
+    rt_store_rows_bind_i(r, 1, run);
+    if (rt_store_rows_next(r) == 1)
+        iv = rt_store_rows_f(r, 0);
+    rt_store_rows_close(r);
+    return iv;
+}
+
+/* One sample (row `index` of the pass) into both sides' series and totals and the sparklines. */
+static void add_sample(struct ctx *c, const double *v, size_t index)
+{
+    struct side *sides[2] = {&c->proc, &c->sys};
+    int tree = !isnan(v[COL_P_PID]);
+    if (tree)
+        c->has_tree = 1;
+    for (int k = 0; k < 2; k++) {
+        for (int m = 0; m < M_N; m++)
+            if (metric_col[k][m] != NONE)
+                push(&sides[k]->s[m], v[metric_col[k][m]], c->rows);
+        for (int t = 0; t < 4; t++)
+            if (total_col[k][t] != NONE && !isnan(v[total_col[k][t]])) {
+                sides[k]->totals[t] += v[total_col[k][t]];
+                sides[k]->has_tot[t] = 1;
+            }
+    }
+    /* the sparklines show the tree (the system for a system-only recording) */
+    size_t nb = c->rows < SPARK_N ? c->rows : SPARK_N;
+    size_t bucket = c->rows ? index * nb / c->rows : 0;
+    if (bucket >= SPARK_N)
+        bucket = SPARK_N - 1;
+    for (int k = 0; k < 4; k++) {
+        double x = v[spark_col[tree ? SIDE_PROC : SIDE_SYS][k]];
+        if (!isnan(x) && (!c->spark_has[k][bucket] || x > c->spark[k][bucket])) {
+            c->spark[k][bucket] = x;
+            c->spark_has[k][bucket] = 1;
+        }
+    }
+}
+
+static void py_run_add(struct py_run *r, const double *v)
+{
+    for (int k = 0; k < PY_N; k++) {
+        double x = isnan(v[py_col[k]]) ? 0 : v[py_col[k]];
+        r->sum[k] += x;
+        if (r->n == 0 || x > r->max[k])
+            r->max[k] = x;
+    }
+    if (!isnan(v[COL_S_SPACE]) && v[COL_S_SPACE] > r->space_max)
+        r->space_max = v[COL_S_SPACE];
+    r->recv += isnan(v[COL_S_RECV]) ? 0 : v[COL_S_RECV];
+    r->sent += isnan(v[COL_S_SENT]) ? 0 : v[COL_S_SENT];
+    if (r->n == 0)
+        r->t0 = v[COL_TS];
+    r->t1 = v[COL_TS];
+    r->n++;
+}
+
+/* The run's stats() into the job's aggregate, and r emptied for the next run. */
+static void py_run_close(struct ctx *c, struct py_run *r)
+{
+    if (r->n == 0)
+        return;
+    for (int k = 0; k < PY_N; k++) {
+        c->py_mean[k] += r->sum[k] / (double)r->n;
+        c->py_max[k] = c->py_runs && c->py_max[k] > r->max[k] ? c->py_max[k] : r->max[k];
+    }
+    c->py_space_max = fmax(c->py_space_max, r->space_max);
+    c->py_recv = fmax(c->py_recv, r->recv);
+    c->py_sent = fmax(c->py_sent, r->sent);
+    c->py_duration += r->t1 - r->t0 + r->interval;
+    c->py_runs++;
+    memset(r, 0, sizeof(*r));
+}
+
+/* One pass over the samples after the baseline of every picked run: each metric's values,
+ * totals and sparklines, and stats() per run. */
 static int collect(struct ctx *c)
 {
-    char sql[1536];
-    /* the columns of python_combined, straight from the tables (the view joins two views of
-     * samples, which costs three times as much on a long run); the GPU sums only where the
-     * runs have GPU rows */
-    char gq[384];
-    snprintf(gq, sizeof(gq),
-             "SELECT EXISTS (SELECT 1 FROM gpu_samples WHERE sample_id BETWEEN (SELECT min(id) "
-             "FROM samples WHERE run_id IN (%s)) AND (SELECT max(id) FROM samples WHERE run_id "
-             "IN (%s)))",
-             c->ids, c->ids);
-    sqlite3_stmt *st = prep(c, gq);
-    if (!st)
+    if (count_rows(c) != 0)
         return -1;
-    int gpus = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    snprintf(sql, sizeof(sql),
-             "SELECT s.run_id, s.interval_s, s.proc_root_pid, s.proc_cpu_usage, "
-             "s.proc_pss_kib / 1024.0, s.proc_read_bytes, s.proc_write_bytes, %s, "
-             "s.cpu_usage, s.mem_used_kib / 1024.0, s.disk_read_bytes, s.disk_write_bytes, "
-             "s.net_rx_bytes, s.net_tx_bytes, %s, s.disk_space_used_bytes / 1e9, s.ts, "
-             "r.interval_s FROM samples s JOIN runs r ON r.id = s.run_id %s "
-             "WHERE s.run_id IN (%s) AND s.kind <> 'baseline' ORDER BY s.run_id, s.seq",
-             gpus ? "CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_usage, 0.0) END, "
-                    "CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_vram_mib, 0.0) END, "
-                    "CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_utilized, 0) END"
-                  : "NULL, NULL, NULL",
-             gpus ? "g.gpu_usage, g.gpu_vram_mib, g.gpu_utilized" : "NULL, NULL, NULL",
-             gpus ? "LEFT JOIN gpu_totals g ON g.sample_id = s.id "
-                    "LEFT JOIN gpu_process_totals pg ON pg.sample_id = s.id"
-                  : "",
-             c->ids);
-    char csql[160];
-    snprintf(csql, sizeof(csql),
-             "SELECT count(*) FROM samples WHERE run_id IN (%s) AND kind <> 'baseline'", c->ids);
-    st = prep(c, csql);
-    if (!st)
+    struct rt_store_rows *r = open_pass(c);
+    if (!r)
         return -1;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        c->rows = (size_t)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    st = prep(c, sql);
-    if (!st)
-        return -1;
-    int64_t run = -1;
-    double r_sum[5] = {0}, r_max[5] = {0}, r_space = 0, r_recv = 0, r_sent = 0, t0 = 0, t1 = 0,
-           iv = 0;
-    size_t r_n = 0, total = 0;
-#define COL(i)                                                                                     \
-    (sqlite3_column_type(st, (i)) == SQLITE_NULL ? RT_NAN : sqlite3_column_double(st, (i)))
-    for (int rc = sqlite3_step(st);; rc = sqlite3_step(st)) {
-        int64_t this_run = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
-        if (this_run != run && r_n > 0) {
-            /* close the previous run's stats() */
-            for (int k = 0; k < 5; k++) {
-                c->py_mean[k] += r_sum[k] / (double)r_n;
-                c->py_max[k] = c->py_runs && c->py_max[k] > r_max[k] ? c->py_max[k] : r_max[k];
-            }
-            c->py_space_max = fmax(c->py_space_max, r_space);
-            c->py_recv = fmax(c->py_recv, r_recv);
-            c->py_sent = fmax(c->py_sent, r_sent);
-            c->py_duration += t1 - t0 + iv;
-            c->py_runs++;
-            memset(r_sum, 0, sizeof(r_sum));
-            memset(r_max, 0, sizeof(r_max));
-            r_space = r_recv = r_sent = 0;
-            r_n = 0;
+    struct py_run run;
+    memset(&run, 0, sizeof(run));
+    int64_t cur = -1;
+    size_t total = 0;
+    double v[COL_N];
+    while (rt_store_rows_next(r) == 1) {
+        int64_t id = rt_store_rows_i(r, COL_RUN);
+        if (id != cur) {
+            py_run_close(c, &run);
+            run.interval = run_interval(c, id);
+            cur = id;
         }
-        if (rc != SQLITE_ROW)
-            break;
-        run = this_run;
-        double dt = COL(1);
-        iv = COL(21); /* the run's nominal interval: stats() adds one to max - min */
-        double x[21];
-        for (int i = 2; i < 21; i++)
-            x[i] = COL(i);
-        if (!isnan(x[2]))
-            c->has_tree = 1;
-        if (r_n == 0)
-            t0 = x[20];
-        t1 = x[20];
-        struct side *p = &c->proc, *y = &c->sys;
-        push(&p->s[M_CPU], x[3], c->rows);
-        push(&p->s[M_MEM], x[4], c->rows);
-        push(&p->s[M_DREAD], dt > 0 ? x[5] / dt : RT_NAN, c->rows);
-        push(&p->s[M_DWRITE], dt > 0 ? x[6] / dt : RT_NAN, c->rows);
-        push(&p->s[M_GPU], x[7], c->rows);
-        push(&p->s[M_VRAM], x[8], c->rows);
-        push(&p->s[M_GPUS], x[9], c->rows);
-        push(&y->s[M_CPU], x[10], c->rows);
-        push(&y->s[M_MEM], x[11], c->rows);
-        push(&y->s[M_DREAD], dt > 0 ? x[12] / dt : RT_NAN, c->rows);
-        push(&y->s[M_DWRITE], dt > 0 ? x[13] / dt : RT_NAN, c->rows);
-        push(&y->s[M_NRECV], dt > 0 ? x[14] / dt : RT_NAN, c->rows);
-        push(&y->s[M_NSENT], dt > 0 ? x[15] / dt : RT_NAN, c->rows);
-        push(&y->s[M_GPU], x[16], c->rows);
-        push(&y->s[M_VRAM], x[17], c->rows);
-        push(&y->s[M_GPUS], x[18], c->rows);
-        const int tot_col[2][4] = {{5, 6, -1, -1}, {12, 13, 14, 15}};
-        struct side *sides[2] = {p, y};
-        for (int k = 0; k < 2; k++)
-            for (int t = 0; t < 4; t++)
-                if (tot_col[k][t] >= 0 && !isnan(x[tot_col[k][t]])) {
-                    sides[k]->totals[t] += x[tot_col[k][t]];
-                    sides[k]->has_tot[t] = 1;
-                }
-        /* stats(): process cpu, memory, gpu usage, vram, gpus (NULL counts as the 0 Python
-         * prints without a GPU); disk space max; network sums */
-        const int py_col[5] = {3, 4, 7, 8, 9};
-        for (int k = 0; k < 5; k++) {
-            double v = isnan(x[py_col[k]]) ? 0 : x[py_col[k]];
-            r_sum[k] += v;
-            if (r_n == 0 || v > r_max[k])
-                r_max[k] = v;
-        }
-        /* sparklines of the tree (the system for a system-only recording) */
-        int tree = !isnan(x[2]);
-        double sp[4] = {tree ? x[3] : x[10], tree ? x[4] : x[11],
-                        dt > 0 ? ((tree ? x[5] : x[12]) + (tree ? x[6] : x[13])) / dt : RT_NAN,
-                        tree ? x[7] : x[16]};
-        size_t nb = c->rows < SPARK_N ? c->rows : SPARK_N;
-        size_t bucket = c->rows ? total * nb / c->rows : 0;
-        if (bucket >= SPARK_N)
-            bucket = SPARK_N - 1;
-        for (int k = 0; k < 4; k++)
-            if (!isnan(sp[k]) && (!c->spark_has[k][bucket] || sp[k] > c->spark[k][bucket])) {
-                c->spark[k][bucket] = sp[k];
-                c->spark_has[k][bucket] = 1;
-            }
-        if (!isnan(x[19]) && x[19] > r_space)
-            r_space = x[19];
-        r_recv += isnan(x[14]) ? 0 : x[14];
-        r_sent += isnan(x[15]) ? 0 : x[15];
-        r_n++;
-        total++;
+        for (int i = 0; i < COL_N; i++)
+            v[i] = rt_store_rows_f(r, i);
+        add_sample(c, v, total++);
+        py_run_add(&run, v);
     }
-#undef COL
-    sqlite3_finalize(st);
+    py_run_close(c, &run);
+    rt_store_rows_close(r);
     if (total == 0) {
         if (c->o->job)
             snprintf(c->err, c->errlen, "no run of job '%s' has two samples yet", c->o->job);
@@ -442,7 +570,7 @@ static int collect(struct ctx *c)
                      (long long)c->o->run_id);
         return bad_request(c);
     }
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < PY_N; k++)
         c->py_mean[k] /= c->py_runs;
     c->py_duration /= c->py_runs;
     finish_side(&c->proc);
@@ -484,102 +612,140 @@ static void emit_metrics(struct rt_buf *b, const struct side *sd, int system)
     rt_buf_puts(b, "}");
 }
 
+/* What "run" and "host" say, each key beside the SQL that reads it from `runs r` (and the
+ * run's GPUs `g`, its sample count `n`). JSON: text stored as JSON in the database (the
+ * command, the tags), copied as it is (NULL as the default given). */
+enum fact_kind { F_VALUE, F_BOOL, F_JSON };
+struct fact {
+    const char *key, *sql;
+    enum fact_kind kind;
+    const char *if_null; /* F_JSON */
+};
+
+static const struct fact run_facts[] = {
+    {"id", "r.id", F_VALUE, NULL},
+    {"uuid", "r.uuid", F_VALUE, NULL},
+    {"mode", "r.mode", F_VALUE, NULL},
+    {"status", "r.status", F_VALUE, NULL},
+    {"in_progress", "r.status = 'running'", F_BOOL, NULL},
+    {"command", "r.command", F_JSON, "null"},
+    {"job_name", "r.job_name", F_VALUE, NULL},
+    {"project_name", "r.project_name", F_VALUE, NULL},
+    {"stage_name", "r.stage_name", F_VALUE, NULL},
+    {"task_name", "r.task_name", F_VALUE, NULL},
+    {"team", "r.team", F_VALUE, NULL},
+    {"env", "r.env", F_VALUE, NULL},
+    {"language", "r.language", F_VALUE, NULL},
+    {"orchestrator", "r.orchestrator", F_VALUE, NULL},
+    {"executor", "r.executor", F_VALUE, NULL},
+    {"external_run_id", "r.external_run_id", F_VALUE, NULL},
+    {"container_image", "r.container_image", F_VALUE, NULL},
+    {"tags",
+     "(SELECT json_group_object(key, value) FROM (SELECT key, value FROM run_tags WHERE "
+     "run_id = r.id ORDER BY position))",
+     F_JSON, "{}"},
+    {"pid", "r.pid", F_VALUE, NULL},
+    {"exit_code", "r.exit_code", F_VALUE, NULL},
+    {"exit_signal", "r.exit_signal", F_VALUE, NULL},
+    {"end_reason", "r.end_reason", F_VALUE, NULL},
+    {"started_at", "r.started_at", F_VALUE, NULL},
+    {"ended_at", "r.ended_at", F_VALUE, NULL},
+    {"duration_s",
+     "coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) - r.started_at",
+     F_VALUE, NULL},
+    {"samples", "n.samples", F_VALUE, NULL},
+    {"interval_s", "r.interval_s", F_VALUE, NULL},
+};
+
+/* the host's size, which efficiency compares the use with */
+enum {
+    H_HOSTNAME,
+    H_CPU_MODEL,
+    H_VCPUS,
+    H_MEMORY_MIB,
+    H_KERNEL,
+    H_OS,
+    H_GPU_MODEL,
+    H_GPUS,
+    H_VRAM
+};
+static const struct fact host_facts[] = {
+    [H_HOSTNAME] = {"hostname", "r.host_hostname", F_VALUE, NULL},
+    [H_CPU_MODEL] = {"cpu_model", "r.host_cpu_model", F_VALUE, NULL},
+    [H_VCPUS] = {"vcpus", "r.host_vcpus", F_VALUE, NULL},
+    [H_MEMORY_MIB] = {"memory_mib", "r.host_memory_kib / 1024.0", F_VALUE, NULL},
+    [H_KERNEL] = {"kernel", "r.host_kernel", F_VALUE, NULL},
+    [H_OS] = {"os", "r.host_os", F_VALUE, NULL},
+    [H_GPU_MODEL] = {"gpu_model", "g.host_gpu_model", F_VALUE, NULL},
+    [H_GPUS] = {"gpu_count", "g.host_gpu_count", F_VALUE, NULL},
+    [H_VRAM] = {"gpu_memory_mib", "g.host_gpu_memory_mib", F_VALUE, NULL},
+};
+#define RUN_N  ((int)RT_ARRAY_LEN(run_facts))
+#define HOST_N ((int)RT_ARRAY_LEN(host_facts))
+
+/* The facts' columns of the current row (from `from`) as the keys of a JSON object. */
+static void emit_facts(struct rt_buf *b, struct rt_store_rows *r, const struct fact *f, int n,
+                       int from, int *first)
+{
+    for (int i = 0; i < n; i++) {
+        j_key(b, first, f[i].key);
+        if (f[i].kind == F_BOOL) {
+            rt_buf_puts(b, rt_store_rows_i(r, from + i) == 1 ? "true" : "false");
+        } else if (f[i].kind == F_JSON) {
+            const char *text = rt_store_rows_t(r, from + i);
+            rt_buf_puts(b, text ? text : f[i].if_null);
+        } else {
+            j_col(b, r, from + i);
+        }
+    }
+}
+
 static int emit_run(struct ctx *c, struct rt_buf *b)
 {
-    sqlite3_stmt *st = prep(
-        c, "SELECT r.id, r.uuid, r.mode, r.status, r.status = 'running', r.command, r.job_name, "
-           "r.project_name, r.stage_name, r.task_name, r.team, r.env, r.language, "
-           "r.orchestrator, r.executor, r.external_run_id, r.container_image, "
-           "(SELECT json_group_object(key, value) FROM (SELECT key, value FROM run_tags "
-           "WHERE run_id = r.id ORDER BY position)), r.pid, r.exit_code, r.exit_signal, "
-           "r.end_reason, r.started_at, r.ended_at, "
-           "coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) - "
-           "r.started_at, (SELECT count(*) FROM samples WHERE run_id = r.id AND kind <> "
-           "'baseline'), r.interval_s, "
-           "r.host_hostname, r.host_cpu_model, r.host_vcpus, r.host_memory_kib / 1024.0, "
-           "r.host_kernel, r.host_os, g.host_gpu_model, g.host_gpu_count, g.host_gpu_memory_mib "
-           "FROM runs r LEFT JOIN host_gpus g ON g.run_id = r.id WHERE r.id = ?1");
-    if (!st)
+    struct rt_buf sql = {0};
+    rt_buf_puts(&sql, "SELECT ");
+    for (int i = 0; i < RUN_N + HOST_N; i++) {
+        rt_buf_puts(&sql, i ? ", " : "");
+        rt_buf_puts(&sql, i < RUN_N ? run_facts[i].sql : host_facts[i - RUN_N].sql);
+    }
+    rt_buf_puts(&sql, " FROM runs r JOIN run_sample_counts n ON n.run_id = r.id "
+                      "LEFT JOIN host_gpus g ON g.run_id = r.id WHERE r.id = ?1");
+    struct rt_store_rows *r = prep(c, sql.p);
+    rt_buf_free(&sql);
+    if (!r)
         return -1;
     /* --job: the newest run's facts stand for the job */
-    sqlite3_bind_int64(st, 1, c->last_run);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_finalize(st);
+    rt_store_rows_bind_i(r, 1, c->last_run);
+    if (rt_store_rows_next(r) != 1) {
+        rt_store_rows_close(r);
         snprintf(c->err, c->errlen, "cannot read the run from the database");
         return -1;
     }
-    static const char *const keys[] = {"id",
-                                       "uuid",
-                                       "mode",
-                                       "status",
-                                       "in_progress",
-                                       "command",
-                                       "job_name",
-                                       "project_name",
-                                       "stage_name",
-                                       "task_name",
-                                       "team",
-                                       "env",
-                                       "language",
-                                       "orchestrator",
-                                       "executor",
-                                       "external_run_id",
-                                       "container_image",
-                                       "tags",
-                                       "pid",
-                                       "exit_code",
-                                       "exit_signal",
-                                       "end_reason",
-                                       "started_at",
-                                       "ended_at",
-                                       "duration_s",
-                                       "samples",
-                                       "interval_s"};
     rt_buf_puts(b, "\"run\": {");
     int first = 1;
-    for (int i = 0; i < (int)RT_ARRAY_LEN(keys); i++) {
-        j_key(b, &first, keys[i]);
-        if (i == 4)
-            rt_buf_puts(b, sqlite3_column_int(st, 4) ? "true" : "false");
-        else if (i == 5 || i == 17) /* JSON text stored in the database */
-            rt_buf_puts(b, sqlite3_column_type(st, i) == SQLITE_NULL
-                               ? (i == 17 ? "{}" : "null")
-                               : (const char *)sqlite3_column_text(st, i));
-        else
-            j_col(b, st, i);
-    }
+    emit_facts(b, r, run_facts, RUN_N, 0, &first);
     j_key(b, &first, "runs");
     j_num(b, c->nruns);
     rt_buf_puts(b, "}, \"host\": {");
-    static const char *const hkeys[] = {"hostname",   "cpu_model", "vcpus",
-                                        "memory_mib", "kernel",    "os",
-                                        "gpu_model",  "gpu_count", "gpu_memory_mib"};
     first = 1;
-    for (int i = 0; i < (int)RT_ARRAY_LEN(hkeys); i++) {
-        j_key(b, &first, hkeys[i]);
-        j_col(b, st, 27 + i);
-    }
+    emit_facts(b, r, host_facts, HOST_N, RUN_N, &first);
     rt_buf_puts(b, "}");
-    c->host_vcpus =
-        sqlite3_column_type(st, 29) == SQLITE_NULL ? RT_NAN : sqlite3_column_double(st, 29);
-    c->host_mem_mib =
-        sqlite3_column_type(st, 30) == SQLITE_NULL ? RT_NAN : sqlite3_column_double(st, 30);
-    c->host_gpus =
-        sqlite3_column_type(st, 34) == SQLITE_NULL ? RT_NAN : sqlite3_column_double(st, 34);
-    c->host_vram_mib =
-        sqlite3_column_type(st, 35) == SQLITE_NULL ? RT_NAN : sqlite3_column_double(st, 35);
-    sqlite3_finalize(st);
+    c->host_vcpus = rt_store_rows_f(r, RUN_N + H_VCPUS);
+    c->host_mem_mib = rt_store_rows_f(r, RUN_N + H_MEMORY_MIB);
+    c->host_gpus = rt_store_rows_f(r, RUN_N + H_GPUS);
+    c->host_vram_mib = rt_store_rows_f(r, RUN_N + H_VRAM);
+    rt_store_rows_close(r);
     return 0;
 }
 
 static void emit_python_stats(struct ctx *c, struct rt_buf *b)
 {
-    static const char *const cols[5] = {"process_cpu_usage", "process_memory_mib",
-                                        "process_gpu_usage", "process_gpu_vram_mib",
-                                        "process_gpu_utilized"};
+    static const char *const cols[PY_N] = {"process_cpu_usage", "process_memory_mib",
+                                           "process_gpu_usage", "process_gpu_vram_mib",
+                                           "process_gpu_utilized"};
     rt_buf_puts(b, "{");
     int first = 1;
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < PY_N; k++) {
         j_key(b, &first, cols[k]);
         rt_buf_puts(b, "{\"mean\": ");
         j_num(b, round2(c->py_mean[k]));
@@ -749,9 +915,9 @@ struct top_acc {
 struct top {
     struct top_acc *acc;
     size_t n, cap;
-    struct rt_map slot; /* processes.id -> index into acc */
-    int64_t lo, hi;     /* the runs' sample ids */
-    const char *path;
+    struct rt_map slot;    /* processes.id -> index into acc */
+    int64_t lo, hi;        /* the runs' sample ids */
+    struct rt_store *scan; /* the thread's own connection */
     int threaded, rc;
     pthread_t th;
 };
@@ -759,38 +925,35 @@ struct top {
 static void *top_scan(void *arg)
 {
     struct top *t = arg;
-    sqlite3 *db = NULL;
-    sqlite3_stmt *st = NULL;
     t->rc = -1;
-    if (sqlite3_open_v2(t->path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    struct rt_store_rows *r =
+        rt_store_rows_open(t->scan, "SELECT process_id, coalesce(cpu_utime_s, 0) + "
+                                    "coalesce(cpu_stime_s, 0), pss_kib FROM process_samples "
+                                    "WHERE sample_id BETWEEN ?1 AND ?2");
+    if (!r)
         goto out;
-    sqlite3_busy_timeout(db, 5000);
-    if (sqlite3_prepare_v2(db,
-                           "SELECT process_id, coalesce(cpu_utime_s, 0) + coalesce(cpu_stime_s, "
-                           "0), pss_kib FROM process_samples WHERE sample_id BETWEEN ?1 AND ?2",
-                           -1, &st, NULL) != SQLITE_OK)
-        goto out;
-    sqlite3_bind_int64(st, 1, t->lo);
-    sqlite3_bind_int64(st, 2, t->hi);
+    rt_store_rows_bind_i(r, 1, t->lo);
+    rt_store_rows_bind_i(r, 2, t->hi);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = rt_store_rows_next(r)) == 1) {
         int64_t k;
-        if (!rt_map_get(&t->slot, (uint64_t)sqlite3_column_int64(st, 0), &k))
+        if (!rt_map_get(&t->slot, (uint64_t)rt_store_rows_i(r, 0), &k))
             continue; /* another run's process, recorded at the same time */
         struct top_acc *a = &t->acc[k];
-        a->cpu_s += sqlite3_column_double(st, 1);
-        if (sqlite3_column_type(st, 2) != SQLITE_NULL) {
-            double pss = sqlite3_column_double(st, 2);
+        a->cpu_s += rt_store_rows_f(r, 1);
+        double pss = rt_store_rows_f(r, 2);
+        if (!isnan(pss)) {
             if (!a->has_pss || pss > a->pss_kib)
                 a->pss_kib = pss;
             a->has_pss = 1;
         }
     }
-    if (rc == SQLITE_DONE)
+    if (rc == 0)
         t->rc = 0;
 out:
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    rt_store_rows_close(r);
+    rt_store_close(t->scan);
+    t->scan = NULL;
     return NULL;
 }
 
@@ -800,32 +963,34 @@ static int top_start(struct ctx *c, struct top *t)
     char sql[256];
     rt_map_init(&t->slot, 64);
     snprintf(sql, sizeof(sql), "SELECT id, pid FROM processes WHERE run_id IN (%s)", c->ids);
-    sqlite3_stmt *st = prep(c, sql);
-    if (!st)
+    struct rt_store_rows *r = prep(c, sql);
+    if (!r)
         return -1;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (rt_store_rows_next(r) == 1) {
         struct top_acc *a = RT_PUSH(t->acc, t->n, t->cap);
         memset(a, 0, sizeof(*a));
-        a->id = sqlite3_column_int64(st, 0);
-        a->pid = sqlite3_column_int64(st, 1);
+        a->id = rt_store_rows_i(r, 0);
+        a->pid = rt_store_rows_i(r, 1);
         rt_map_put(&t->slot, (uint64_t)a->id, (int64_t)(t->n - 1));
     }
-    sqlite3_finalize(st);
-    snprintf(sql, sizeof(sql), "SELECT min(id), max(id) FROM samples WHERE run_id IN (%s)", c->ids);
-    if (!(st = prep(c, sql)))
+    rt_store_rows_close(r);
+    snprintf(sql, sizeof(sql),
+             "SELECT coalesce(min(id), 0), coalesce(max(id), 0) FROM samples WHERE run_id IN (%s)",
+             c->ids);
+    if (!(r = prep(c, sql)))
         return -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        t->lo = sqlite3_column_int64(st, 0);
-        t->hi = sqlite3_column_int64(st, 1);
+    if (rt_store_rows_next(r) == 1) {
+        t->lo = rt_store_rows_i(r, 0);
+        t->hi = rt_store_rows_i(r, 1);
     }
-    sqlite3_finalize(st);
-    t->path = sqlite3_db_filename(c->db, "main");
-    if (t->n == 0 || !t->path || !*t->path) {
+    rt_store_rows_close(r);
+    if (t->n == 0) {
         t->rc = 0; /* no tree: nothing to scan */
-        if (!t->n)
-            return 0;
-        snprintf(c->err, c->errlen, "the database has no file name to read its processes from");
-        return -1;
+        return 0;
+    }
+    if (rt_store_open_second(c->store, &t->scan) != 0) {
+        t->rc = -1; /* emit_top says so */
+        return 0;
     }
     t->threaded = pthread_create(&t->th, NULL, top_scan, t) == 0;
     if (!t->threaded)
@@ -865,8 +1030,8 @@ static int emit_top(struct ctx *c, struct top *t, struct rt_buf *b)
         snprintf(c->err, c->errlen, "cannot read the process rows of the database");
         return -1;
     }
-    sqlite3_stmt *st = prep(c, "SELECT name FROM processes WHERE id = ?1");
-    if (!st)
+    struct rt_store_rows *name = prep(c, "SELECT name FROM processes WHERE id = ?1");
+    if (!name)
         return -1;
     static const char *const what[2][2] = {{"by_cpu", "cpu_s"}, {"by_pss", "pss_mib"}};
     int (*const better[2])(const struct top_acc *, const struct top_acc *) = {by_cpu, by_pss};
@@ -892,13 +1057,13 @@ static int emit_top(struct ctx *c, struct top *t, struct rt_buf *b)
             if (best == n)
                 break;
             taken[r] = best;
-            sqlite3_reset(st);
-            sqlite3_bind_int64(st, 1, acc[best].id);
+            rt_store_rows_reset(name);
+            rt_store_rows_bind_i(name, 1, acc[best].id);
             rt_buf_puts(b, r ? ", {\"pid\": " : "{\"pid\": ");
             j_num(b, (double)acc[best].pid);
             rt_buf_puts(b, ", \"name\": ");
-            if (sqlite3_step(st) == SQLITE_ROW)
-                j_col(b, st, 0);
+            if (rt_store_rows_next(name) == 1)
+                j_col(b, name, 0);
             else
                 rt_buf_puts(b, "null");
             rt_buf_puts(b, ", \"");
@@ -910,16 +1075,16 @@ static int emit_top(struct ctx *c, struct top *t, struct rt_buf *b)
         rt_buf_puts(b, "]");
     }
     rt_buf_puts(b, "}");
-    sqlite3_finalize(st);
+    rt_store_rows_close(name);
     return 0;
 }
 
-int rt_summary_json(sqlite3 *db, const struct rt_summary_opts *o, struct rt_buf *out,
+int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
                     int *bad_input, char *err, size_t errlen)
 {
     struct ctx c;
     memset(&c, 0, sizeof(c));
-    c.db = db;
+    c.store = store;
     c.o = o;
     c.err = err;
     c.errlen = errlen;
@@ -927,7 +1092,7 @@ int rt_summary_json(sqlite3 *db, const struct rt_summary_opts *o, struct rt_buf 
     *bad_input = 0;
     int rc = -1;
     /* one snapshot for every query, even while a recorder writes */
-    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    rt_store_read_begin(store);
     struct top top;
     memset(&top, 0, sizeof(top));
     if (pick_runs(&c) != 0 || top_start(&c, &top) != 0 || collect(&c) != 0)
@@ -976,7 +1141,7 @@ int rt_summary_json(sqlite3 *db, const struct rt_summary_opts *o, struct rt_buf 
     rc = 0;
 out:
     top_free(&top);
-    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    rt_store_read_end(store);
     free_side(&c.proc);
     free_side(&c.sys);
     return rc;

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/summary.h"
 #include "testlib.h"
 
 static char dir[512], dbpath[600];
 static struct rt_store *store;
-static sqlite3 *db;
 
 static int setup(void **state)
 {
@@ -22,11 +22,13 @@ static int setup(void **state)
     if (fx_tmpdir(dir, sizeof(dir), dbpath, sizeof(dbpath)) != 0 ||
         rt_store_open(dbpath, RT_STORE_WRITE, &store, err, sizeof(err)) != 0)
         return -1;
-    db = rt_store_db(store);
+    /* the fixture's rows, written beside the store's connection */
     char *sql = fx_slurp(RT_FIXTURES "/summary/runs.sql");
-    if (!sql)
+    sqlite3 *db;
+    if (!sql || sqlite3_open(dbpath, &db) != SQLITE_OK)
         return -1;
     int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
     free(sql);
     return rc == SQLITE_OK ? 0 : -1;
 }
@@ -48,17 +50,17 @@ static void summarize(int64_t run, const char *job)
     int bad = -1;
     char err[256];
     out.len = 0;
-    int rc = rt_summary_json(db, &o, &out, &bad, err, sizeof(err));
+    int rc = rt_summary_json(store, &o, &out, &bad, err, sizeof(err));
     if (rc != 0)
         fail_msg("summary failed: %s", err);
     assert_int_equal(bad, 0);
     rt_buf_append(&out, "", 1); /* NUL */
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT json_valid(?1)", -1, &st, NULL), SQLITE_OK);
-    sqlite3_bind_text(st, 1, out.p, -1, SQLITE_STATIC);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 1);
-    sqlite3_finalize(st);
+    struct rt_store_rows *r = rt_store_rows_open(store, "SELECT json_valid(?1)");
+    assert_non_null(r);
+    rt_store_rows_bind_t(r, 1, out.p);
+    assert_int_equal(rt_store_rows_next(r), 1);
+    assert_int_equal(rt_store_rows_i(r, 0), 1);
+    rt_store_rows_close(r);
 }
 
 /* json_extract of the last summary, as text ("null" for null). */
@@ -66,21 +68,19 @@ static const char *jx(const char *path)
 {
     static char buf[8][512];
     static int k;
-    sqlite3_stmt *st;
-    assert_int_equal(
-        sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2), json_type(?1, ?2)", -1, &st, NULL),
-        SQLITE_OK);
-    sqlite3_bind_text(st, 1, out.p, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    struct rt_store_rows *r =
+        rt_store_rows_open(store, "SELECT json_extract(?1, ?2), json_type(?1, ?2)");
+    assert_non_null(r);
+    rt_store_rows_bind_t(r, 1, out.p);
+    rt_store_rows_bind_t(r, 2, path);
+    assert_int_equal(rt_store_rows_next(r), 1);
     char *b = buf[k++ & 7];
-    const char *type = (const char *)sqlite3_column_text(st, 1);
+    const char *type = rt_store_rows_t(r, 1);
     snprintf(b, sizeof(buf[0]), "%s",
-             !type ? "absent"
-             : sqlite3_column_type(st, 0) == SQLITE_NULL
-                 ? "null"
-                 : (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+             !type                                       ? "absent"
+             : rt_store_rows_type(r, 0) == RT_STORE_NULL ? "null"
+                                                         : rt_store_rows_t(r, 0));
+    rt_store_rows_close(r);
     return b;
 }
 
@@ -224,7 +224,7 @@ static void test_bad_requests(void **state)
         struct rt_buf b = {0};
         int bad = 0;
         char err[256];
-        assert_int_equal(rt_summary_json(db, &o, &b, &bad, err, sizeof(err)), -1);
+        assert_int_equal(rt_summary_json(store, &o, &b, &bad, err, sizeof(err)), -1);
         assert_int_equal(bad, 1);
         assert_non_null(strstr(err, cases[i].msg));
         rt_buf_free(&b);

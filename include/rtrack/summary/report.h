@@ -3,7 +3,8 @@
  * The page has no scripts, fonts, images or links to fetch: CSS and the charts (SVG drawn
  * here) are inline, so it opens offline, can be mailed or archived, and prints. What it says
  * about the run comes from the summary JSON (rt_summary_json(), read back with SQLite's JSON
- * functions); the charts come from the export views and the samples table. */
+ * functions); the charts come from the view sample_metrics (its Python columns and per-second
+ * rates) and the samples table. */
 #ifndef RTRACK_REPORT_H
 #define RTRACK_REPORT_H
 
@@ -12,7 +13,7 @@
 
 #include "rtrack/base/util.h"
 
-struct sqlite3;
+struct rt_store;
 
 /* Most points one chart series holds: longer runs are bucketed by time (each bucket keeps its
  * maximum), so the page stays small for any run length. */
@@ -20,7 +21,7 @@ struct sqlite3;
 
 /* Append the HTML page of run `run_id` to `out`, given its summary JSON (summary.h's schema).
  * 0 on success; -1 with a message in err (a database error, a summary that is not JSON). */
-int rt_report_html(struct sqlite3 *db, int64_t run_id, const char *summary_json, struct rt_buf *out,
-                   char *err, size_t errlen);
+int rt_report_html(struct rt_store *store, int64_t run_id, const char *summary_json,
+                   struct rt_buf *out, char *err, size_t errlen);
 
 #endif

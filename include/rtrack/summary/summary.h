@@ -2,7 +2,8 @@
  *
  * rt_summary_json() is the one computation: `rtrack summary` prints it as JSON, text or
  * markdown, and `rtrack report` embeds it in the HTML page. Every figure comes from the
- * export views (python_combined) and the per-process rows; nothing is recomputed from /proc.
+ * views (sample_metrics: the Python columns and the rates) and the per-process rows; nothing
+ * is recomputed from /proc or from the tables.
  *
  * The JSON document (keys always present; null where a value does not exist):
  * {
@@ -46,7 +47,7 @@
 
 #include "rtrack/base/util.h"
 
-struct sqlite3;
+struct rt_store;
 
 struct rt_summary_opts {
     int64_t run_id;         /* the run, or 0 with `job` */
@@ -61,7 +62,7 @@ long rt_round_memory(double mib);
 
 /* Append the summary JSON to `out`. 0 on success; -1 with a message in err, and *bad_input set
  * when the cause is the request (unknown run, too few samples, unknown job): exit code 2. */
-int rt_summary_json(struct sqlite3 *db, const struct rt_summary_opts *o, struct rt_buf *out,
+int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
                     int *bad_input, char *err, size_t errlen);
 
 #endif
