@@ -1,7 +1,6 @@
 /* cmd_common.c - helpers the subcommands share. */
 #include <getopt.h>
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "rtrack/cli/env.h"
 #include "rtrack/collect/collect.h"
 #include "rtrack/base/log.h"
+#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/upload/stream.h"
 #include "rtrack/upload/upload_run.h"
@@ -72,29 +72,19 @@ int cmd_option_error(const char *cmd, int c, char **argv)
     return RT_EXIT_USAGE;
 }
 
-long long cmd_resolve_run_id(sqlite3 *db, const char *db_path, const char *arg, double *started)
+/* The id of `arg` ("latest" or a number) and its start time; 0 after printing why not. */
+static int64_t resolve_run(struct rt_store *store, const char *db_path, const char *arg,
+                           double *started)
 {
-    int64_t id = 0;
+    int64_t id = 0, found;
     if (strcmp(arg, "latest") != 0 && (rt_parse_i64(arg, &id) != 0 || id <= 0)) {
         rt_err("invalid run '%s': expected a run id or 'latest'", arg);
         return 0;
     }
-    sqlite3_stmt *st;
-    const char *sql = id > 0 ? "SELECT id, started_at FROM runs WHERE id = ?1"
-                             : "SELECT id, started_at FROM runs ORDER BY id DESC LIMIT 1";
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        rt_err("cannot read database '%s': %s", db_path, sqlite3_errmsg(db));
+    if (rt_store_find_run(store, id, &found, started) != 0) {
+        rt_err("cannot read database '%s': %s", db_path, rt_store_error(store));
         return 0;
     }
-    if (id > 0)
-        sqlite3_bind_int64(st, 1, id);
-    int64_t found = 0;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        found = sqlite3_column_int64(st, 0);
-        if (started)
-            *started = sqlite3_column_double(st, 1);
-    }
-    sqlite3_finalize(st);
     if (!found) {
         if (id > 0)
             rt_err("no run %lld in '%s' (see 'rtrack runs')", (long long)id, db_path);
@@ -102,6 +92,22 @@ long long cmd_resolve_run_id(sqlite3 *db, const char *db_path, const char *arg, 
             rt_err("'%s' has no runs yet", db_path);
     }
     return found;
+}
+
+struct rt_store *cmd_open_db(const char *db_path, enum rt_store_mode mode, const char *run,
+                             int64_t *run_id, double *started)
+{
+    struct rt_store *store;
+    char err[600];
+    if (rt_store_open(db_path, mode, &store, err, sizeof(err)) != 0) {
+        rt_err("%s", err);
+        return NULL;
+    }
+    if (run && !(*run_id = resolve_run(store, db_path, run, started))) {
+        rt_store_close(store);
+        return NULL;
+    }
+    return store;
 }
 
 /* An output file is written beside its final name and renamed at the end, so a failed export

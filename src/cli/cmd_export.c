@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "rtrack/cli/env.h"
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
+#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/base/util.h"
 
@@ -47,7 +47,7 @@ static int parse_format(const char *s, enum rt_export_format *f)
 }
 
 /* Epoch seconds, ISO 8601 (through SQLite's date functions), or +SECS after the run's start. */
-static int parse_time(sqlite3 *db, const char *s, double run_start, double *out)
+static int parse_time(struct rt_store *store, const char *s, double run_start, double *out)
 {
     if (*s == '+') {
         double d;
@@ -60,17 +60,16 @@ static int parse_time(sqlite3 *db, const char *s, double run_start, double *out)
         return 0;
     /* Whole seconds and milliseconds apart: through julianday() a Julian day's double near 2.46e6
      * carries up to 20 us of error, enough to move a sample across a millisecond bound. */
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT CAST(strftime('%s', ?1) AS INTEGER)"
-                           " + (CAST(round(strftime('%f', ?1) * 1000) AS INTEGER) % 1000) / 1000.0",
-                           -1, &st, NULL) != SQLITE_OK)
+    struct rt_store_rows *r = rt_store_rows_open(
+        store, "SELECT CAST(strftime('%s', ?1) AS INTEGER)"
+               " + (CAST(round(strftime('%f', ?1) * 1000) AS INTEGER) % 1000) / 1000.0");
+    if (!r)
         return -1;
-    sqlite3_bind_text(st, 1, s, -1, SQLITE_STATIC);
-    int ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL;
+    rt_store_rows_bind_t(r, 1, s);
+    int ok = rt_store_rows_next(r) == 1 && rt_store_rows_type(r, 0) != RT_STORE_NULL;
     if (ok)
-        *out = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
+        *out = rt_store_rows_f(r, 0);
+    rt_store_rows_close(r);
     return ok ? 0 : -1;
 }
 
@@ -147,23 +146,17 @@ int cmd_export(int argc, char **argv, const struct rt_env *env)
         }
     }
 
-    struct rt_store *store;
-    char err[600];
-    if (rt_store_open(db_path, RT_STORE_READ, &store, err, sizeof(err)) != 0) {
-        rt_err("%s", err);
-        return RT_EXIT_USAGE;
-    }
-    sqlite3 *db = rt_store_db(store);
-    int rc = RT_EXIT_USAGE;
     double started = 0;
-    q.run_id = cmd_resolve_run_id(db, db_path, run, &started);
-    if (!q.run_id)
-        goto out;
-    if (since && parse_time(db, since, started, &q.since) != 0) {
+    struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, run, &q.run_id, &started);
+    if (!store)
+        return RT_EXIT_USAGE;
+    int rc = RT_EXIT_USAGE;
+    char err[600];
+    if (since && parse_time(store, since, started, &q.since) != 0) {
         rt_err("export: invalid time '%s' for --since", since);
         goto out;
     }
-    if (until && parse_time(db, until, started, &q.until) != 0) {
+    if (until && parse_time(store, until, started, &q.until) != 0) {
         rt_err("export: invalid time '%s' for --until", until);
         goto out;
     }
@@ -178,8 +171,8 @@ int cmd_export(int argc, char **argv, const struct rt_env *env)
         rc = RT_EXIT_FAILURE;
         goto out;
     }
-    /* one read transaction: a recorder writing meanwhile is not seen half-way */
-    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    /* one read snapshot: a recorder writing meanwhile is not seen half-way */
+    rt_store_read_begin(store);
     struct cmd_out o;
     rc = RT_EXIT_FAILURE;
     if (cmd_out_open(&o, output) == 0) {
@@ -189,7 +182,7 @@ int cmd_export(int argc, char **argv, const struct rt_env *env)
         if (cmd_out_close(&o, ok) == 0 && ok)
             rc = RT_EXIT_OK;
     }
-    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    rt_store_read_end(store);
     rt_exporter_close(x);
 out:
     rt_store_close(store);

@@ -1,7 +1,6 @@
 /* cmd_report.c - `rtrack report`: a recorded run as one self-contained HTML page (report.h). */
 #include <errno.h>
 #include <getopt.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
 #include "rtrack/summary/report.h"
+#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/summary.h"
 #include "rtrack/base/util.h"
@@ -85,26 +85,21 @@ int cmd_report(int argc, char **argv, const struct rt_env *env)
         return RT_EXIT_USAGE;
     }
 
-    struct rt_store *store;
-    char err[600];
-    if (rt_store_open(db_path, RT_STORE_READ, &store, err, sizeof(err)) != 0) {
-        rt_err("%s", err);
+    int64_t run_id;
+    struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, run, &run_id, NULL);
+    if (!store)
         return RT_EXIT_USAGE;
-    }
-    sqlite3 *db = rt_store_db(store);
-    int rc = RT_EXIT_USAGE;
+    int rc;
+    char err[600];
     struct rt_buf summary = {0}, page = {0};
-    long long run_id = cmd_resolve_run_id(db, db_path, run, NULL);
-    if (!run_id)
-        goto out;
     struct rt_summary_opts so = {
         .run_id = run_id,
         .recommend_server = server,
         .keeper_url = env->keeper_url,
     };
-    /* one read transaction: the summary and the charts see the same samples even while a
+    /* one read snapshot: the summary and the charts see the same samples even while a
      * recorder is still writing the run */
-    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    rt_store_read_begin(store);
     int bad_input = 0;
     err[0] = '\0';
     if (rt_summary_json(store, &so, &summary, &bad_input, err, sizeof(err)) != 0) {
@@ -117,10 +112,9 @@ int cmd_report(int argc, char **argv, const struct rt_env *env)
     } else {
         rc = RT_EXIT_OK;
     }
-    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    rt_store_read_end(store);
     if (rc == RT_EXIT_OK && write_file(output, &page) != 0)
         rc = RT_EXIT_FAILURE;
-out:
     rt_buf_free(&summary);
     rt_buf_free(&page);
     rt_store_close(store);

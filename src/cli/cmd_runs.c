@@ -1,6 +1,5 @@
 /* cmd_runs.c - `rtrack runs`: the runs a database holds. */
 #include <getopt.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,41 +7,23 @@
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
+#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/base/utf8.h"
 #include "rtrack/base/util.h"
 
-/* The samples after the baseline: what summary counts and export writes as rows (the baseline
- * has no interval, so no rates). The baseline is a run's sample 0; counting all of the run's
- * rows through the (run_id, seq) index and looking up that one row keeps this fast on a run of
- * a million samples. */
-#define SAMPLES_SQL                                                                                \
-    "((SELECT count(*) FROM samples WHERE run_id = r.id) - EXISTS (SELECT 1 FROM samples WHERE "   \
-    "run_id = r.id AND seq = 0 AND kind = 'baseline'))"
-
-/* id, job, command (argv joined with spaces), start (UTC, the whole second as summary and report
- * show it), duration, samples, exit code, pid */
-static const char *const runs_sql =
-    "SELECT r.id, r.job_name, "
-    "  CASE WHEN r.command IS NULL THEN NULL ELSE "
-    "    (SELECT group_concat(value, ' ') FROM json_each(r.command)) END, "
-    "  strftime('%Y-%m-%dT%H:%M:%SZ', CAST(r.started_at AS INTEGER), 'unixepoch'), "
-    "  round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) "
-    "        - r.started_at, 2), "
-    "  " SAMPLES_SQL ", r.exit_code, r.pid, r.status, "
-    "  r.mode, r.command "
-    "FROM runs r ORDER BY r.id";
-
+/* The columns of rt_store_runs(RT_RUNS_TABLE) the table and the CSV show, in its order. */
 static const char *const headers[] = {"id",      "job",  "command", "started", "seconds",
                                       "samples", "exit", "pid",     "status"};
 #define NCOLS 9
 
-static void csv_field(FILE *f, sqlite3_stmt *st, int i)
+static void csv_field(FILE *f, struct rt_store_rows *r, int i)
 {
-    if (sqlite3_column_type(st, i) == SQLITE_NULL)
+    enum rt_store_type type = rt_store_rows_type(r, i);
+    if (type == RT_STORE_NULL)
         return;
-    const char *v = (const char *)sqlite3_column_text(st, i);
-    if (sqlite3_column_type(st, i) != SQLITE_TEXT || !strpbrk(v, ",\"\r\n")) {
+    const char *v = rt_store_rows_t(r, i);
+    if (type != RT_STORE_TEXT || !strpbrk(v, ",\"\r\n")) {
         fputs(v, f);
         return;
     }
@@ -101,78 +82,58 @@ int cmd_runs(int argc, char **argv, const struct rt_env *env)
         rt_err("runs: unknown format '%s' (table, csv or jsonl)", format);
         return RT_EXIT_USAGE;
     }
-    struct rt_store *store;
-    char err[600];
-    if (rt_store_open(db_path, RT_STORE_READ, &store, err, sizeof(err)) != 0) {
-        rt_err("%s", err);
+    struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, NULL, NULL, NULL);
+    if (!store)
         return RT_EXIT_USAGE;
-    }
-    sqlite3 *db = rt_store_db(store);
-    sqlite3_stmt *st;
     int rc = RT_EXIT_FAILURE;
+    struct rt_store_rows *r = rt_store_runs(store, fmt == 2 ? RT_RUNS_JSON : RT_RUNS_TABLE);
+    if (!r) {
+        rt_err("cannot read database '%s': %s", db_path, rt_store_error(store));
+        rt_store_close(store);
+        return rc;
+    }
     if (fmt == 2) {
-        const char *sql =
-            "SELECT json_object('id', id, 'job_name', job_name, 'mode', mode, 'command', "
-            "json(command), 'started_at', started_at, 'ended_at', ended_at, 'seconds', seconds, "
-            "'samples', samples, 'exit_code', exit_code, 'pid', pid, 'status', status, "
-            "'host_gpu_model', host_gpu_model, 'host_gpu_count', host_gpu_count, "
-            "'host_gpu_memory_mib', host_gpu_memory_mib) FROM ("
-            "SELECT r.*, round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = "
-            "r.id)) - r.started_at, 3) AS seconds, " SAMPLES_SQL " AS samples, g.host_gpu_model, "
-            "g.host_gpu_count, g.host_gpu_memory_mib "
-            "FROM runs r LEFT JOIN host_gpus g ON g.run_id = r.id ORDER BY r.id)";
-        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-            goto dberr;
-        while (sqlite3_step(st) == SQLITE_ROW)
-            printf("%s\n", sqlite3_column_text(st, 0));
+        while (rt_store_rows_next(r) == 1)
+            printf("%s\n", rt_store_rows_t(r, 0));
     } else {
-        if (sqlite3_prepare_v2(db, runs_sql, -1, &st, NULL) != SQLITE_OK)
-            goto dberr;
         if (fmt == 1) {
             for (int i = 0; i < NCOLS; i++)
                 printf("%s%s", i ? "," : "", headers[i]);
             putchar('\n');
-            while (sqlite3_step(st) == SQLITE_ROW) {
+            while (rt_store_rows_next(r) == 1) {
                 for (int i = 0; i < NCOLS; i++) {
                     if (i)
                         putchar(',');
-                    csv_field(stdout, st, i);
+                    csv_field(stdout, r, i);
                 }
                 putchar('\n');
             }
         } else {
             printf("%4s  %-16s %-20s %8s %7s %4s %7s %-8s  %s\n", "id", "job", "started", "seconds",
                    "samples", "exit", "pid", "status", "command");
-            while (sqlite3_step(st) == SQLITE_ROW) {
-                const char *cmd = (const char *)sqlite3_column_text(st, 2);
-                const char *exitc = (const char *)sqlite3_column_text(st, 6);
-                const char *pid = (const char *)sqlite3_column_text(st, 7);
-                const char *secs = (const char *)sqlite3_column_text(st, 4);
+            while (rt_store_rows_next(r) == 1) {
+                const char *cmd = rt_store_rows_t(r, 2);
+                const char *exitc = rt_store_rows_t(r, 6);
+                const char *pid = rt_store_rows_t(r, 7);
+                const char *secs = rt_store_rows_t(r, 4);
                 /* names and commands are the job's: no escape sequences to the terminal, and
                  * the column cut by characters, not bytes */
                 char job[64], *line;
                 snprintf(job, sizeof(job), "%s",
-                         sqlite3_column_type(st, 1) == SQLITE_NULL
-                             ? "-"
-                             : (const char *)sqlite3_column_text(st, 1));
+                         rt_store_rows_type(r, 1) == RT_STORE_NULL ? "-" : rt_store_rows_t(r, 1));
                 size_t jw = rt_utf8_printable(job, 16);
-                line = xstrdup(cmd ? cmd : (const char *)sqlite3_column_text(st, 9));
+                line = xstrdup(cmd ? cmd : rt_store_rows_t(r, 9));
                 rt_utf8_printable(line, 0);
                 printf("%4lld  %s%*s %-20s %8s %7lld %4s %7s %-8s  %s\n",
-                       (long long)sqlite3_column_int64(st, 0), job, (int)(16 - jw), "",
-                       sqlite3_column_text(st, 3), secs ? secs : "-",
-                       (long long)sqlite3_column_int64(st, 5), exitc ? exitc : "-", pid ? pid : "-",
-                       sqlite3_column_text(st, 8), line);
+                       (long long)rt_store_rows_i(r, 0), job, (int)(16 - jw), "",
+                       rt_store_rows_t(r, 3), secs ? secs : "-", (long long)rt_store_rows_i(r, 5),
+                       exitc ? exitc : "-", pid ? pid : "-", rt_store_rows_t(r, 8), line);
                 free(line);
             }
         }
     }
-    sqlite3_finalize(st);
+    rt_store_rows_close(r);
     rc = fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
-    rt_store_close(store);
-    return rc;
-dberr:
-    rt_err("cannot read database '%s': %s", db_path, sqlite3_errmsg(db));
     rt_store_close(store);
     return rc;
 }

@@ -1,10 +1,10 @@
 /* cmd_summary.c - `rtrack summary`: what a run used and what to request next time.
  *
  * The figures are rt_summary_json()'s (summary.c); text and markdown are read back from that
- * JSON with SQLite's json_extract, so the three formats can never disagree. */
+ * JSON with SQLite's json_extract (on the store's connection until src/base/json.c takes JSON
+ * reading over), so the three formats can never disagree. */
 #include <getopt.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
+#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/summary.h"
 #include "rtrack/base/utf8.h"
@@ -33,10 +34,9 @@ static const char usage[] =
     "                             server that fits [env RTRACK_KEEPER_URL]\n"
     "  -h, --help                 show this help\n";
 
-/* Reading values back from the summary JSON. */
+/* Reading values back from the summary JSON: json_extract(?1 = the JSON, ?2 = a path). */
 struct jr {
-    sqlite3_stmt *st;
-    const char *json;
+    struct rt_store_rows *get;
     char buf[16][256];
     int next;
 };
@@ -45,13 +45,12 @@ struct jr {
  * more calls (enough for one printf's arguments). */
 static const char *jt(struct jr *r, const char *path)
 {
-    sqlite3_reset(r->st);
-    sqlite3_bind_text(r->st, 1, r->json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(r->st, 2, path, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(r->st) != SQLITE_ROW || sqlite3_column_type(r->st, 0) == SQLITE_NULL)
+    rt_store_rows_reset(r->get);
+    rt_store_rows_bind_t(r->get, 2, path);
+    if (rt_store_rows_next(r->get) != 1 || rt_store_rows_type(r->get, 0) == RT_STORE_NULL)
         return NULL;
     char *out = r->buf[r->next++ & 15];
-    snprintf(out, sizeof(r->buf[0]), "%s", (const char *)sqlite3_column_text(r->st, 0));
+    snprintf(out, sizeof(r->buf[0]), "%s", rt_store_rows_t(r->get, 0));
     rt_utf8_printable(out, 0); /* job, command and process names are the job's text */
     return out;
 }
@@ -299,19 +298,12 @@ int cmd_summary(int argc, char **argv, const struct rt_env *env)
     }
     o.keeper_url = env->keeper_url;
 
-    struct rt_store *store;
-    char err[512];
-    if (rt_store_open(db_path, RT_STORE_READ, &store, err, sizeof(err)) != 0) {
-        rt_err("%s", err);
+    const char *which = o.job ? NULL : (run ? run : "latest"); /* --job: no one run */
+    struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, which, &o.run_id, NULL);
+    if (!store)
         return RT_EXIT_USAGE;
-    }
-    sqlite3 *db = rt_store_db(store);
     int rc = RT_EXIT_USAGE;
-    if (!o.job) {
-        o.run_id = cmd_resolve_run_id(db, db_path, run ? run : "latest", NULL);
-        if (!o.run_id)
-            goto out;
-    }
+    char err[512];
     struct rt_buf json = {0};
     int bad = 0;
     if (rt_summary_json(store, &o, &json, &bad, err, sizeof(err)) != 0) {
@@ -324,15 +316,16 @@ int cmd_summary(int argc, char **argv, const struct rt_env *env)
         fwrite(json.p, 1, json.len, stdout);
         putchar('\n');
     } else {
-        struct jr r = {NULL, json.p, {{0}}, 0};
-        if (sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2)", -1, &r.st, NULL) != SQLITE_OK) {
-            rt_err("summary: %s", sqlite3_errmsg(db));
+        struct jr r = {NULL, {{0}}, 0};
+        if (!(r.get = rt_store_rows_open(store, "SELECT json_extract(?1, ?2)"))) {
+            rt_err("summary: %s", rt_store_error(store));
             rc = RT_EXIT_FAILURE;
             rt_buf_free(&json);
             goto out;
         }
+        rt_store_rows_bind_t(r.get, 1, json.p);
         print_summary(&r, fmt == 2);
-        sqlite3_finalize(r.st);
+        rt_store_rows_close(r.get);
     }
     rt_buf_free(&json);
     rc = fflush(stdout) == 0 && !ferror(stdout) ? RT_EXIT_OK : RT_EXIT_FAILURE;

@@ -1,6 +1,5 @@
 /* cmd_upload.c - `rtrack upload`: recorded runs to Spare Cores Sentinel, after the fact. */
 #include <getopt.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
 #include "rtrack/store/store.h"
+#include "rtrack/store/uploads.h"
 #include "rtrack/upload/upload.h"
 #include "rtrack/upload/upload_run.h"
 #include "rtrack/base/util.h"
@@ -98,42 +98,28 @@ int cmd_upload(int argc, char **argv, const struct rt_env *env)
         rt_sentinel_free(&s);
         return RT_EXIT_USAGE;
     }
-    struct rt_store *store;
-    char err[512];
-    if (rt_store_open(db_path, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
-        rt_err("%s", err);
+    /* upload keeps its progress in the database: opened for writing */
+    int64_t id = 0;
+    const char *which = all ? NULL : (run ? run : "latest");
+    struct rt_store *store = cmd_open_db(db_path, RT_STORE_WRITE, which, &id, NULL);
+    if (!store) {
         rt_sentinel_free(&s);
         return RT_EXIT_USAGE;
     }
-    sqlite3 *db = rt_store_db(store);
     int rc = RT_EXIT_OK;
+    char err[512];
     /* the runs to send */
     int64_t *ids = NULL;
     int nids = 0, cap = 0;
     if (all) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(
-                db,
-                "SELECT r.id FROM runs r LEFT JOIN uploads u ON u.run_id = r.id "
-                "WHERE u.finished_at IS NULL AND (r.status <> 'running' OR (SELECT max(ts) "
-                "FROM samples WHERE run_id = r.id) < (julianday('now') - "
-                "2440587.5) * 86400.0 - 3 * r.interval_s - 2) ORDER BY r.id",
-                -1, &st, NULL) != SQLITE_OK) {
-            rt_err("upload: cannot read '%s': %s", db_path, sqlite3_errmsg(db));
+        if (rt_store_upload_pending(store, &ids, &nids) != 0) {
+            rt_err("upload: cannot read '%s': %s", db_path, rt_store_error(store));
             rc = RT_EXIT_FAILURE;
             goto out;
         }
-        while (sqlite3_step(st) == SQLITE_ROW)
-            *RT_PUSH(ids, nids, cap) = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
         if (nids == 0)
             rt_note("upload: nothing to upload in '%s'", db_path);
     } else {
-        int64_t id = cmd_resolve_run_id(db, db_path, run ? run : "latest", NULL);
-        if (!id) {
-            rc = RT_EXIT_USAGE;
-            goto out;
-        }
         *RT_PUSH(ids, nids, cap) = id;
     }
     for (int i = 0; i < nids; i++) {

@@ -51,6 +51,10 @@ struct rt_store {
     int read_depth; /* rt_store_read_begin() pairs open (read.c) */
 };
 
+/* The handle and the schema's hash (open.c): for the store's own files and its unit test. */
+sqlite3 *rt_store_db(struct rt_store *s);
+uint64_t rt_store_schema_fingerprint(sqlite3 *db);
+
 /* The message of what failed, in s->err (returns -1, for `return store_err(...)`). */
 int store_err(struct rt_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "WHAT 'path': SQLite's reason", with the usual reasons in rtrack's words (returns -1). */

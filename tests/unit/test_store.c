@@ -14,6 +14,8 @@
 #include "rtrack/store/store.h"
 #include "rtrack/store/uploads.h"
 #include "testlib.h"
+/* the store's own test looks at its connection (rt_store_db) and schema hash */
+#include "../../src/store/internal.h"
 
 static char dir[256];
 static char dbpath[300];

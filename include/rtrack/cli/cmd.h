@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "rtrack/store/store.h"
+
 struct rt_env;
 
 int cmd_run(int argc, char **argv, const struct rt_env *env);
@@ -49,10 +51,11 @@ struct cmd_out {
 int cmd_out_open(struct cmd_out *o, const char *path);
 int cmd_out_close(struct cmd_out *o, int ok);
 
-/* Shared by export and runs. */
-struct sqlite3;
-/* The id of `arg` ("latest" or a number) and its start time; 0 after printing why not. */
-long long cmd_resolve_run_id(struct sqlite3 *db, const char *db_path, const char *arg,
-                             double *started);
+/* The readers' preamble (export, runs, summary, report, upload): the database at db_path
+ * opened (RT_STORE_READ; upload keeps its progress in it: RT_STORE_WRITE) and, unless run is
+ * NULL, the run it names ("latest" or an id) resolved into *run_id and its start time into
+ * *started (may be NULL). NULL after printing why: exit code 2 (RT_EXIT_USAGE). */
+struct rt_store *cmd_open_db(const char *db_path, enum rt_store_mode mode, const char *run,
+                             int64_t *run_id, double *started);
 
 #endif

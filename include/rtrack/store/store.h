@@ -1,9 +1,11 @@
 /* store.h - the SQLite database: schema and migrations, runs, samples.
  *
  * The database is the single source of truth: export, summary and upload read runs back from
- * it. One database holds many runs and several recorders may write to it at once (WAL, busy
- * timeout). Every function returns 0 on success and -1 on failure, with rt_store_error()
- * saying what failed in a message fit for the user (never containing secrets). */
+ * it, through the store's read side (read.h; upload's progress: uploads.h), never through a
+ * SQLite handle of their own. One database holds many runs and several recorders may write to
+ * it at once (WAL, busy timeout). Every function returns 0 on success and -1 on failure, with
+ * rt_store_error() saying what failed in a message fit for the user (never containing
+ * secrets). */
 #ifndef RTRACK_STORE_H
 #define RTRACK_STORE_H
 
@@ -34,8 +36,6 @@ int rt_store_schema_version(void);
  * (a few milliseconds). tests/unit/test_store.c says the new value when the schema changes; a
  * stale value only costs that time, never a wrong answer. */
 #define RT_SCHEMA_FINGERPRINT 0x20b6d60f94e87a92ull
-struct sqlite3;
-uint64_t rt_store_schema_fingerprint(struct sqlite3 *db);
 
 struct rt_store;
 
@@ -46,7 +46,6 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
                   size_t errlen);
 void rt_store_close(struct rt_store *s);
 const char *rt_store_error(const struct rt_store *s);
-struct sqlite3 *rt_store_db(struct rt_store *s);
 
 /* Write the run row (and its tags) and make it the run that samples are added to. */
 int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t *run_id);
