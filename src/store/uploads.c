@@ -66,8 +66,8 @@ static int run_write(struct rt_store_rows *r)
     return rc == 0 ? 0 : -1;
 }
 
-/* The text of column 0 of the first row as a copy, then r closed. NULL for no row (SQLite's
- * word for that in s->err), NULL in SQL, or a failed read. */
+/* The text of column 0 of the first row as a copy, then r closed. NULL for no row or NULL in
+ * SQL (SQLite's word for it in s->err, as upload.c always printed it), or a failed read. */
 static char *first_text(struct rt_store *s, struct rt_store_rows *r)
 {
     char *v = NULL;
@@ -75,7 +75,7 @@ static char *first_text(struct rt_store *s, struct rt_store_rows *r)
     if (rc == 1 && rt_store_rows_t(r, 0))
         v = xstrdup(rt_store_rows_t(r, 0));
     else if (rc >= 0)
-        store_read_err(s); /* "no more rows available", as SQLite says it */
+        store_read_err(s);
     rt_store_rows_close(r);
     return v;
 }
