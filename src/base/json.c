@@ -115,6 +115,47 @@ enum rt_json_type rt_json_get(struct rt_json *j, const char *path, char **value)
     return t;
 }
 
+enum rt_json_type rt_json_num(struct rt_json *j, const char *path, double *v)
+{
+    enum rt_json_type t = rt_json_get(j, path, NULL);
+    /* the statement still holds the row of that path: json_extract()'s number as SQLite has it */
+    if (t == RT_JSON_INTEGER || t == RT_JSON_REAL)
+        *v = sqlite3_column_double(j->get, 1);
+    return t;
+}
+
+int rt_json_each(struct rt_json *j, const char *path,
+                 int (*fn)(void *ud, const char *key, enum rt_json_type type, const char *value),
+                 void *ud)
+{
+    if (!j->valid)
+        return -1;
+    sqlite3_stmt *st = NULL;
+    int n = -1;
+    if (sqlite3_prepare_v2(j->db,
+                           "SELECT CASE WHEN typeof(key) = 'text' THEN key END, type,"
+                           " CASE WHEN type IN ('object', 'array') THEN json(value) ELSE value END"
+                           " FROM json_each(?1, ?2)",
+                           -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_bind_text(st, 1, j->text, j->len, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return -1;
+    }
+    int rc;
+    for (n = 0; (rc = sqlite3_step(st)) == SQLITE_ROW;) {
+        n++;
+        const char *type = (const char *)sqlite3_column_text(st, 1);
+        if (fn(ud, (const char *)sqlite3_column_text(st, 0), json_type_of(type ? type : ""),
+               (const char *)sqlite3_column_text(st, 2)))
+            break;
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        n = -1;
+    sqlite3_finalize(st);
+    return n;
+}
+
 int rt_json_find(struct rt_json *j, const char *path, const char *const (*match)[2], size_t n)
 {
     if (!j->valid)

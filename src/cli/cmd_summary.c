@@ -1,8 +1,7 @@
 /* cmd_summary.c - `rtrack summary`: what a run used and what to request next time.
  *
  * The figures are rt_summary_json()'s (summary.c); text and markdown are read back from that
- * JSON with SQLite's json_extract (on the store's connection until src/base/json.c takes JSON
- * reading over), so the three formats can never disagree. */
+ * JSON (base/json.h), so the three formats can never disagree. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,8 +11,8 @@
 
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/env.h"
+#include "rtrack/base/json.h"
 #include "rtrack/base/log.h"
-#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/summary.h"
 #include "rtrack/base/utf8.h"
@@ -34,23 +33,25 @@ static const char usage[] =
     "                             server that fits [env RTRACK_KEEPER_URL]\n"
     "  -h, --help                 show this help\n";
 
-/* Reading values back from the summary JSON: json_extract(?1 = the JSON, ?2 = a path). */
+/* Reading values back from the summary JSON. */
 struct jr {
-    struct rt_store_rows *get;
+    struct rt_json *doc;
     char buf[16][256];
     int next;
 };
 
-/* json_extract(json, path) as text, or NULL for null/absent. The text lives until sixteen
- * more calls (enough for one printf's arguments). */
+/* The value at path as text (rt_json_get()), or NULL for null/absent. The text lives until
+ * sixteen more calls (enough for one printf's arguments). */
 static const char *jt(struct jr *r, const char *path)
 {
-    rt_store_rows_reset(r->get);
-    rt_store_rows_bind_t(r->get, 2, path);
-    if (rt_store_rows_next(r->get) != 1 || rt_store_rows_type(r->get, 0) == RT_STORE_NULL)
+    char *v = NULL;
+    if (rt_json_get(r->doc, path, &v) <= RT_JSON_NULL || !v) {
+        free(v);
         return NULL;
+    }
     char *out = r->buf[r->next++ & 15];
-    snprintf(out, sizeof(r->buf[0]), "%s", rt_store_rows_t(r->get, 0));
+    snprintf(out, sizeof(r->buf[0]), "%s", v);
+    free(v);
     rt_utf8_printable(out, 0); /* job, command and process names are the job's text */
     return out;
 }
@@ -317,15 +318,15 @@ int cmd_summary(int argc, char **argv, const struct rt_env *env)
         putchar('\n');
     } else {
         struct jr r = {NULL, {{0}}, 0};
-        if (!(r.get = rt_store_rows_open(store, "SELECT json_extract(?1, ?2)"))) {
-            rt_err("summary: %s", rt_store_error(store));
+        char why[256];
+        if (!(r.doc = rt_json_open(json.p, json.len, why, sizeof(why)))) {
+            rt_err("summary: %s", why);
             rc = RT_EXIT_FAILURE;
             rt_buf_free(&json);
             goto out;
         }
-        rt_store_rows_bind_t(r.get, 1, json.p);
         print_summary(&r, fmt == 2);
-        rt_store_rows_close(r.get);
+        rt_json_close(r.doc);
     }
     rt_buf_free(&json);
     rc = fflush(stdout) == 0 && !ferror(stdout) ? RT_EXIT_OK : RT_EXIT_FAILURE;

@@ -1,10 +1,9 @@
 /* report.c - a run as one self-contained HTML page (report.h).
  *
- * Everything the page says about the run is read from the summary JSON with SQLite's JSON
- * functions (json_type/json_extract/json_each on the text), so the page and `rtrack summary`
- * cannot disagree. The charts are drawn here as inline SVG from sample_metrics (the view with
- * the exported columns and the per-second rates) and the samples table: no JavaScript, no fonts
- * or images to fetch, and a
+ * Everything the page says about the run is read from the summary JSON (base/json.h: SQLite's
+ * JSON functions on the text), so the page and `rtrack summary` cannot disagree. The charts are
+ * drawn here as inline SVG from sample_metrics (the view with the exported columns and the
+ * per-second rates) and the samples table: no JavaScript, no fonts or images to fetch, and a
  * Content-Security-Policy that forbids fetching anything, so a string that slipped through
  * could not load a resource either. Every string from the database is HTML-escaped (a job
  * name may well be `<script>`). */
@@ -17,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rtrack/base/json.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/version.h"
@@ -24,9 +24,9 @@
 struct page {
     struct rt_store *store;
     struct rt_buf *out;
-    const char *json;
-    struct rt_store_rows *get; /* json_type and json_extract of one path */
-    char type[16];     /* json_type of the last path asked */
+    struct rt_json *doc;    /* the summary */
+    enum rt_json_type type; /* of the last path asked */
+    char *val;              /* its value, as rt_json_get() gives it */
     char *err;
     size_t errlen;
 };
@@ -91,6 +91,12 @@ static void put_esc(struct page *p, const char *s)
     rt_buf_append(p->out, run, (size_t)(s - run));
 }
 
+static int json_fail(struct page *p)
+{
+    snprintf(p->err, p->errlen, "report: cannot read the summary: %s", rt_json_errmsg(p->doc));
+    return -1;
+}
+
 static int db_fail(struct page *p, const char *what)
 {
     snprintf(p->err, p->errlen, "report: cannot read %s: %s", what, rt_store_error(p->store));
@@ -99,28 +105,19 @@ static int db_fail(struct page *p, const char *what)
 
 /* --- reading the summary JSON --------------------------------------------------------------- */
 
-/* JSON reading, with SQLite's JSON functions on the store's connection until src/base/json.c
- * takes it over: jfind/jnum/jstr/jtrue, jeach and top_table. */
-
-/* Step the lookup of `path`; returns 1 with the row ready (column 1 = the value) when the path
- * exists and is not null, 0 otherwise. p->type holds json_type ("" when absent). */
+/* Look up `path`: 1 when it exists and is not null, its type in p->type and its value in
+ * p->val (until the next lookup). */
 static int jfind(struct page *p, const char *path)
 {
-    rt_store_rows_reset(p->get);
-    rt_store_rows_bind_t(p->get, 2, path);
-    p->type[0] = '\0';
-    if (rt_store_rows_next(p->get) != 1 || rt_store_rows_type(p->get, 0) == RT_STORE_NULL)
-        return 0;
-    snprintf(p->type, sizeof(p->type), "%s", rt_store_rows_t(p->get, 0));
-    return strcmp(p->type, "null") != 0;
+    free(p->val);
+    p->type = rt_json_get(p->doc, path, &p->val);
+    return p->type > RT_JSON_NULL;
 }
 
 static int jnum(struct page *p, const char *path, double *v)
 {
-    if (!jfind(p, path) || (strcmp(p->type, "integer") && strcmp(p->type, "real")))
-        return 0;
-    *v = rt_store_rows_f(p->get, 1);
-    return 1;
+    enum rt_json_type t = rt_json_num(p->doc, path, v);
+    return t == RT_JSON_INTEGER || t == RT_JSON_REAL;
 }
 
 static int jnumf(struct page *p, double *v, const char *fmt, ...)
@@ -140,13 +137,12 @@ static char *jstr(struct page *p, const char *path)
 {
     if (!jfind(p, path))
         return NULL;
-    const char *t = rt_store_rows_t(p->get, 1);
-    return t ? xstrdup(t) : NULL;
+    return p->val ? xstrdup(p->val) : NULL;
 }
 
 static int jtrue(struct page *p, const char *path)
 {
-    return jfind(p, path) && !strcmp(p->type, "true");
+    return jfind(p, path) && p->type == RT_JSON_TRUE;
 }
 
 /* --- number text ---------------------------------------------------------------------------- */
@@ -297,16 +293,36 @@ static void put_shell_word(struct page *p, const char *w)
     put(p, "&#39;");
 }
 
-/* Rows of json_each over `path`: key, value, type. */
-static struct rt_store_rows *jeach(struct page *p, const char *path)
+/* A walk over the members of an array or object of the summary (rt_json_each). */
+struct walk {
+    struct page *p;
+    int n; /* members put so far */
+};
+
+/* The command's words, each quoted for a shell. */
+static int put_command_word(void *ud, const char *key, enum rt_json_type type, const char *value)
 {
-    struct rt_store_rows *r =
-        rt_store_rows_open(p->store, "SELECT key, value, type FROM json_each(?1, ?2)");
-    if (!r)
-        return NULL;
-    rt_store_rows_bind_t(r, 1, p->json);
-    rt_store_rows_bind_t(r, 2, path);
-    return r;
+    struct walk *w = ud;
+    (void)key;
+    (void)type;
+    if (w->n++)
+        put(w->p, " ");
+    put_shell_word(w->p, value ? value : "");
+    return 0;
+}
+
+/* One tag as <code>k=v</code>, the first one opening the row. */
+static int put_tag(void *ud, const char *key, enum rt_json_type type, const char *value)
+{
+    struct walk *w = ud;
+    (void)type;
+    put(w->p, w->n++ ? ", " : "<tr><th>tags</th><td>");
+    put(w->p, "<code>");
+    put_esc(w->p, key ? key : "");
+    put(w->p, "=");
+    put_esc(w->p, value ? value : "");
+    put(w->p, "</code>");
+    return 0;
 }
 
 static int section_run(struct page *p)
@@ -314,19 +330,12 @@ static int section_run(struct page *p)
     char b[128], b2[128];
     double v;
     put(p, "<section class=\"run\"><h2>Run</h2>\n<table class=\"facts\">\n");
-    if (jfind(p, "$.run.command") && !strcmp(p->type, "array")) {
-        struct rt_store_rows *r = jeach(p, "$.run.command");
-        if (!r)
-            return db_fail(p, "the summary");
+    if (jfind(p, "$.run.command") && p->type == RT_JSON_ARRAY) {
+        struct walk w = {p, 0};
         put(p, "<tr><th>command</th><td><code>");
-        for (int i = 0; rt_store_rows_next(r) == 1; i++) {
-            const char *w = rt_store_rows_t(r, 1);
-            if (i)
-                put(p, " ");
-            put_shell_word(p, w ? w : "");
-        }
+        if (rt_json_each(p->doc, "$.run.command", put_command_word, &w) < 0)
+            return json_fail(p);
         put(p, "</code></td></tr>\n");
-        rt_store_rows_close(r);
     }
     static const char *const meta[][2] = {
         {"job", "$.run.job_name"},
@@ -343,25 +352,12 @@ static int section_run(struct page *p)
     };
     for (size_t i = 0; i < RT_ARRAY_LEN(meta); i++)
         fact_text(p, meta[i][0], meta[i][1]);
-    if (jfind(p, "$.run.tags") && !strcmp(p->type, "object")) {
-        struct rt_store_rows *r = jeach(p, "$.run.tags");
-        if (!r)
-            return db_fail(p, "the summary");
-        int any = 0;
-        while (rt_store_rows_next(r) == 1) {
-            const char *k = rt_store_rows_t(r, 0);
-            const char *val = rt_store_rows_t(r, 1);
-            put(p, any ? ", " : "<tr><th>tags</th><td>");
-            any = 1;
-            put(p, "<code>");
-            put_esc(p, k ? k : "");
-            put(p, "=");
-            put_esc(p, val ? val : "");
-            put(p, "</code>");
-        }
-        if (any)
+    if (jfind(p, "$.run.tags") && p->type == RT_JSON_OBJECT) {
+        struct walk w = {p, 0};
+        if (rt_json_each(p->doc, "$.run.tags", put_tag, &w) < 0)
+            return json_fail(p);
+        if (w.n)
             put(p, "</td></tr>\n");
-        rt_store_rows_close(r);
     }
     if (jnum(p, "$.run.started_at", &v)) {
         putf(p, "<tr><th>started</th><td>%s</td></tr>\n", fmt_utc(b, sizeof(b), v));
@@ -467,7 +463,7 @@ static void section_stats(struct page *p)
 {
     char b[64];
     double v;
-    int has_process = jfind(p, "$.process") && !strcmp(p->type, "object");
+    int has_process = jfind(p, "$.process") && p->type == RT_JSON_OBJECT;
     put(p, "<section class=\"stats\"><h2>Usage</h2>\n");
     if (!has_process)
         put(p, "<p class=\"muted\">A system-only recording: no process tree was tracked.</p>\n");
@@ -521,7 +517,7 @@ static void server_part(struct page *p)
 {
     char b[64];
     double v, price = NAN, secs;
-    if (!jfind(p, "$.server") || strcmp(p->type, "object") != 0) {
+    if (!jfind(p, "$.server") || p->type != RT_JSON_OBJECT) {
         char *why = jstr(p, "$.server_error"); /* asked for, but Keeper did not answer */
         if (why) {
             put(p, "<p class=\"muted\">No server recommendation: ");
@@ -620,47 +616,43 @@ static void section_recommendation(struct page *p)
 static int top_table(struct page *p, const char *path, const char *title, const char *col,
                      const char *key, int mib)
 {
-    char q[200], b[64];
-    snprintf(q, sizeof(q),
-             "SELECT json_extract(value, '$.pid'), json_extract(value, '$.name'), "
-             "json_extract(value, '$.%s') FROM json_each(?1, ?2)",
-             key);
-    struct rt_store_rows *r = rt_store_rows_open(p->store, q);
-    if (!r)
-        return db_fail(p, "the summary");
-    rt_store_rows_bind_t(r, 1, p->json);
-    rt_store_rows_bind_t(r, 2, path);
+    char b[64], at[160];
     putf(p,
          "<div><h3>%s</h3>\n<table class=\"top\">\n<thead><tr><th class=\"n\">pid</th>"
          "<th>name</th><th class=\"n\">%s</th></tr></thead>\n<tbody>\n",
          title, col);
     int rows = 0;
-    while (rt_store_rows_next(r) == 1) {
-        const char *pid = rt_store_rows_t(r, 0);
-        const char *name = rt_store_rows_t(r, 1);
+    for (;; rows++) {
+        snprintf(at, sizeof(at), "%s[%d]", path, rows);
+        if (rt_json_get(p->doc, at, NULL) <= RT_JSON_ABSENT)
+            break;
+        snprintf(at, sizeof(at), "%s[%d].pid", path, rows);
+        char *pid = jstr(p, at);
+        snprintf(at, sizeof(at), "%s[%d].name", path, rows);
+        char *name = jstr(p, at);
         put(p, "<tr><td class=\"n\">");
         put_esc(p, pid ? pid : "–");
         put(p, "</td><td>");
         put_esc(p, name ? name : "–");
-        double v = rt_store_rows_f(r, 2);
-        if (isnan(v))
+        free(pid);
+        free(name);
+        double v;
+        if (!jnumf(p, &v, "%s[%d].%s", path, rows, key))
             put(p, "</td><td class=\"n\">–</td></tr>\n");
         else if (mib)
             putf(p, "</td><td class=\"n\">%s</td></tr>\n", fmt_mib(b, sizeof(b), v));
         else
             putf(p, "</td><td class=\"n\">%.2f</td></tr>\n", v);
-        rows++;
     }
     if (!rows)
         put(p, "<tr><td colspan=\"3\" class=\"muted\">none</td></tr>\n");
     put(p, "</tbody></table></div>\n");
-    rt_store_rows_close(r);
     return 0;
 }
 
 static int section_top(struct page *p)
 {
-    if (!jfind(p, "$.top_processes") || strcmp(p->type, "object") != 0)
+    if (!jfind(p, "$.top_processes") || p->type != RT_JSON_OBJECT)
         return 0;
     put(p, "<section class=\"top\"><h2>Top processes</h2>\n<div class=\"cols\">\n");
     if (top_table(p, "$.top_processes.by_cpu", "by CPU time", "CPU s", "cpu_s", 0) != 0 ||
@@ -1073,22 +1065,15 @@ static int section_charts(struct page *p, int64_t run_id)
 int rt_report_html(struct rt_store *store, int64_t run_id, const char *summary_json,
                    struct rt_buf *out, char *err, size_t errlen)
 {
-    struct page pg = {
-        .store = store, .out = out, .json = summary_json, .err = err, .errlen = errlen};
+    struct page pg = {.store = store, .out = out, .err = err, .errlen = errlen};
     struct page *p = &pg;
     int rc = -1;
-    if (!(p->get = rt_store_rows_open(store, "SELECT json_type(?1, ?2), json_extract(?1, ?2)")))
-        return db_fail(p, "the summary");
-    rt_store_rows_bind_t(p->get, 1, summary_json);
-    struct rt_store_rows *r;
-    int valid = 0;
-    if ((r = rt_store_rows_open(store,
-                                "SELECT json_valid(?1) AND json_type(?1, '$.run') = 'object'"))) {
-        rt_store_rows_bind_t(r, 1, summary_json);
-        valid = rt_store_rows_next(r) == 1 && rt_store_rows_i(r, 0) == 1;
-        rt_store_rows_close(r);
+    char why[256];
+    if (!(p->doc = rt_json_open(summary_json, strlen(summary_json), why, sizeof(why)))) {
+        snprintf(err, errlen, "report: cannot read the summary: %s", why);
+        return -1;
     }
-    if (!valid) {
+    if (rt_json_get(p->doc, "$.run", NULL) != RT_JSON_OBJECT) {
         snprintf(err, errlen, "report: the summary of run %lld is not a JSON object with a run",
                  (long long)run_id);
         goto out;
@@ -1144,6 +1129,7 @@ int rt_report_html(struct rt_store *store, int64_t run_id, const char *summary_j
          RTRACK_VERSION, RTRACK_GIT_COMMIT, fmt_utc(b, sizeof(b), (double)now));
     rc = 0;
 out:
-    rt_store_rows_close(p->get);
+    free(p->val);
+    rt_json_close(p->doc);
     return rc;
 }

@@ -41,6 +41,19 @@ void rt_json_close(struct rt_json *j); /* j may be NULL */
  * *value is NULL for a JSON null and whenever the type is not a value (absent, invalid, error). */
 enum rt_json_type rt_json_get(struct rt_json *j, const char *path, char **value);
 
+/* The number at path as a double, exactly as SQLite holds it (an integer converted): *v is set
+ * for RT_JSON_INTEGER and RT_JSON_REAL only; the type is returned as rt_json_get() says it. */
+enum rt_json_type rt_json_num(struct rt_json *j, const char *path, double *v);
+
+/* Each element of the array, or member of the object, at path, in the document's order: fn gets
+ * the member's name (NULL for an array's element), its type, and its value as rt_json_get()
+ * gives it (NULL for a JSON null). A non-zero return of fn stops the walk. Returns how many were
+ * visited (0 when nothing, or a scalar, is at path), -1 when SQLite failed or the document is not
+ * JSON. */
+int rt_json_each(struct rt_json *j, const char *path,
+                 int (*fn)(void *ud, const char *key, enum rt_json_type type, const char *value),
+                 void *ud);
+
 /* Whether the array (or object) at path has an element that is an object holding, at each of the
  * n member paths match[i][0] (relative to the element: "$.type"), the string match[i][1]:
  * 1 yes, 0 no (also when path is absent or the document is not JSON), -1 when SQLite failed. */
