@@ -1,7 +1,6 @@
 /* main.c - the subcommand table, `rtrack --help`, `rtrack help CMD` and `rtrack --version`. */
 #include <dlfcn.h>
 #include <link.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "rtrack/collect/gpu.h"
 #include "rtrack/base/log.h"
 #include "rtrack/base/util.h"
+#include "rtrack/store/store.h"
 #include "rtrack/version.h"
 
 struct command {
@@ -94,10 +94,11 @@ static void print_version(const struct rt_env *e)
     /* the first line is the one for scripts: "rtrack X.Y.Z" */
     printf("rtrack %s\n", RTRACK_VERSION);
     printf("commit: %s\n", RTRACK_GIT_COMMIT);
-    if (strcmp(sqlite3_libversion(), SQLITE_VERSION) != 0)
-        printf("sqlite: %s (built with %s)\n", sqlite3_libversion(), SQLITE_VERSION);
+    const char *sqlite = rt_store_sqlite_version(), *built = rt_store_sqlite_built_version();
+    if (strcmp(sqlite, built) != 0)
+        printf("sqlite: %s (built with %s)\n", sqlite, built);
     else
-        printf("sqlite: %s\n", sqlite3_libversion());
+        printf("sqlite: %s\n", sqlite);
     version_nvml(e);
     version_amd();
     /* libcurl, libcrypto and zlib are loaded only when needed (include/rtrack/net/libs.h): say

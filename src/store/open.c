@@ -53,6 +53,16 @@ struct sqlite3 *rt_store_db(struct rt_store *s)
     return s->db;
 }
 
+const char *rt_store_sqlite_version(void)
+{
+    return sqlite3_libversion();
+}
+
+const char *rt_store_sqlite_built_version(void)
+{
+    return SQLITE_VERSION;
+}
+
 int rt_store_schema_version(void)
 {
     int v = RT_SCHEMA_BASE_VERSION;

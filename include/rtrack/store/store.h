@@ -27,6 +27,10 @@ extern const char rt_sql_views[]; /* applied after every upgrade: drops and recr
 /* 'rtrk': marks a SQLite file as an rtrack database (PRAGMA application_id). */
 #define RT_APPLICATION_ID 0x7274726b
 
+/* SQLite's version as loaded, and the one rtrack was built with (for --version). */
+const char *rt_store_sqlite_version(void);
+const char *rt_store_sqlite_built_version(void);
+
 /* The schema version this rtrack writes: the base schema plus every migration. */
 int rt_store_schema_version(void);
 
