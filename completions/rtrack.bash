@@ -3,7 +3,7 @@
 
 _rtrack_opts_common="--interval --db --config --quiet --output --format --job-name --project-name
     --stage-name --task-name --team --env --language --orchestrator --executor --external-run-id
-    --container-image --tag --upload-interval --sentinel-url --help"
+    --container-image --tag --upload-interval --sentinel-url --cloud-discovery --help"
 _rtrack_opts_export="--db --run --format --table --output --since --until --help"
 
 _rtrack()

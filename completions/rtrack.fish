@@ -131,6 +131,7 @@ complete -c rtrack -n $live -s o -l output -r -F -d 'also write each sample as a
 complete -c rtrack -n $live -s f -l format -x -a 'json csv' -d 'format of --output lines'
 complete -c rtrack -n $live -l upload-interval -x -d 'seconds between uploads to Sentinel'
 complete -c rtrack -n $live -l sentinel-url -x -d 'Sentinel API URL'
+complete -c rtrack -n $live -l cloud-discovery -d 'ask the cloud metadata services while recording'
 complete -c rtrack -n $live -s n -l job-name -x -d 'job name'
 complete -c rtrack -n $live -l project-name -x -d 'project name'
 complete -c rtrack -n $live -l stage-name -x -d 'stage name'

@@ -48,19 +48,6 @@ void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char
     d->page_size = env->page_size;
 }
 
-struct rt_streamer *cmd_stream_start(const struct rt_config *cfg, const struct rt_env *env,
-                                     int64_t run_id)
-{
-    /* big batches: a streamed run sends what a whole upload interval committed at once */
-    struct rt_upload_opts o = {.batch_rows = 100000,
-                               .inline_max = rt_env_stream_inline_max(env),
-                               .s3_endpoint = env->s3_endpoint,
-                               .s3_region = env->s3_region};
-    rt_env_cloud_opts(env, &o.cloud);
-    return rt_streamer_start(cfg->db, run_id, cfg->upload_interval, env->sentinel_token,
-                             cfg->sentinel_url, &o);
-}
-
 int cmd_option_error(const char *cmd, int c, char **argv)
 {
     if (c == ':')

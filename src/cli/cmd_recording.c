@@ -9,8 +9,41 @@
 #include "rtrack/base/log.h"
 #include "rtrack/cli/cmd.h"
 #include "rtrack/export/export.h"
+#include "rtrack/record/facts.h"
 #include "rtrack/store/store.h"
 #include "rtrack/upload/stream.h"
+#include "rtrack/upload/upload_run.h"
+
+/* The streamer registers the run only once its cloud is stored (or discovery gave up). */
+static void cloud_stored(void *job)
+{
+    rt_cloud_job_wait(job, 5.0);
+}
+
+/* With SENTINEL_API_TOKEN: registered and streamed by a thread, never holding up the job. */
+static struct rt_streamer *stream_start(const struct cmd_recording *c, const struct rt_config *cfg,
+                                        const struct rt_env *env)
+{
+    /* big batches: a streamed run sends what a whole upload interval committed at once */
+    struct rt_upload_opts o = {.batch_rows = 100000,
+                               .inline_max = rt_env_stream_inline_max(env),
+                               .s3_endpoint = env->s3_endpoint,
+                               .s3_region = env->s3_region};
+    return rt_streamer_start(cfg->db, c->run_id, cfg->upload_interval, env->sentinel_token,
+                             cfg->sentinel_url, &o, c->cloud ? cloud_stored : NULL, c->cloud);
+}
+
+/* The cloud is a fact of the recording: asked when it will be sent (streaming) or when asked
+ * for (--cloud-discovery), never when turned off (RTRACK_CLOUD_DISCOVERY=0). */
+static struct rt_cloud_job *cloud_start(const struct cmd_recording *c, const struct rt_config *cfg,
+                                        const struct rt_env *env)
+{
+    if (cfg->cloud_discovery == 0 || (cfg->cloud_discovery < 0 && !env->sentinel_token))
+        return NULL;
+    struct rt_cloud_opts o;
+    rt_env_cloud_opts(env, &o);
+    return rt_cloud_job_start(cfg->db, c->run_id, &o);
+}
 
 int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                        const struct rt_env *env, const char *mode, const char *command_json,
@@ -44,8 +77,8 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
      * anything is sent */
     if (rt_record_signals(&c->loop) != 0)
         return -1;
-    /* with SENTINEL_API_TOKEN: registered and streamed by a thread, never holding up the job */
-    c->stream = cmd_stream_start(cfg, env, c->run_id);
+    c->cloud = cloud_start(c, cfg, env);
+    c->stream = stream_start(c, cfg, env);
     return 0;
 }
 
@@ -53,10 +86,13 @@ void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env)
 {
     rt_streamer_finish(c->stream, rt_env_upload_wait(env));
     c->stream = NULL;
+    rt_cloud_job_finish(c->cloud); /* after the streamer, which may still wait for it */
+    c->cloud = NULL;
 }
 
 void cmd_recording_close(struct cmd_recording *c)
 {
+    rt_cloud_job_finish(c->cloud); /* a recording that failed before its loop */
     rt_record_close(&c->loop);
     rt_live_close(c->live);
     rt_host_info_free(&c->host);

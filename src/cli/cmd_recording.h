@@ -18,18 +18,20 @@ struct cmd_recording {
     int64_t run_id;
     struct rt_live *live;
     struct rt_streamer *stream;
-    struct rt_recording loop; /* what the loop needs, from the options */
+    struct rt_cloud_job *cloud; /* the cloud being discovered and stored, or NULL */
+    struct rt_recording loop;   /* what the loop needs, from the options */
 };
 
 /* The database, the host's facts and the run's row, in that order, so any problem is reported
- * before a job starts; the live output; the loop's signals; streaming (with SENTINEL_API_TOKEN).
+ * before a job starts; the live output; the loop's signals; the cloud's discovery (when
+ * streaming or asked for); streaming (with SENTINEL_API_TOKEN).
  * mode: "run" or "record"; command_json: run's argv as a JSON array; pid: record's --pid. -1
  * after printing why; cmd_recording_close undoes what was done either way. */
 int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                        const struct rt_env *env, const char *mode, const char *command_json,
                        pid_t pid);
 /* After the loop stored the run's end: the streamer sends the rest and finishes (waiting at
- * most RTRACK_UPLOAD_WAIT seconds). */
+ * most RTRACK_UPLOAD_WAIT seconds), and the cloud's discovery is waited for. */
 void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env);
 void cmd_recording_close(struct cmd_recording *c);
 

@@ -88,7 +88,6 @@ int cmd_upload(int argc, char **argv, const struct rt_env *env)
     memset(&s, 0, sizeof(s));
     o.s3_endpoint = env->s3_endpoint;
     o.s3_region = env->s3_region;
-    rt_env_cloud_opts(env, &o.cloud);
     if (!o.dry_run && rt_sentinel_init(&s, env->sentinel_token, env->sentinel_url) != 0) {
         rt_err("upload: SENTINEL_API_TOKEN is not set (the Sentinel API token; see docs/usage.md)");
         return RT_EXIT_USAGE;

@@ -24,6 +24,7 @@ enum opt_type {
     OT_API_URL,
     OT_DB,
     OT_QUIET,
+    OT_CLOUD,
     OT_PID,
     OT_META,
     OT_TAG,
@@ -71,6 +72,11 @@ static const struct opt opts[] = {
      "with SENTINEL_API_TOKEN set: seconds between uploads of new samples (default 60)"},
     {"sentinel-url", 0, "URL", "SENTINEL_API_URL", "sentinel", "api_url", OT_API_URL, 0, FOR_BOTH,
      "Sentinel API (default https://api.sentinel.sparecores.net)"},
+    {"cloud-discovery", 0, NULL, "RTRACK_CLOUD_DISCOVERY", "tracker", "cloud_discovery", OT_CLOUD,
+     0, FOR_BOTH,
+     "ask the cloud's metadata services for vendor, region and instance type while recording, "
+     "stored with the run (default: only when streaming to Sentinel; 0 in the environment or "
+     "false in the file: never)"},
     {"job-name", 'n', "NAME", "TRACKER_JOB_NAME", "job", "name", OT_META, RT_META_JOB_NAME,
      FOR_BOTH, "job name"},
     {"project-name", 0, "NAME", "TRACKER_PROJECT_NAME", "job", "project_name", OT_META,
@@ -163,8 +169,8 @@ void rt_config_usage(enum rt_cmd_kind kind, FILE *out)
         usage_wrap(out, o->help, o->env);
     }
     fprintf(out, "\nConfig file keys: [job] name, pid, project_name, ...; [tracker]\n"
-                 "interval_secs, db, quiet, duration_secs, output, format; [sentinel]\n"
-                 "upload_interval_secs, api_url; [tags] KEY = \"VALUE\".\n"
+                 "interval_secs, db, quiet, duration_secs, output, format, cloud_discovery;\n"
+                 "[sentinel] upload_interval_secs, api_url; [tags] KEY = \"VALUE\".\n"
                  "Precedence: options > environment > config file > defaults.\n"
                  "With SENTINEL_API_TOKEN set (environment only), samples are also streamed to\n"
                  "Spare Cores Sentinel while recording. See docs/usage.md.\n");
@@ -272,16 +278,15 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
         cfg->db = xstrdup(val);
         return 0;
     case OT_QUIET:
-        if (!val) {
-            cfg->quiet = 1;
-            return 0;
-        }
-        if ((b = rt_parse_bool(val)) < 0) {
+    case OT_CLOUD:
+        if (!val)
+            b = 1;
+        else if ((b = rt_parse_bool(val)) < 0) {
             rt_err("%sinvalid value '%s' for %s: expected 1/0, true/false, yes/no or on/off", where,
                    val, src);
             return -1;
         }
-        cfg->quiet = b;
+        *(o->type == OT_QUIET ? &cfg->quiet : &cfg->cloud_discovery) = b;
         return 0;
     case OT_PID:
         if (rt_parse_i64(val, &i) != 0 || i <= 0 || i > 0x7fffffff) {
@@ -382,17 +387,17 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
         }
         int want_string = o->type == OT_DB || o->type == OT_META || o->type == OT_OUTPUT ||
                           o->type == OT_FORMAT || o->type == OT_API_URL;
-        int ok = o->type == OT_TAG     ? 1
-                 : want_string         ? e->type == RT_TOML_STRING
-                 : o->type == OT_QUIET ? e->type == RT_TOML_BOOL
-                 : o->type == OT_PID   ? e->type == RT_TOML_INT
-                                       : (e->type == RT_TOML_INT || e->type == RT_TOML_FLOAT);
+        int ok = o->type == OT_TAG                            ? 1
+                 : want_string                                ? e->type == RT_TOML_STRING
+                 : o->type == OT_QUIET || o->type == OT_CLOUD ? e->type == RT_TOML_BOOL
+                 : o->type == OT_PID                          ? e->type == RT_TOML_INT
+                                     : (e->type == RT_TOML_INT || e->type == RT_TOML_FLOAT);
         if (!ok) {
             rt_err("%s:%d: '%s' must be %s, not %s", file, e->line, e->key,
-                   want_string           ? "a string"
-                   : o->type == OT_QUIET ? "a boolean"
-                   : o->type == OT_PID   ? "an integer"
-                                         : "a number",
+                   want_string                                  ? "a string"
+                   : o->type == OT_QUIET || o->type == OT_CLOUD ? "a boolean"
+                   : o->type == OT_PID                          ? "an integer"
+                                                                : "a number",
                    rt_toml_type_name(e->type));
             rc = -1;
             break;
@@ -429,6 +434,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
     memset(cfg, 0, sizeof(*cfg));
     cfg->interval = 1.0;
     cfg->upload_interval = 60.0;
+    cfg->cloud_discovery = -1;
     const char *cname = cmd_name(kind);
 
     /* 1. the command line, kept aside until the lower layers are applied */

@@ -26,7 +26,6 @@ static const struct {
     {"RTRACK_S3_ENDPOINT", offsetof(struct rt_env, s3_endpoint)},
     {"RTRACK_S3_REGION", offsetof(struct rt_env, s3_region)},
     {"RTRACK_HTTP_TIMEOUT_S", offsetof(struct rt_env, http_timeout)},
-    {"RTRACK_CLOUD_DISCOVERY", offsetof(struct rt_env, cloud_discovery)},
     {"RTRACK_IMDS_AWS", offsetof(struct rt_env, imds[RT_CLOUD_AWS])},
     {"RTRACK_IMDS_GCP", offsetof(struct rt_env, imds[RT_CLOUD_GCP])},
     {"RTRACK_IMDS_AZURE", offsetof(struct rt_env, imds[RT_CLOUD_AZURE])},
@@ -88,7 +87,7 @@ int rt_env_full_scan(const struct rt_env *e)
 
 void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o)
 {
-    o->off = e->cloud_discovery && rt_parse_bool(e->cloud_discovery) == 0;
+    o->off = 0;
     for (int v = 0; v < RT_CLOUD_NVENDORS; v++)
         o->base[v] = e->imds[v];
 }

@@ -16,11 +16,11 @@
  * seconds: its recorder was killed. (r: the runs row.) */
 #define ABANDONED                                                                                  \
     "(SELECT max(ts) FROM samples WHERE run_id = r.id) < (julianday('now') - 2440587.5) * "        \
-    "86400.0 - 3 * r.interval_s - 2"
+    "86400.0 - 3 * r.requested_interval_s - 2"
 
 /* The run as Sentinel's POST /runs wants it (resource-tracker-rs §6.2): metadata keys only when
  * set, tags as "k=v" strings, command as a JSON-encoded string, every host_* and cloud_* key
- * (null when unknown), never pid. */
+ * (null when unknown: the cloud as it was found while recording), never pid. */
 static const char start_sql[] =
     "WITH o AS (SELECT json_object("
     "  'job_name', r.job_name, 'project_name', r.project_name, 'stage_name', r.stage_name, "
@@ -35,8 +35,9 @@ static const char start_sql[] =
     "  'host_cpu_model', r.host_cpu_model, 'host_memory_mib', r.host_memory_kib / 1024, "
     "  'host_gpu_model', g.host_gpu_model, 'host_gpu_count', g.host_gpu_count, "
     "  'host_gpu_memory_mib', g.host_gpu_memory_mib, 'host_storage_gb', NULL, "
-    "  'cloud_vendor_id', ?2, 'cloud_account_id', ?3, 'cloud_region_id', ?4, "
-    "  'cloud_zone_id', ?5, 'cloud_instance_type', ?6) AS j "
+    "  'cloud_vendor_id', r.cloud_vendor_id, 'cloud_account_id', r.cloud_account_id, "
+    "  'cloud_region_id', r.cloud_region_id, 'cloud_zone_id', r.cloud_zone_id, "
+    "  'cloud_instance_type', r.cloud_instance_type) AS j "
     "  FROM runs r LEFT JOIN host_gpus g ON g.run_id = r.id WHERE r.id = ?1) "
     "SELECT json_group_object(e.key, CASE WHEN e.type IN ('array', 'object') THEN json(e.value) "
     "                                      ELSE e.value END) "
@@ -219,14 +220,12 @@ int rt_store_upload_pending(struct rt_store *s, int64_t **ids, int *n)
     return 0;
 }
 
-char *rt_store_upload_start_body(struct rt_store *s, int64_t run, const char *const cloud[5])
+char *rt_store_upload_start_body(struct rt_store *s, int64_t run)
 {
     struct rt_store_rows *r = rt_store_rows_open(s, start_sql);
     if (!r)
         return NULL;
     rt_store_rows_bind_i(r, 1, run);
-    for (int i = 0; i < 5; i++)
-        rt_store_rows_bind_t(r, i + 2, cloud[i]);
     return first_text(s, r);
 }
 
@@ -238,15 +237,5 @@ char *rt_store_upload_finish_body(struct rt_store *s, int64_t run, const char *c
     rt_store_rows_bind_i(r, 1, run);
     if (csv)
         rt_store_rows_bind_tn(r, 2, csv, csv_len);
-    return first_text(s, r);
-}
-
-char *rt_store_run_machine_id(struct rt_store *s, int64_t run)
-{
-    struct rt_store_rows *r =
-        rt_store_rows_open(s, "SELECT host_machine_id FROM runs WHERE id = ?1");
-    if (!r)
-        return NULL;
-    rt_store_rows_bind_i(r, 1, run);
     return first_text(s, r);
 }

@@ -461,10 +461,11 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
     if (prepare_all(s) != 0)
         return -1;
     struct rt_buf sql = {0};
-    rt_buf_puts(&sql, "INSERT INTO runs (uuid, mode, command, pid, interval_s, started_at, "
-                      "host_hostname, host_machine_id, host_vcpus, host_cpu_model, "
-                      "host_memory_kib, host_kernel, host_os, host_boot_time, clk_tck, "
-                      "page_size, rtrack_version");
+    rt_buf_puts(&sql,
+                "INSERT INTO runs (uuid, mode, command, pid, requested_interval_s, started_at, "
+                "host_hostname, host_machine_id, host_vcpus, host_cpu_model, "
+                "host_memory_kib, host_kernel, host_os, host_boot_time, clk_tck, "
+                "page_size, rtrack_version");
     for (int i = 0; i < RT_META_N; i++) {
         rt_buf_puts(&sql, ", ");
         rt_buf_puts(&sql, rt_meta_columns[i]);
@@ -584,6 +585,28 @@ int rt_store_set_run_pid(struct rt_store *s, pid_t pid)
         return store_db_err(s, "cannot write database");
     sqlite3_bind_int64(st, 1, pid);
     sqlite3_bind_int64(st, 2, s->run_id);
+    int rc = store_step(s, st, NULL);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int rt_store_set_run_cloud(struct rt_store *s, int64_t run, const struct rt_cloud *c)
+{
+    if (file_gone(s))
+        return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE runs SET cloud_vendor_id = ?, cloud_account_id = ?, "
+                           "cloud_region_id = ?, cloud_zone_id = ?, cloud_instance_type = ? "
+                           "WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_db_err(s, "cannot write database");
+    store_bind_t(st, 1, c->vendor_id);
+    store_bind_t(st, 2, c->account_id);
+    store_bind_t(st, 3, c->region_id);
+    store_bind_t(st, 4, c->zone_id);
+    store_bind_t(st, 5, c->instance_type);
+    sqlite3_bind_int64(st, 6, run);
     int rc = store_step(s, st, NULL);
     sqlite3_finalize(st);
     return rc;

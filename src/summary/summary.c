@@ -452,12 +452,13 @@ static struct rt_store_rows *open_pass(struct ctx *c)
     return r;
 }
 
-/* The run's nominal interval (runs.interval_s), once per run rather than joined to every row. */
+/* The run's nominal interval (runs.requested_interval_s), once per run rather than joined to
+ * every row. */
 static double run_interval(struct ctx *c, int64_t run)
 {
     double iv = RT_NAN;
     struct rt_store_rows *r =
-        rt_store_rows_open(c->store, "SELECT interval_s FROM runs WHERE id = ?1");
+        rt_store_rows_open(c->store, "SELECT requested_interval_s FROM runs WHERE id = ?1");
     if (!r)
         return iv;
     rt_store_rows_bind_i(r, 1, run);
@@ -654,7 +655,7 @@ static const struct fact run_facts[] = {
      "coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) - r.started_at",
      F_VALUE, NULL},
     {"samples", "n.samples", F_VALUE, NULL},
-    {"interval_s", "r.interval_s", F_VALUE, NULL},
+    {"interval_s", "r.requested_interval_s", F_VALUE, NULL},
 };
 
 /* the host's size, which efficiency compares the use with */

@@ -26,6 +26,8 @@ struct rt_streamer {
     double interval;
     struct rt_sentinel s;
     struct rt_upload_opts o;
+    void (*ready)(void *ud); /* waited for before the run is registered, or NULL */
+    void *ready_ud;
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;      /* wakes the thread: stop */
@@ -57,6 +59,8 @@ static void *streamer(void *arg)
         goto out;
     }
     u = rt_upload_open(store, st->run, &st->s, &st->o);
+    if (st->ready)
+        st->ready(st->ready_ud); /* the run's facts stored first: they go with the registration */
     for (int first = 1;; first = 0) {
         pthread_mutex_lock(&st->mu);
         if (!first) {
@@ -100,7 +104,8 @@ out:
 
 struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double interval,
                                       const char *token, const char *api_url,
-                                      const struct rt_upload_opts *o)
+                                      const struct rt_upload_opts *o, void (*ready)(void *ud),
+                                      void *ready_ud)
 {
     struct rt_streamer *st = xcalloc(1, sizeof(*st));
     if (rt_sentinel_init(&st->s, token, api_url) != 0) {
@@ -111,6 +116,8 @@ struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double i
     st->run = run;
     st->interval = interval;
     st->o = *o;
+    st->ready = ready;
+    st->ready_ud = ready_ud;
     pthread_mutex_init(&st->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

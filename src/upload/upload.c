@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rtrack/upload/cloud.h"
 #include "rtrack/net/libs.h"
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
@@ -127,20 +126,9 @@ static int ensure_registered(struct rt_upload_session *u, struct rt_upload_resul
         return 0;
     if (u->registered)
         return rt_sentinel_refresh(u->s, &u->r, err, errlen);
-    /* the cloud_* fields: asked of the metadata services only when the run was recorded on
-     * this very machine (a database copied elsewhere and uploaded there must not claim that
-     * machine's cloud) */
-    struct rt_cloud cloud;
-    memset(&cloud, 0, sizeof(cloud));
-    char *rec_id = rt_store_run_machine_id(u->store, u->run);
-    char here[128];
-    if (rec_id && rt_read_small("/etc/machine-id", here, sizeof(here)) > 0 && !strcmp(rec_id, here))
-        rt_cloud_discover(&cloud, &u->o.cloud, 2.0);
-    free(rec_id);
-    const char *const cv[5] = {cloud.vendor_id, cloud.account_id, cloud.region_id, cloud.zone_id,
-                               cloud.instance_type};
-    char *body = rt_store_upload_start_body(u->store, u->run, cv);
-    rt_cloud_free(&cloud);
+    /* host and cloud facts as recorded: an upload measures nothing (a database copied
+     * elsewhere and uploaded there still says where the job ran) */
+    char *body = rt_store_upload_start_body(u->store, u->run);
     if (!body)
         return db_fail(u->store, err, errlen);
     int k = rt_sentinel_start_run(u->s, body, &u->r, err, errlen);
@@ -336,8 +324,9 @@ int rt_upload_run(struct rt_store *store, int64_t run, const struct rt_sentinel 
         /* nothing after the baseline, and Sentinel has never heard of the run: registering it
          * would only leave an empty run there (a command that was not found, a recording
          * stopped before its first interval) */
-        snprintf(err, errlen, "it has no samples after its baseline (its command did not start, "
-                              "or it ended before the first interval)");
+        snprintf(err, errlen,
+                 "it has no samples after its baseline (its command did not start, "
+                 "or it ended before the first interval)");
         res->skipped = 1;
         rc = -1;
     } else if (rc == 0 && o->dry_run) {

@@ -49,7 +49,7 @@ done
 check "env TRACKER_TAGS: comma-separated, in order" "$(tags env.db)" "k1=v1;k2=v=2;k3="
 RTRACK_DB=envdb.db RTRACK_INTERVAL=0.25 "$RTRACK" run --quiet -- true
 check "env RTRACK_DB: database created there" "$([ -f envdb.db ] && [ ! -e rtrack.db ] && echo yes)" yes
-check "env RTRACK_INTERVAL: runs.interval_s" "$(runcol envdb.db interval_s)" 0.25
+check "env RTRACK_INTERVAL: runs.requested_interval_s" "$(runcol envdb.db requested_interval_s)" 0.25
 TRACKER_TAGS='novalue' "$RTRACK" run --quiet --db badtag.db -- true 2>badtag.err
 check "env TRACKER_TAGS without '=': exit 2" "$?" 2
 check "env TRACKER_TAGS without '=': names the variable" "$(grep -c TRACKER_TAGS badtag.err)" 1
@@ -84,7 +84,7 @@ EOF
 check "TOML: exit 0" "$?" 0
 check "TOML [tracker] db: database created there" "$([ -f toml.db ] && echo yes)" yes
 check "TOML [tracker] quiet: no note" "$(wc -c <full.err)" 0
-check "TOML [tracker] interval_secs: runs.interval_s" "$(runcol toml.db interval_s)" 0.2
+check "TOML [tracker] interval_secs: runs.requested_interval_s" "$(runcol toml.db requested_interval_s)" 0.2
 check "TOML [job]: all metadata" \
     "$(runcol toml.db "job_name || '|' || project_name || '|' || stage_name || '|' || task_name || '|' || team || '|' || env || '|' || language || '|' || orchestrator || '|' || executor || '|' || external_run_id || '|' || container_image")" \
     "toml-job|toml-proj|sté|t|toml-team|prod|rust|slurm|local|r-7|debian:12"
@@ -92,11 +92,11 @@ check "TOML [job] pid is ignored by run: runs.pid is the job" "$(runcol toml.db 
 check "TOML [tags]: in file order" "$(tags toml.db)" "first=1;second=2"
 printf '[tracker]\ninterval_secs = 3\n' >int.toml
 "$RTRACK" run --quiet --db int.db --config int.toml -- true
-check "TOML integer interval_secs" "$(runcol int.db interval_s)" 3.0
+check "TOML integer interval_secs" "$(runcol int.db requested_interval_s)" 3.0
 printf '[tracker]\ninterval_secs = 1_0\n' >under.toml
 "$RTRACK" run --quiet --db under.db --config under.toml -- true 2>under.err
 check "TOML number with '_' separators (1_0 = 10) accepted" "$?" 0
-check "TOML number with '_' separators: runs.interval_s" "$(runcol under.db interval_s 2>/dev/null)" 10.0
+check "TOML number with '_' separators: runs.requested_interval_s" "$(runcol under.db requested_interval_s 2>/dev/null)" 10.0
 # ./rtrack.toml is read by default, RTRACK_CONFIG names another file, --config beats both
 mkdir def && (cd def && printf '[job]\nname = "from-default"\n' >rtrack.toml &&
     printf '[job]\nname = "from-env-config"\n' >other.toml &&
@@ -128,12 +128,12 @@ TRACKER_JOB_NAME=env-name TRACKER_TEAM=env-team RTRACK_INTERVAL=0.4 TRACKER_TAGS
 check "precedence: job_name CLI > env > TOML" "$(runcol prec.db job_name)" cli-name
 check "precedence: team env > TOML" "$(runcol prec.db team)" env-team
 check "precedence: env TOML only" "$(runcol prec.db env)" toml-env
-check "precedence: interval CLI > env > TOML" "$(runcol prec.db interval_s)" 0.5
+check "precedence: interval CLI > env > TOML" "$(runcol prec.db requested_interval_s)" 0.5
 check "precedence: tags merged by key, higher precedence wins" "$(tags prec.db)" "a=toml;b=env;c=cli;d=env;e=cli"
 RTRACK_INTERVAL=0.4 "$RTRACK" run --quiet --db prec2.db --config prec.toml -- true
-check "precedence: interval env > TOML" "$(runcol prec2.db interval_s)" 0.4
+check "precedence: interval env > TOML" "$(runcol prec2.db requested_interval_s)" 0.4
 "$RTRACK" run --quiet --db prec3.db -- true
-check "precedence: interval default 1" "$(runcol prec3.db interval_s)" 1.0
+check "precedence: interval default 1" "$(runcol prec3.db requested_interval_s)" 1.0
 
 # --- TRACKER_QUIET: 1/yes/on/true suppress the note, 0/no/off/false do not, others are errors
 for v in 1 yes on true TRUE; do

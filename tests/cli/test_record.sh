@@ -61,7 +61,7 @@ check_range "RTRACK_DURATION=0.3: ended_at - started_at (s)" "$(runcol "ended_at
 printf '[tracker]\nduration_secs = 0.4\ninterval_secs = 0.1\n' >dur.toml
 DB=durtoml.db
 "$RTRACK" record --quiet --db $DB --config dur.toml
-check "TOML duration_secs: ends by duration" "$?:$(runcol end_reason):$(runcol interval_s)" "0:duration:0.1"
+check "TOML duration_secs: ends by duration" "$?:$(runcol end_reason):$(runcol requested_interval_s)" "0:duration:0.1"
 
 # --- stop signals: exit 0, end_reason interrupted, a final sample taken at once
 for sig in INT TERM HUP QUIT; do

@@ -52,7 +52,7 @@ check "grid: interval_s = mono - previous mono" \
 # periodic samples sit on the baseline + k * interval grid (not drifting by the sampling cost)
 lateness=$(q $DB "SELECT (p.mono - b.mono) - 0.5 * round((p.mono - b.mono) / 0.5) FROM samples p, samples b WHERE b.seq = 0 AND p.kind = 'periodic'" | median)
 check_range "grid: median offset of periodic samples from the grid (s)" "$lateness" -0.01 0.1
-check "grid: runs.interval_s" "$(q $DB "SELECT interval_s FROM runs")" 0.5
+check "grid: runs.requested_interval_s" "$(q $DB "SELECT requested_interval_s FROM runs")" 0.5
 # per-interval values are NULL in the baseline and present afterwards
 check "grid: baseline has NULL interval_s, cpu_usage, proc_cpu_usage" \
     "$(s "(interval_s IS NULL) || (cpu_usage IS NULL) || (proc_cpu_usage IS NULL)" "AND seq = 0")" 111
@@ -80,7 +80,7 @@ check "grid: runs.host_vcpus" "$(q $DB "SELECT host_vcpus FROM runs")" "$(getcon
 DB=frac.db
 "$RTRACK" run --quiet --db $DB --interval 0.05 -- sleep 1
 check "0.05 s: exit 0" "$?" 0
-check "0.05 s: runs.interval_s" "$(q $DB "SELECT interval_s FROM runs")" 0.05
+check "0.05 s: runs.requested_interval_s" "$(q $DB "SELECT requested_interval_s FROM runs")" 0.05
 check_range "0.05 s: samples for a 1 s job" "$(s "count(*)")" 10 23
 check_range "0.05 s: median periodic interval_s" "$(s interval_s "AND kind = 'periodic'" | median)" 0.04 0.1
 

@@ -45,11 +45,14 @@ r = [json.loads(l) for l in open(sys.argv[1]) if re.fullmatch(sys.argv[3], json.
 print(r[int(sys.argv[2]) - 1]["body"])' "$T/api.log" "$1" "$2"
 }
 
-# --- a run of ~30 samples, tagged, with a tree ---------------------------------------------------
-"$RTRACK" run --quiet --db up.db --interval 0.05 --job-name upjob --tag team=ml --tag k=v -- \
-    sh -c 'i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done; sleep 1'
+# --- a run of ~30 samples, tagged, with a tree; its cloud asked while recording -----------------
+"$RTRACK" run --quiet --db up.db --interval 0.05 --job-name upjob --tag team=ml --tag k=v \
+    --cloud-discovery -- sh -c 'i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done; sleep 1'
 rows=$("$RTRACK" export --db up.db | tail -n +2 | wc -l)
 check_range "run: samples to upload" "$rows" 15 60
+check "run: the cloud stored with the run (--cloud-discovery)" \
+    "$(q up.db "SELECT cloud_vendor_id, cloud_account_id, cloud_region_id, cloud_zone_id, cloud_instance_type FROM runs")" \
+    "aws|123456789012|eu-west-1|eu-west-1b|m5.large"
 
 # no token: nothing happens
 SENTINEL_API_TOKEN= "$RTRACK" upload --db up.db >out 2>err
@@ -126,6 +129,14 @@ b = json.loads(sys.stdin.read())
 print(b["data_source"], b["data_csv"] == open("tiny.csv").read())')" "inline True"
 check "inline: says so, with the CSV's size" "$(sed 's/sentinel run [^:]*:/sentinel run R:/' err)" \
     "rtrack: upload: run 1 -> sentinel run R: 1 sample, $(wc -c <tiny.csv) bytes of CSV inline with finish (no S3 object)"
+# recorded without --cloud-discovery nor streaming: the cloud was not asked, and the upload
+# does not ask it either (an upload measures nothing), although the metadata service answers
+check "no cloud recorded: none stored" "$(q tiny.db "SELECT count(*) FROM runs WHERE cloud_vendor_id IS NULL")" 1
+check "no cloud recorded: the start body's cloud_* are null" "$(body 2 /runs | python3 -c '
+import json, sys
+b = json.loads(sys.stdin.read())
+print([b[k] for k in ("cloud_vendor_id", "cloud_account_id", "cloud_region_id", "cloud_zone_id", "cloud_instance_type")])')" \
+    "[None, None, None, None, None]"
 
 # --- resuming: S3 unreachable after registering, then the finish failing once ---------------------
 "$RTRACK" run --quiet --db res.db --interval 0.05 -- sleep 1
@@ -175,6 +186,21 @@ check "empty run: --all skips it, exit 0" "$?,$(grep -c 'run 2 skipped: it has n
 check "empty run: not registered" "$(requests 'POST /runs')" "$n_runs"
 SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 2 >out 2>err
 check "empty run: --run skips it too, exit 0" "$?,$(grep -c 'run 2 skipped' err),$(requests 'POST /runs')" "0,1,$n_runs"
+
+# --- streamed: the cloud asked while recording, stored, and sent with the registration -------------
+n_runs=$(requests 'POST /runs')
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_WAIT=20 "$RTRACK" run --quiet --db st.db --interval 0.1 -- \
+    sleep 0.5 >out 2>err
+check "streamed: exit 0, registered once" "$?,$(requests 'POST /runs')" "0,$((n_runs + 1))"
+check "streamed: the cloud in the database" "$(q st.db "SELECT cloud_vendor_id, cloud_instance_type FROM runs")" \
+    "aws|m5.large"
+check "streamed: the registration carried it" "$(body $((n_runs + 1)) /runs | python3 -c '
+import json, sys
+b = json.loads(sys.stdin.read())
+print(b["cloud_vendor_id"], b["cloud_region_id"])')" "aws eu-west-1"
+RTRACK_CLOUD_DISCOVERY=0 SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_WAIT=20 "$RTRACK" run --quiet \
+    --db st0.db --interval 0.1 -- sleep 0.3 >out 2>err
+check "streamed, RTRACK_CLOUD_DISCOVERY=0: not asked" "$?,$(q st0.db "SELECT count(*) FROM runs WHERE cloud_vendor_id IS NULL")" "0,1"
 
 # --- bad input --------------------------------------------------------------------------------------
 SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 9 >out 2>err

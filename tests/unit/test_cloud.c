@@ -15,8 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rtrack/cli/config.h"
 #include "rtrack/cli/env.h"
-#include "rtrack/upload/cloud.h"
+#include "rtrack/collect/cloud.h"
 #include "testlib.h"
 
 #define MOCK_SCRIPT RT_FIXTURES "/../helpers/imds_mock.py"
@@ -196,14 +197,20 @@ static char *mock_log(const struct mock *m, size_t *nlines)
     return s;
 }
 
-/* Discovery as the CLI runs it: RTRACK_CLOUD_DISCOVERY and the RTRACK_IMDS_* variables the
- * test set, read through the environment table (src/cli/env.c). */
+/* Discovery as a recording runs it (src/cli/cmd_recording.c): RTRACK_CLOUD_DISCOVERY read as
+ * record's --cloud-discovery option (0: never), the RTRACK_IMDS_* variables the test set
+ * through the environment table (src/cli/env.c). */
 static void discover(struct rt_cloud *c, double budget)
 {
     struct rt_env e;
     rt_env_load(&e);
+    struct rt_config cfg;
+    char *argv[] = {"record", NULL};
+    assert_int_equal(rt_config_load(&cfg, RT_CMD_RECORD, 1, argv), 0);
     struct rt_cloud_opts o;
     rt_env_cloud_opts(&e, &o);
+    o.off = cfg.cloud_discovery == 0;
+    rt_config_free(&cfg);
     rt_cloud_discover(c, &o, budget);
 }
 

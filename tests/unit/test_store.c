@@ -204,7 +204,7 @@ static void test_round_trip(void **state)
     sqlite3 *db = rt_store_db(s);
 
     char *v = qs(db, "SELECT mode || '|' || job_name || '|' || team || '|' || status || '|' || "
-                     "end_reason || '|' || pid || '|' || interval_s FROM runs");
+                     "end_reason || '|' || pid || '|' || requested_interval_s FROM runs");
     assert_string_equal(v, "record|train|ml|finished|interrupted|19873|1.0");
     free(v);
     assert_int_equal(q1(db, "SELECT exit_code IS NULL AND stage_name IS NULL FROM runs"), 1);
@@ -602,11 +602,19 @@ static void test_upload_progress(void **state)
     assert_int_equal(ids[0], run);
     free(ids);
 
-    const char *const cloud[5] = {"aws", NULL, "eu-central-1", NULL, "t3.micro"};
-    char *body = rt_store_upload_start_body(s, run, cloud);
+    /* the cloud as recorded: nothing stored yet, every key null; then what discovery found */
+    char *body = rt_store_upload_start_body(s, run);
     assert_non_null(body);
     assert_non_null(strstr(body, "\"job_name\":\"train\""));
-    assert_non_null(strstr(body, "\"cloud_vendor_id\":\"aws\",\"cloud_account_id\":null"));
+    assert_non_null(strstr(body, "\"cloud_vendor_id\":null,\"cloud_account_id\":null"));
+    free(body);
+    struct rt_cloud cloud = {"aws", NULL, "eu-central-1", NULL, "t3.micro"};
+    assert_int_equal(rt_store_set_run_cloud(s, run, &cloud), 0);
+    body = rt_store_upload_start_body(s, run);
+    assert_non_null(body);
+    assert_non_null(strstr(body, "\"cloud_vendor_id\":\"aws\",\"cloud_account_id\":null,"
+                                 "\"cloud_region_id\":\"eu-central-1\",\"cloud_zone_id\":null,"
+                                 "\"cloud_instance_type\":\"t3.micro\""));
     free(body);
     assert_int_equal(rt_store_upload_register(s, run, "http://api", "r-1", "s3://b/p", 1000.0), 0);
     struct rt_store_upload_batch b = {0, "s3://b/p/r-1/000000.csv.gz", 1, 1, 1, 123, 1001.0};
@@ -635,14 +643,12 @@ static void test_upload_progress(void **state)
     assert_int_equal(rt_store_upload_pending(s, &ids, &n), 0);
     assert_int_equal(n, 0);
     free(ids);
-    char *mid = rt_store_run_machine_id(s, run);
-    free(mid);
     rt_store_close(s);
     fx_case_free(&c);
 }
 
-/* A database of schema version 4 (the views before the rates) is brought up to date when it
- * is opened, for reading too. */
+/* A database of schema version 4 (the views before the rates, the run's interval_s, no cloud
+ * columns) is brought up to date when it is opened, for reading too. */
 static void test_upgrade_from_4(void **state)
 {
     (void)state;
@@ -657,13 +663,25 @@ static void test_upgrade_from_4(void **state)
                                   "DROP VIEW python_system; DROP VIEW python_process; "
                                   "DROP VIEW sample_metrics; DROP VIEW sample_rates; "
                                   "DROP VIEW nic_sample_rates; DROP VIEW disk_sample_rates; "
-                                  "DROP VIEW run_sample_counts; PRAGMA user_version = 4",
+                                  "DROP VIEW run_sample_counts; "
+                                  "ALTER TABLE runs RENAME COLUMN requested_interval_s TO "
+                                  "interval_s; ALTER TABLE runs DROP COLUMN cloud_vendor_id; "
+                                  "ALTER TABLE runs DROP COLUMN cloud_account_id; "
+                                  "ALTER TABLE runs DROP COLUMN cloud_region_id; "
+                                  "ALTER TABLE runs DROP COLUMN cloud_zone_id; "
+                                  "ALTER TABLE runs DROP COLUMN cloud_instance_type; "
+                                  "PRAGMA user_version = 4",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(db);
     assert_int_equal(rt_store_open(dbpath, RT_STORE_READ, &s, err, sizeof(err)), 0);
     assert_int_equal(q1(rt_store_db(s), "PRAGMA user_version"), rt_store_schema_version());
     assert_int_equal(q1(rt_store_db(s), "SELECT count(*) FROM sample_metrics"), 0);
+    assert_int_equal(q1(rt_store_db(s), "SELECT count(*) FROM pragma_table_info('runs') WHERE "
+                                        "name IN ('requested_interval_s', 'cloud_vendor_id', "
+                                        "'cloud_instance_type')"),
+                     3);
+    assert_int_equal(rt_store_schema_fingerprint(rt_store_db(s)), RT_SCHEMA_FINGERPRINT);
     rt_store_close(s);
 }
 

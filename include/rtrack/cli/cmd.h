@@ -32,12 +32,6 @@ void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char
                   const char *command_json, pid_t pid, const struct rt_host_info *host,
                   const struct rt_sysenv *env);
 
-/* run and record: with SENTINEL_API_TOKEN set, stream the run to Sentinel (upload/stream.h);
- * NULL without a token. */
-struct rt_streamer;
-struct rt_streamer *cmd_stream_start(const struct rt_config *cfg, const struct rt_env *env,
-                                     int64_t run_id);
-
 /* After getopt_long returned ':' or '?': say which option was wrong; returns exit code 2. */
 int cmd_option_error(const char *cmd, int c, char **argv);
 

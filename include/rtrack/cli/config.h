@@ -14,10 +14,11 @@ struct rt_config {
     char *db;
     char *config_file; /* the file that was read, NULL if none */
     int quiet;
+    int cloud_discovery; /* 1: ask the cloud while recording; 0: never; -1: when streaming */
     pid_t pid;
-    double duration; /* 0 = no limit */
-    char *output;    /* live output: a file, "-" for stdout, NULL for none */
-    int output_csv;  /* live output format: 0 JSON Lines, 1 CSV */
+    double duration;        /* 0 = no limit */
+    char *output;           /* live output: a file, "-" for stdout, NULL for none */
+    int output_csv;         /* live output format: 0 JSON Lines, 1 CSV */
     double upload_interval; /* streaming to Sentinel: seconds between uploads */
     char *sentinel_url;     /* Sentinel API base URL, NULL = SENTINEL_API_URL's default */
     char *meta[RT_META_N];

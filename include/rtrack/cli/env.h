@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "rtrack/upload/cloud.h"
+#include "rtrack/collect/cloud.h"
 
 /* Each value as the environment has it, NULL when unset or empty. */
 struct rt_env {
@@ -21,7 +21,6 @@ struct rt_env {
     const char *s3_endpoint;             /* RTRACK_S3_ENDPOINT */
     const char *s3_region;               /* RTRACK_S3_REGION */
     const char *http_timeout;            /* RTRACK_HTTP_TIMEOUT_S */
-    const char *cloud_discovery;         /* RTRACK_CLOUD_DISCOVERY */
     const char *imds[RT_CLOUD_NVENDORS]; /* RTRACK_IMDS_AWS, _GCP, ... (tests) */
     const char *proc_scan;               /* RTRACK_PROC_SCAN ("full": the /proc scan) */
     const char *nvml_library;            /* RTRACK_NVML_LIBRARY */
@@ -45,7 +44,8 @@ double rt_env_http_timeout(const struct rt_env *e);
 int64_t rt_env_stream_inline_max(const struct rt_env *e);
 /* RTRACK_PROC_SCAN=full: find the tree with the /proc scan (for comparisons) */
 int rt_env_full_scan(const struct rt_env *e);
-/* The cloud probes: off when RTRACK_CLOUD_DISCOVERY is false/0/no/off; base URLs (tests). */
+/* The cloud probes' base URLs (tests); whether to probe at all is run/record's
+ * --cloud-discovery (RTRACK_CLOUD_DISCOVERY). */
 void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o);
 
 /* Settings that are the whole process's, handed to their rooms once at start: the HTTP time

@@ -38,6 +38,17 @@ struct rt_host_info {
     double boot_time;
 };
 
+/* Facts of the cloud the host runs on (collect/cloud.h), each a malloc'd string or NULL when
+ * unknown. vendor_id is one of aws, gcp, azure, hcloud, upcloud, vultr, alicloud, ovh (Spare
+ * Cores' vendor ids), or NULL off-cloud. */
+struct rt_cloud {
+    char *vendor_id;
+    char *account_id;
+    char *region_id;
+    char *zone_id;
+    char *instance_type;
+};
+
 struct rt_run_desc {
     const char *mode;            /* "run" or "record" */
     const char *command_json;    /* argv as a JSON array, or NULL */

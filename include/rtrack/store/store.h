@@ -39,7 +39,7 @@ int rt_store_schema_version(void);
  * comparing it, table by table and column by column, with a reference schema built in memory
  * (a few milliseconds). tests/unit/test_store.c says the new value when the schema changes; a
  * stale value only costs that time, never a wrong answer. */
-#define RT_SCHEMA_FINGERPRINT 0x20b6d60f94e87a92ull
+#define RT_SCHEMA_FINGERPRINT 0x7836b9aad87d6415ull
 
 struct rt_store;
 
@@ -66,5 +66,10 @@ int rt_store_others_wrote(struct rt_store *s);
 int64_t rt_store_last_sample_id(const struct rt_store *s);
 
 int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e);
+
+/* The cloud run `run` was recorded on (collect/cloud.h), once its discovery has answered: an
+ * autocommitted update of the run's row, so the thread that discovered it can store it through
+ * a connection of its own while the recorder goes on. */
+int rt_store_set_run_cloud(struct rt_store *s, int64_t run, const struct rt_cloud *c);
 
 #endif

@@ -56,15 +56,12 @@ int rt_store_upload_run_status(struct rt_store *s, int64_t run, char **status);
 int rt_store_upload_pending(struct rt_store *s, int64_t **ids, int *n);
 
 /* The JSON body of POST /runs for run `run` (Sentinel's run metadata, resource-tracker-rs
- * §6.2): the run's metadata and host facts, and the cloud facts given (NULL: unknown) as
- * vendor, account, region, zone, instance type. NULL when it cannot be built. Free it. */
-char *rt_store_upload_start_body(struct rt_store *s, int64_t run, const char *const cloud[5]);
+ * §6.2): the run's metadata, host and cloud facts, as they were recorded. NULL when it cannot
+ * be built. Free it. */
+char *rt_store_upload_start_body(struct rt_store *s, int64_t run);
 
 /* The JSON body of POST /runs/{id}/finish (§6.7): the S3 route with every batch's URI, or,
  * with csv (csv_len bytes), the run's CSV inline. NULL when it cannot be built. Free it. */
 char *rt_store_upload_finish_body(struct rt_store *s, int64_t run, const char *csv, size_t csv_len);
-
-/* The machine id the run was recorded on (runs.host_machine_id), or NULL. Free it. */
-char *rt_store_run_machine_id(struct rt_store *s, int64_t run);
 
 #endif

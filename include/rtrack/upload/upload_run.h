@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rtrack/upload/cloud.h"
-
 struct rt_store;
 struct rt_sentinel;
 
@@ -16,7 +14,6 @@ struct rt_upload_opts {
     int64_t inline_max; /* a run whose whole CSV has at most this many bytes, none of it sent
                          * yet, goes inline with /finish instead of S3 (0: always S3) */
     const char *s3_endpoint, *s3_region; /* rt_s3_target_parse's; NULL: AWS, the bucket's */
-    struct rt_cloud_opts cloud;          /* how the cloud is discovered */
 };
 
 struct rt_upload_result {

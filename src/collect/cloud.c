@@ -23,7 +23,7 @@
  * JSON is read with base/json.h (SQLite's JSON functions); Hetzner's YAML-like `key: value`
  * lines are read line by line. */
 #include "rtrack/net/libs.h"
-#include "rtrack/upload/cloud.h"
+#include "rtrack/collect/cloud.h"
 
 #include <pthread.h>
 #include <signal.h>

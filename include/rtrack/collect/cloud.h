@@ -2,20 +2,15 @@
  * Sentinel's cloud_vendor_id, cloud_account_id, cloud_region_id, cloud_zone_id and
  * cloud_instance_type.
  *
- * Nothing here connects anywhere unless rt_cloud_discover() is called: the caller decides
- * (only when uploading or streaming to Sentinel). */
+ * They are facts of the recording, like the host's: asked while recording (off the sampling
+ * thread, src/record/facts.c) and stored with the run, so an upload later, or from another
+ * machine, sends what was true where the job ran. Nothing here connects anywhere unless
+ * rt_cloud_discover() is called: the caller decides (when streaming to Sentinel, or when asked
+ * with --cloud-discovery). */
 #ifndef RTRACK_CLOUD_H
 #define RTRACK_CLOUD_H
 
-/* Each field is a malloc'd string, or NULL when unknown. vendor_id is one of aws, gcp, azure,
- * hcloud, upcloud, vultr, alicloud, ovh (Spare Cores' vendor ids), or NULL off-cloud. */
-struct rt_cloud {
-    char *vendor_id;
-    char *account_id;
-    char *region_id;
-    char *zone_id;
-    char *instance_type;
-};
+#include "rtrack/sample/run.h" /* struct rt_cloud */
 
 /* The vendors, in precedence order. */
 enum rt_cloud_vendor {
