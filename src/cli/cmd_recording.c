@@ -26,7 +26,7 @@ static struct rt_streamer *stream_start(const struct cmd_recording *c, const str
 {
     /* big batches: a streamed run sends what a whole upload interval committed at once */
     struct rt_upload_opts o = {.batch_rows = 100000,
-                               .inline_max = rt_env_stream_inline_max(env),
+                               .inline_max = c->inline_max,
                                .s3_endpoint = env->s3_endpoint,
                                .s3_region = env->s3_region};
     return rt_streamer_start(cfg->db, c->run_id, cfg->upload_interval, env->sentinel_token,
@@ -45,11 +45,20 @@ static struct rt_cloud_job *cloud_start(const struct cmd_recording *c, const str
     return rt_cloud_job_start(cfg->db, c->run_id, &o);
 }
 
+int cmd_recording_check_env(struct cmd_recording *c, const struct rt_env *env, const char *mode)
+{
+    memset(c, 0, sizeof(*c));
+    c->loop.sigfd = -1;
+    return rt_env_inline_max(env, mode, &c->inline_max);
+}
+
 int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                        const struct rt_env *env, const char *mode, const char *command_json,
                        pid_t pid)
 {
+    int64_t inline_max = c->inline_max; /* cmd_recording_check_env's */
     memset(c, 0, sizeof(*c));
+    c->inline_max = inline_max;
     c->loop.sigfd = -1;
     rt_sysenv_live(&c->sys);
     c->sys.nvml_library = env->nvml_library;

@@ -79,11 +79,8 @@ int cmd_upload(int argc, char **argv, const struct rt_env *env)
         rt_err("upload: invalid RTRACK_UPLOAD_BATCH_ROWS '%s': expected a positive number", br);
         return RT_EXIT_USAGE;
     }
-    const char *im = env->upload_inline_max;
-    if (im && (rt_parse_i64(im, &o.inline_max) != 0 || o.inline_max < 0)) {
-        rt_err("upload: invalid RTRACK_UPLOAD_INLINE_MAX '%s': expected bytes, 0 or more", im);
+    if (rt_env_inline_max(env, "upload", &o.inline_max) != 0)
         return RT_EXIT_USAGE;
-    }
     struct rt_sentinel s;
     memset(&s, 0, sizeof(s));
     o.s3_endpoint = env->s3_endpoint;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtrack/base/log.h"
 #include "rtrack/base/util.h"
 #include "rtrack/net/http.h"
 #include "rtrack/net/libs.h"
@@ -72,12 +73,17 @@ double rt_env_http_timeout(const struct rt_env *e)
     return 0;
 }
 
-int64_t rt_env_stream_inline_max(const struct rt_env *e)
+int rt_env_inline_max(const struct rt_env *e, const char *cmd, int64_t *out)
 {
-    int64_t v;
-    if (e->upload_inline_max && rt_parse_i64(e->upload_inline_max, &v) == 0 && v >= 0)
-        return v;
-    return 64 * 1024;
+    *out = 64 * 1024;
+    if (!e->upload_inline_max)
+        return 0;
+    if (rt_parse_i64(e->upload_inline_max, out) != 0 || *out < 0) {
+        rt_err("%s: invalid RTRACK_UPLOAD_INLINE_MAX '%s': expected bytes, 0 or more", cmd,
+               e->upload_inline_max);
+        return -1;
+    }
+    return 0;
 }
 
 int rt_env_full_scan(const struct rt_env *e)

@@ -47,6 +47,15 @@ RTRACK_INTERVAL=0 "$RTRACK" run --db bad.db -- touch ran.marker 2>ue.err
 check "usage: RTRACK_INTERVAL=0 in the environment: exit 2" "$?" 2
 check "usage: RTRACK_INTERVAL=0: names the variable" "$(grep -c RTRACK_INTERVAL ue.err)" 1
 check "usage: RTRACK_INTERVAL=0: nothing created or run" "$(ls bad.db ran.marker 2>/dev/null | wc -l)" 0
+# a variable that upload and streaming share is read one way by both (src/cli/env.c): run and
+# record refuse it as upload does (they ignored it before)
+for cmd in run record; do
+    args=(--db bad.db); [ $cmd = run ] && args+=(-- touch ran.marker) || args+=(--duration 0.1)
+    RTRACK_UPLOAD_INLINE_MAX=abc "$RTRACK" $cmd "${args[@]}" >ue.out 2>ue.err
+    check "usage: $cmd: RTRACK_UPLOAD_INLINE_MAX=abc: exit 2, named, nothing created or run" \
+        "$?:$(cat ue.err):$(ls bad.db ran.marker 2>/dev/null | wc -l)" \
+        "2:rtrack: $cmd: invalid RTRACK_UPLOAD_INLINE_MAX 'abc': expected bytes, 0 or more:0"
+done
 
 # --- --help and --version succeed, print on stdout, create nothing
 out=$("$RTRACK" run --help 2>/dev/null)

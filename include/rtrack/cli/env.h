@@ -40,8 +40,9 @@ const char *rt_env_db(const struct rt_env *e);     /* else rtrack.db */
 double rt_env_upload_wait(const struct rt_env *e); /* seconds >= 0, else 30 (ignored) */
 /* RTRACK_HTTP_TIMEOUT_S: positive seconds, at most a day; 0 when unset or invalid (ignored) */
 double rt_env_http_timeout(const struct rt_env *e);
-/* RTRACK_UPLOAD_INLINE_MAX for streaming: bytes >= 0, else 65536 (ignored) */
-int64_t rt_env_stream_inline_max(const struct rt_env *e);
+/* RTRACK_UPLOAD_INLINE_MAX, for upload and for streaming alike: bytes >= 0, 65536 when unset;
+ * -1 after saying (as `cmd`) that it is invalid. */
+int rt_env_inline_max(const struct rt_env *e, const char *cmd, int64_t *out);
 /* RTRACK_PROC_SCAN=full: find the tree with the /proc scan (for comparisons) */
 int rt_env_full_scan(const struct rt_env *e);
 /* The cloud probes' base URLs (tests); whether to probe at all is run/record's
