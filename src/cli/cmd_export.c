@@ -1,7 +1,6 @@
 /* cmd_export.c - `rtrack export`: a recorded run as the Python reference's CSV (combined,
  * system or process layout) or as the Rust reference's JSON Lines, streamed from the database. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,25 +14,6 @@
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/base/util.h"
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: rtrack export [options]\n\n"
-            "Write a recorded run as the Python resource-tracker's CSV or the Rust\n"
-            "resource-tracker's JSON Lines.\n\noptions:\n"
-            "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
-            "  -r, --run ID|latest        run to export (default latest)\n"
-            "  -f, --format csv|jsonl     output format (default csv; json = jsonl)\n"
-            "  -t, --table combined|system|process\n"
-            "                             CSV layout (default combined: 32 columns)\n"
-            "  -o, --output FILE          write to FILE (default: stdout)\n"
-            "      --since T              samples at or after T (default: from the start)\n"
-            "      --until T              samples at or before T (default: to the end)\n"
-            "  -h, --help                 show this help\n\n"
-            "T is epoch seconds, an ISO 8601 date and time (UTC unless it carries an offset),\n"
-            "or +SECONDS after the start of the run.\n");
-}
 
 static int parse_format(const char *s, enum rt_export_format *f)
 {
@@ -73,62 +53,73 @@ static int parse_time(struct rt_store *store, const char *s, double run_start, d
     return ok ? 0 : -1;
 }
 
-int cmd_export(int argc, char **argv, const struct rt_env *env)
+enum { OPT_SINCE = 1, OPT_UNTIL };
+
+static const struct cmd_opt export_opts[] = {
+    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
+    {"run", 'r', "ID|latest", "run to export (default latest)", NULL, 'r'},
+    {"format", 'f', "csv|jsonl", "output format (default csv; json = jsonl)", NULL, 'f'},
+    {"table", 't', "combined|system|process", "CSV layout (default combined: 32 columns)", NULL,
+     't'},
+    {"output", 'o', "FILE", "write to FILE (default: stdout)", NULL, 'o'},
+    {"since", 0, "T", "samples at or after T (default: from the start)", NULL, OPT_SINCE},
+    {"until", 0, "T", "samples at or before T (default: to the end)", NULL, OPT_UNTIL},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
+
+static int cmd_export(int argc, char **argv, const struct rt_env *env);
+
+const struct cmd_def cmd_export_def = {
+    .name = "export",
+    .fn = cmd_export,
+    .summary = "write a run as Python-parity CSV or Rust-compatible JSON Lines",
+    .synopsis = "[options]",
+    .description = "Write a recorded run as the Python resource-tracker's CSV or the Rust\n"
+                   "resource-tracker's JSON Lines.",
+    .opts = export_opts,
+    .epilog = "T is epoch seconds, an ISO 8601 date and time (UTC unless it carries an offset),\n"
+              "or +SECONDS after the start of the run.\n",
+};
+
+static int cmd_export(int argc, char **argv, const struct rt_env *env)
 {
-    static const struct option lopts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"run", required_argument, NULL, 'r'},
-        {"format", required_argument, NULL, 'f'},
-        {"table", required_argument, NULL, 't'},
-        {"output", required_argument, NULL, 'o'},
-        {"since", required_argument, NULL, 1},
-        {"until", required_argument, NULL, 2},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *db_path = rt_env_db(env);
     const char *run = "latest", *output = NULL, *since = NULL, *until = NULL, *table = NULL;
     struct rt_export_query q = {RT_FMT_CSV, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 0, 0, 0};
+    struct cmd_parse p;
+    cmd_parse_begin(&p, &cmd_export_def, argc, argv);
+    const char *v;
     int c;
-    opterr = 0;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "+:d:r:f:t:o:h", lopts, NULL)) != -1) {
+    while ((c = cmd_parse_next(&p, &v)) >= 0) {
         switch (c) {
         case 'd':
-            db_path = optarg;
+            db_path = v;
             break;
         case 'r':
-            run = optarg;
+            run = v;
             break;
         case 'f':
-            if (parse_format(optarg, &q.format) != 0) {
-                rt_err("export: unknown format '%s' (csv or jsonl)", optarg);
+            if (parse_format(v, &q.format) != 0) {
+                rt_err("export: unknown format '%s' (csv or jsonl)", v);
                 return RT_EXIT_USAGE;
             }
             break;
         case 't':
-            table = optarg;
+            table = v;
             break;
         case 'o':
-            output = optarg;
+            output = v;
             break;
-        case 1:
-            since = optarg;
+        case OPT_SINCE:
+            since = v;
             break;
-        case 2:
-            until = optarg;
+        case OPT_UNTIL:
+            until = v;
             break;
-        case 'h':
-            usage(stdout);
-            return RT_EXIT_OK;
-        default:
-            return cmd_option_error("export", c, argv);
         }
     }
-    if (optind < argc) {
-        rt_err("export: unexpected argument '%s'", argv[optind]);
-        return RT_EXIT_USAGE;
-    }
+    if (c != CMD_PARSE_DONE)
+        return cmd_parse_exit(c);
     if (table) {
         if (q.format != RT_FMT_CSV) {
             rt_err("export: --table chooses a CSV layout; JSON Lines has one layout");

@@ -6,7 +6,20 @@
 #include "rtrack/base/log.h"
 #include "rtrack/cli/cmd.h"
 
-int cmd_record(int argc, char **argv, const struct rt_env *env)
+static int cmd_record(int argc, char **argv, const struct rt_env *env);
+
+const struct cmd_def cmd_record_def = {
+    .name = "record",
+    .fn = cmd_record,
+    .summary = "record the system (and optionally a process tree) to SQLite",
+    .synopsis = "[options]",
+    .description = "Record the system (and with --pid a process tree) until SIGINT/SIGTERM,\n"
+                   "--duration, or until the tracked tree is gone.",
+    .print_opts = rt_config_print_record_opts,
+    .epilog = rt_config_epilog,
+};
+
+static int cmd_record(int argc, char **argv, const struct rt_env *env)
 {
     struct rt_config cfg;
     int rc = rt_config_load(&cfg, RT_CMD_RECORD, argc, argv);

@@ -1,6 +1,5 @@
 /* cmd_report.c - `rtrack report`: a recorded run as one self-contained HTML page (report.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,21 +14,6 @@
 #include "rtrack/summary/summary.h"
 #include "rtrack/base/util.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: rtrack report [options] -o FILE\n\n"
-                 "Write a recorded run as one HTML page: the run, what it used, what to ask for\n"
-                 "next time, the busiest processes and charts over time. The page is\n"
-                 "self-contained (no scripts, fonts or images to fetch) and prints well.\n\n"
-                 "options:\n"
-                 "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
-                 "  -r, --run ID|latest        run to report (default latest)\n"
-                 "  -o, --output FILE          the HTML file to write (required; - = stdout)\n"
-                 "      --recommend-server     add the cheapest matching cloud server from the\n"
-                 "                             Spare Cores Keeper API [env RTRACK_KEEPER_URL]\n"
-                 "  -h, --help                 show this help\n");
-}
-
 /* The page, through the write-then-rename output export uses too. */
 static int write_file(const char *path, const struct rt_buf *page)
 {
@@ -42,44 +26,58 @@ static int write_file(const char *path, const struct rt_buf *page)
     return cmd_out_close(&o, ok) == 0 && ok ? 0 : -1;
 }
 
-int cmd_report(int argc, char **argv, const struct rt_env *env)
+enum { OPT_SERVER = 1 };
+
+static const struct cmd_opt report_opts[] = {
+    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
+    {"run", 'r', "ID|latest", "run to report (default latest)", NULL, 'r'},
+    {"output", 'o', "FILE", "the HTML file to write (required; - = stdout)", NULL, 'o'},
+    {"recommend-server", 0, NULL,
+     "add the cheapest matching cloud server from the Spare Cores Keeper API", "RTRACK_KEEPER_URL",
+     OPT_SERVER},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
+
+static int cmd_report(int argc, char **argv, const struct rt_env *env);
+
+const struct cmd_def cmd_report_def = {
+    .name = "report",
+    .fn = cmd_report,
+    .summary = "write a run as a self-contained HTML page with charts",
+    .synopsis = "[options] -o FILE",
+    .description = "Write a recorded run as one HTML page: the run, what it used, what to ask for\n"
+                   "next time, the busiest processes and charts over time. The page is\n"
+                   "self-contained (no scripts, fonts or images to fetch) and prints well.",
+    .opts = report_opts,
+};
+
+static int cmd_report(int argc, char **argv, const struct rt_env *env)
 {
-    static const struct option lopts[] = {
-        {"db", required_argument, NULL, 'd'},     {"run", required_argument, NULL, 'r'},
-        {"output", required_argument, NULL, 'o'}, {"recommend-server", no_argument, NULL, 1},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
     const char *db_path = rt_env_db(env);
     const char *run = "latest", *output = NULL;
     int server = 0;
+    struct cmd_parse p;
+    cmd_parse_begin(&p, &cmd_report_def, argc, argv);
+    const char *v;
     int c;
-    opterr = 0;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "+:d:r:o:h", lopts, NULL)) != -1) {
+    while ((c = cmd_parse_next(&p, &v)) >= 0) {
         switch (c) {
         case 'd':
-            db_path = optarg;
+            db_path = v;
             break;
         case 'r':
-            run = optarg;
+            run = v;
             break;
         case 'o':
-            output = optarg;
+            output = v;
             break;
-        case 1:
+        case OPT_SERVER:
             server = 1;
             break;
-        case 'h':
-            usage(stdout);
-            return RT_EXIT_OK;
-        default:
-            return cmd_option_error("report", c, argv);
         }
     }
-    if (optind < argc) {
-        rt_err("report: unexpected argument '%s'", argv[optind]);
-        return RT_EXIT_USAGE;
-    }
+    if (c != CMD_PARSE_DONE)
+        return cmd_parse_exit(c);
     if (!output || !*output) {
         rt_err("report: which file? give -o FILE (the HTML page to write)");
         return RT_EXIT_USAGE;

@@ -35,7 +35,20 @@ static void run_note(const struct cmd_recording *c, const struct rt_config *cfg,
                 (long long)res->stored, cfg->db);
 }
 
-int cmd_run(int argc, char **argv, const struct rt_env *env)
+static int cmd_run(int argc, char **argv, const struct rt_env *env);
+
+const struct cmd_def cmd_run_def = {
+    .name = "run",
+    .fn = cmd_run,
+    .summary = "run a command, record it, its process tree and the system",
+    .synopsis = "[options] [--] CMD [ARGS...]",
+    .description = "Run CMD, track its whole process tree and the system, record every sample\n"
+                   "into a SQLite database, and exit with CMD's exit status.",
+    .print_opts = rt_config_print_run_opts,
+    .epilog = rt_config_epilog,
+};
+
+static int cmd_run(int argc, char **argv, const struct rt_env *env)
 {
     struct rt_config cfg;
     int rc = rt_config_load(&cfg, RT_CMD_RUN, argc, argv);

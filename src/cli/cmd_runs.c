@@ -1,5 +1,4 @@
 /* cmd_runs.c - `rtrack runs`: the runs a database holds. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,44 +35,43 @@ static void csv_field(FILE *f, struct rt_store_rows *r, int i)
     fputc('"', f);
 }
 
-int cmd_runs(int argc, char **argv, const struct rt_env *env)
+static const struct cmd_opt runs_opts[] = {
+    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
+    {"format", 'f', "table|csv|jsonl",
+     "table for people (default), csv or jsonl for programs (jsonl adds the host's GPUs)", NULL,
+     'f'},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
+
+static int cmd_runs(int argc, char **argv, const struct rt_env *env);
+
+const struct cmd_def cmd_runs_def = {
+    .name = "runs",
+    .fn = cmd_runs,
+    .summary = "list the runs in a database",
+    .synopsis = "[--db FILE] [--format table|csv|jsonl]",
+    .description = "List the runs a database holds: id, job name, command, start (UTC),\n"
+                   "duration, samples (after the baseline, as summary and export count\n"
+                   "them), exit code, tracked pid, status.",
+    .opts = runs_opts,
+};
+
+static int cmd_runs(int argc, char **argv, const struct rt_env *env)
 {
-    static const struct option lopts[] = {{"db", required_argument, NULL, 'd'},
-                                          {"format", required_argument, NULL, 'f'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
     const char *db_path = rt_env_db(env);
     const char *format = "table";
+    struct cmd_parse p;
+    cmd_parse_begin(&p, &cmd_runs_def, argc, argv);
+    const char *v;
     int c;
-    opterr = 0;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "+:d:f:h", lopts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            db_path = optarg;
-            break;
-        case 'f':
-            format = optarg;
-            break;
-        case 'h':
-            printf("usage: rtrack runs [--db FILE] [--format table|csv|jsonl]\n\n"
-                   "List the runs a database holds: id, job name, command, start (UTC),\n"
-                   "duration, samples (after the baseline, as summary and export count\n"
-                   "them), exit code, tracked pid, status.\n\noptions:\n"
-                   "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
-                   "  -f, --format table|csv|jsonl\n"
-                   "                             table for people (default), csv or jsonl for\n"
-                   "                             programs (jsonl adds the host's GPUs)\n"
-                   "  -h, --help                 show this help\n");
-            return RT_EXIT_OK;
-        default:
-            return cmd_option_error("runs", c, argv);
-        }
+    while ((c = cmd_parse_next(&p, &v)) >= 0) {
+        if (c == 'd')
+            db_path = v;
+        else if (c == 'f')
+            format = v;
     }
-    if (optind < argc) {
-        rt_err("runs: unexpected argument '%s'", argv[optind]);
-        return RT_EXIT_USAGE;
-    }
+    if (c != CMD_PARSE_DONE)
+        return cmd_parse_exit(c);
     int fmt = !strcmp(format, "table")                                ? 0
               : !strcmp(format, "csv")                                ? 1
               : (!strcmp(format, "jsonl") || !strcmp(format, "json")) ? 2

@@ -2,7 +2,6 @@
  *
  * The figures are rt_summary_json()'s (summary.c); text and markdown are read back from that
  * JSON (base/json.h), so the three formats can never disagree. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,21 +16,6 @@
 #include "rtrack/summary/summary.h"
 #include "rtrack/base/utf8.h"
 #include "rtrack/base/util.h"
-
-static const char usage[] =
-    "usage: rtrack summary [--db FILE] [--run ID|latest | --job NAME]\n"
-    "                      [--format text|json|markdown] [--recommend-server]\n\n"
-    "What a recorded run used (process tree and system: mean, p50, p95, max), what to\n"
-    "request next time, how much of the host it used, its top processes.\n\noptions:\n"
-    "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
-    "  -r, --run ID|latest        the run (default latest)\n"
-    "  -j, --job NAME             every run of this job name together (mean of means,\n"
-    "                             max of maxes; default: one run)\n"
-    "  -f, --format text|json|markdown\n"
-    "                             output format (default text)\n"
-    "      --recommend-server     ask the Spare Cores Keeper API for the cheapest\n"
-    "                             server that fits [env RTRACK_KEEPER_URL]\n"
-    "  -h, --help                 show this help\n";
 
 /* Reading values back from the summary JSON. */
 struct jr {
@@ -241,46 +225,64 @@ static void print_summary(struct jr *r, int md)
     printf("%s", md ? "```\n" : "");
 }
 
-int cmd_summary(int argc, char **argv, const struct rt_env *env)
+enum { OPT_SERVER = 1 };
+
+static const struct cmd_opt summary_opts[] = {
+    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
+    {"run", 'r', "ID|latest", "the run (default latest)", NULL, 'r'},
+    {"job", 'j', "NAME",
+     "every run of this job name together (mean of means, max of maxes; default: one run)", NULL,
+     'j'},
+    {"format", 'f', "text|json|markdown", "output format (default text)", NULL, 'f'},
+    {"recommend-server", 0, NULL,
+     "ask the Spare Cores Keeper API for the cheapest server that fits", "RTRACK_KEEPER_URL",
+     OPT_SERVER},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
+
+static int cmd_summary(int argc, char **argv, const struct rt_env *env);
+
+const struct cmd_def cmd_summary_def = {
+    .name = "summary",
+    .fn = cmd_summary,
+    .summary = "what a run used and what to request next time",
+    .synopsis = "[--db FILE] [--run ID|latest | --job NAME]\n"
+                "[--format text|json|markdown] [--recommend-server]",
+    .description =
+        "What a recorded run used (process tree and system: mean, p50, p95, max), what to\n"
+        "request next time, how much of the host it used, its top processes.",
+    .opts = summary_opts,
+};
+
+static int cmd_summary(int argc, char **argv, const struct rt_env *env)
 {
-    static const struct option lopts[] = {{"db", required_argument, NULL, 'd'},
-                                          {"run", required_argument, NULL, 'r'},
-                                          {"job", required_argument, NULL, 'j'},
-                                          {"format", required_argument, NULL, 'f'},
-                                          {"recommend-server", no_argument, NULL, 1},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {NULL, 0, NULL, 0}};
     const char *db_path = rt_env_db(env), *run = NULL, *format = "text";
     struct rt_summary_opts o = {0, NULL, 0, NULL};
+    struct cmd_parse p;
+    cmd_parse_begin(&p, &cmd_summary_def, argc, argv);
+    const char *v;
     int c;
-    while ((c = getopt_long(argc, argv, "+:d:r:j:f:h", lopts, NULL)) != -1) {
+    while ((c = cmd_parse_next(&p, &v)) >= 0) {
         switch (c) {
         case 'd':
-            db_path = optarg;
+            db_path = v;
             break;
         case 'r':
-            run = optarg;
+            run = v;
             break;
         case 'j':
-            o.job = optarg;
+            o.job = v;
             break;
         case 'f':
-            format = optarg;
+            format = v;
             break;
-        case 1:
+        case OPT_SERVER:
             o.recommend_server = 1;
             break;
-        case 'h':
-            fputs(usage, stdout);
-            return RT_EXIT_OK;
-        default:
-            return cmd_option_error("summary", c, argv);
         }
     }
-    if (optind < argc) {
-        rt_err("summary: unexpected argument '%s'", argv[optind]);
-        return RT_EXIT_USAGE;
-    }
+    if (c != CMD_PARSE_DONE)
+        return cmd_parse_exit(c);
     int fmt = !strcmp(format, "text")                                ? 0
               : !strcmp(format, "json")                              ? 1
               : !strcmp(format, "markdown") || !strcmp(format, "md") ? 2

@@ -1,5 +1,4 @@
 /* cmd_upload.c - `rtrack upload`: recorded runs to Spare Cores Sentinel, after the fact. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,44 +13,54 @@
 #include "rtrack/upload/upload_run.h"
 #include "rtrack/base/util.h"
 
-static const char usage[] =
-    "usage: rtrack upload [--db FILE] [--run ID|latest | --all] [--dry-run]\n\n"
-    "Send recorded runs to Spare Cores Sentinel: register each run, upload its\n"
-    "samples as gzip CSV batches to the S3 location Sentinel assigns, and finish it.\n"
-    "Progress is kept in the database: an interrupted upload resumes where it\n"
-    "stopped, a finished run is not sent again.\n\noptions:\n"
-    "  -d, --db FILE              database (default rtrack.db) [env RTRACK_DB]\n"
-    "  -r, --run ID|latest        the run (default latest)\n"
-    "  -a, --all                  every finished run not uploaded yet\n"
-    "  -n, --dry-run              say what would be sent; no network\n"
-    "  -h, --help                 show this help\n\n"
-    "environment:\n"
-    "  SENTINEL_API_TOKEN         the API token (required; never stored or printed)\n"
-    "  SENTINEL_API_URL           the API (default\n"
-    "                             https://api.sentinel.sparecores.net)\n"
-    "  RTRACK_S3_ENDPOINT, RTRACK_S3_REGION\n"
-    "                             an S3-compatible store instead of AWS\n"
-    "  RTRACK_UPLOAD_BATCH_ROWS   samples per S3 object (default 10000)\n"
-    "  RTRACK_UPLOAD_INLINE_MAX   bytes of CSV sent inline with the finish call\n"
-    "                             instead of S3 (default 65536)\n";
+static const struct cmd_opt upload_opts[] = {
+    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
+    {"run", 'r', "ID|latest", "the run (default latest)", NULL, 'r'},
+    {"all", 'a', NULL, "every finished run not uploaded yet", NULL, 'a'},
+    {"dry-run", 'n', NULL, "say what would be sent; no network", NULL, 'n'},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
 
-int cmd_upload(int argc, char **argv, const struct rt_env *env)
+static int cmd_upload(int argc, char **argv, const struct rt_env *env);
+
+const struct cmd_def cmd_upload_def = {
+    .name = "upload",
+    .fn = cmd_upload,
+    .summary = "send recorded runs to Spare Cores Sentinel (gzip CSV on S3)",
+    .synopsis = "[--db FILE] [--run ID|latest | --all] [--dry-run]",
+    .description =
+        "Send recorded runs to Spare Cores Sentinel: register each run, upload its\n"
+        "samples as gzip CSV batches to the S3 location Sentinel assigns, and finish it.\n"
+        "Progress is kept in the database: an interrupted upload resumes where it\n"
+        "stopped, a finished run is not sent again.",
+    .opts = upload_opts,
+    .epilog = "environment:\n"
+              "  SENTINEL_API_TOKEN           the API token (required; never stored or printed)\n"
+              "  SENTINEL_API_URL             the API (default\n"
+              "                               https://api.sentinel.sparecores.net)\n"
+              "  RTRACK_S3_ENDPOINT, RTRACK_S3_REGION\n"
+              "                               an S3-compatible store instead of AWS\n"
+              "  RTRACK_UPLOAD_BATCH_ROWS     samples per S3 object (default 10000)\n"
+              "  RTRACK_UPLOAD_INLINE_MAX     bytes of CSV sent inline with the finish call\n"
+              "                               instead of S3 (default 65536)\n",
+};
+
+static int cmd_upload(int argc, char **argv, const struct rt_env *env)
 {
-    static const struct option lopts[] = {
-        {"db", required_argument, NULL, 'd'}, {"run", required_argument, NULL, 'r'},
-        {"all", no_argument, NULL, 'a'},      {"dry-run", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0}};
     const char *db_path = rt_env_db(env), *run = NULL;
     int all = 0;
     struct rt_upload_opts o = {.batch_rows = 10000, .inline_max = 64 * 1024};
+    struct cmd_parse p;
+    cmd_parse_begin(&p, &cmd_upload_def, argc, argv);
+    const char *v;
     int c;
-    while ((c = getopt_long(argc, argv, "+:d:r:anh", lopts, NULL)) != -1) {
+    while ((c = cmd_parse_next(&p, &v)) >= 0) {
         switch (c) {
         case 'd':
-            db_path = optarg;
+            db_path = v;
             break;
         case 'r':
-            run = optarg;
+            run = v;
             break;
         case 'a':
             all = 1;
@@ -59,17 +68,10 @@ int cmd_upload(int argc, char **argv, const struct rt_env *env)
         case 'n':
             o.dry_run = 1;
             break;
-        case 'h':
-            fputs(usage, stdout);
-            return RT_EXIT_OK;
-        default:
-            return cmd_option_error("upload", c, argv);
         }
     }
-    if (optind < argc) {
-        rt_err("upload: unexpected argument '%s'", argv[optind]);
-        return RT_EXIT_USAGE;
-    }
+    if (c != CMD_PARSE_DONE)
+        return cmd_parse_exit(c);
     if (run && all) {
         rt_err("upload: --run and --all cannot be used together");
         return RT_EXIT_USAGE;

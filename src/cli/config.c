@@ -113,68 +113,35 @@ static const char *cmd_name(enum rt_cmd_kind kind)
     return kind == RT_CMD_RUN ? "run" : "record";
 }
 
-/* The description column of --help starts at column 31; wrap it at 80 columns, words whole,
- * "[env NAME]" as one word. */
-static int usage_word(FILE *out, int col, const char *w, int n)
+/* The options of run or record, as their --help lists them (cmd_help: src/cli/help.c), --help
+ * itself last, as for every command. */
+static void print_opts(enum rt_cmd_kind kind, FILE *out)
 {
-    enum { INDENT = 30, WIDTH = 80 };
-    if (col > INDENT && col + 1 + n > WIDTH) {
-        fprintf(out, "\n%*s", INDENT, "");
-        col = INDENT;
-    }
-    fprintf(out, " %.*s", n, w);
-    return col + 1 + n;
-}
-
-static void usage_wrap(FILE *out, const char *help, const char *env)
-{
-    int col = 30;
-    for (const char *p = help; *p;) {
-        int n = (int)strcspn(p, " ");
-        if (n)
-            col = usage_word(out, col, p, n);
-        p += n;
-        p += *p == ' ';
-    }
-    if (env) {
-        char w[64];
-        int n = snprintf(w, sizeof(w), "[env %s]", env);
-        usage_word(out, col, w, n);
-    }
-    fputc('\n', out);
-}
-
-void rt_config_usage(enum rt_cmd_kind kind, FILE *out)
-{
-    if (kind == RT_CMD_RUN)
-        fprintf(out, "usage: rtrack run [options] [--] CMD [ARGS...]\n\n"
-                     "Run CMD, track its whole process tree and the system, record every sample\n"
-                     "into a SQLite database, and exit with CMD's exit status.\n\noptions:\n");
-    else
-        fprintf(out, "usage: rtrack record [options]\n\n"
-                     "Record the system (and with --pid a process tree) until SIGINT/SIGTERM,\n"
-                     "--duration, or until the tracked tree is gone.\n\noptions:\n");
     for (size_t i = 0; i < RT_ARRAY_LEN(opts); i++) {
         const struct opt *o = &opts[i];
-        if (!(o->cmds & cmd_bit(kind)))
-            continue;
-        char flag[64];
-        if (o->short_opt)
-            snprintf(flag, sizeof(flag), "-%c, --%s%s%s", o->short_opt, o->name, o->arg ? " " : "",
-                     o->arg ? o->arg : "");
-        else
-            snprintf(flag, sizeof(flag), "    --%s%s%s", o->name, o->arg ? " " : "",
-                     o->arg ? o->arg : "");
-        fprintf(out, "  %-28s", flag);
-        usage_wrap(out, o->help, o->env);
+        if ((o->cmds & cmd_bit(kind)) && o->type != OT_HELP)
+            cmd_help_opt(out, o->short_opt, o->name, o->arg, o->help, o->env);
     }
-    fprintf(out, "\nConfig file keys: [job] name, pid, project_name, ...; [tracker]\n"
-                 "interval_secs, db, quiet, duration_secs, output, format, cloud_discovery;\n"
-                 "[sentinel] upload_interval_secs, api_url; [tags] KEY = \"VALUE\".\n"
-                 "Precedence: options > environment > config file > defaults.\n"
-                 "With SENTINEL_API_TOKEN set (environment only), samples are also streamed to\n"
-                 "Spare Cores Sentinel while recording. See docs/usage.md.\n");
+    cmd_help_opt(out, 'h', "help", NULL, "show this help", NULL);
 }
+
+void rt_config_print_run_opts(FILE *out)
+{
+    print_opts(RT_CMD_RUN, out);
+}
+
+void rt_config_print_record_opts(FILE *out)
+{
+    print_opts(RT_CMD_RECORD, out);
+}
+
+const char rt_config_epilog[] =
+    "Config file keys: [job] name, pid, project_name, ...; [tracker]\n"
+    "interval_secs, db, quiet, duration_secs, output, format, cloud_discovery;\n"
+    "[sentinel] upload_interval_secs, api_url; [tags] KEY = \"VALUE\".\n"
+    "Precedence: options > environment > config file > defaults.\n"
+    "With SENTINEL_API_TOKEN set (environment only), samples are also streamed to\n"
+    "Spare Cores Sentinel while recording. See docs/usage.md.\n";
 
 /* Job metadata and tags go into JSON (export, runs, summary, the Sentinel API), which must be
  * UTF-8: a value that is not is refused rather than stored altered (a job name that silently
@@ -476,7 +443,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
             goto out;
         }
         if (o->type == OT_HELP) {
-            rt_config_usage(kind, stdout);
+            cmd_help(kind == RT_CMD_RUN ? &cmd_run_def : &cmd_record_def, stdout);
             rc = -1;
             goto out;
         }

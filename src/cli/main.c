@@ -1,4 +1,5 @@
-/* main.c - the subcommand table, `rtrack --help`, `rtrack help CMD` and `rtrack --version`. */
+/* main.c - `rtrack --help`, `rtrack help CMD` and `rtrack --version` from the command table
+ * (commands.c), and the way to a command's function. */
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
@@ -15,22 +16,6 @@
 #include "rtrack/store/store.h"
 #include "rtrack/version.h"
 
-struct command {
-    const char *name;
-    int (*fn)(int argc, char **argv, const struct rt_env *env);
-    const char *summary;
-};
-
-static const struct command commands[] = {
-    {"run", cmd_run, "run a command, record it, its process tree and the system"},
-    {"record", cmd_record, "record the system (and optionally a process tree) to SQLite"},
-    {"export", cmd_export, "write a run as Python-parity CSV or Rust-compatible JSON Lines"},
-    {"runs", cmd_runs, "list the runs in a database"},
-    {"summary", cmd_summary, "what a run used and what to request next time"},
-    {"report", cmd_report, "write a run as a self-contained HTML page with charts"},
-    {"upload", cmd_upload, "send recorded runs to Spare Cores Sentinel (gzip CSV on S3)"},
-};
-
 /* what may stand where a command goes, for the suggestions */
 static const char *const top_options[] = {"--help", "--version"};
 
@@ -40,8 +25,8 @@ static void usage(FILE *out)
                  "       rtrack help [<command>] | rtrack --version\n\n"
                  "rtrack tracks CPU, memory, disks, network, GPUs and a job's whole process tree\n"
                  "and records every sample into a SQLite database.\n\ncommands:\n");
-    for (size_t i = 0; i < RT_ARRAY_LEN(commands); i++)
-        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    for (const struct cmd_def *const *c = cmd_table; *c; c++)
+        fprintf(out, "  %-10s %s\n", (*c)->name, (*c)->summary);
     fprintf(out,
             "\noptions:\n"
             "  -h, --help     show this help\n"
@@ -162,11 +147,11 @@ static size_t distance(const char *typed, const char *name)
  * most two edits away), the way git does. */
 static int unknown(const char *name)
 {
-    const char *cands[RT_ARRAY_LEN(commands) + RT_ARRAY_LEN(top_options)];
+    const char *cands[32 + RT_ARRAY_LEN(top_options)];
     size_t n = 0;
     int option = name[0] == '-';
-    for (size_t i = 0; i < RT_ARRAY_LEN(commands) && !option; i++)
-        cands[n++] = commands[i].name;
+    for (const struct cmd_def *const *c = cmd_table; *c && !option && n < 32; c++)
+        cands[n++] = (*c)->name;
     for (size_t i = 0; i < RT_ARRAY_LEN(top_options) && option; i++)
         cands[n++] = top_options[i];
     size_t best = 3;
@@ -195,14 +180,6 @@ static int unknown(const char *name)
     return RT_EXIT_USAGE;
 }
 
-static const struct command *find(const char *name)
-{
-    for (size_t i = 0; i < RT_ARRAY_LEN(commands); i++)
-        if (!strcmp(name, commands[i].name))
-            return &commands[i];
-    return NULL;
-}
-
 int main(int argc, char **argv)
 {
     struct rt_env env;
@@ -228,13 +205,13 @@ int main(int argc, char **argv)
             usage(stdout);
             return RT_EXIT_OK;
         }
-        const struct command *c = find(argv[2]);
+        const struct cmd_def *c = cmd_find(argv[2]);
         if (!c)
             return unknown(argv[2]);
-        char *help_argv[] = {(char *)c->name, "--help", NULL};
-        return c->fn(2, help_argv, &env);
+        cmd_help(c, stdout);
+        return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
     }
-    const struct command *c = find(name);
+    const struct cmd_def *c = cmd_find(name);
     if (!c)
         return unknown(name);
     return c->fn(argc - 1, argv + 1, &env);

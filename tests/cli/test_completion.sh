@@ -61,7 +61,7 @@ pid=$$
 check "--pid offers pids" "$(complete_words rtrack record --pid "$pid" | grep -o -w "$pid" | head -1)" "$pid"
 
 # the options offered are exactly the long options of `rtrack CMD --help`
-for cmd in run record export runs summary report upload; do
+for cmd in $("$RTRACK" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'); do
     help=$("$RTRACK" "$cmd" --help | grep -E '^ +(-[a-zA-Z], )?--[a-z]' | grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' |
         sort -u | tr '\n' ' ' | sed 's/ $//')
     check "$cmd: the options of --help" "$(complete_words rtrack "$cmd" --)" "$help"

@@ -6,7 +6,9 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh" "$1"
 PAGE=${RT_MANPAGE:-$HERE/../../docs/rtrack.1}
-COMMANDS="run record export runs summary report upload"
+# the command table (src/cli/commands.c), as `rtrack --help` lists it
+COMMANDS=$("$RTRACK" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }' | xargs)
+[ -n "$COMMANDS" ] && pass "rtrack --help lists commands: $COMMANDS" || fail "rtrack --help lists commands"
 
 if [ ! -f "$PAGE" ]; then
     fail "docs/rtrack.1 exists"
@@ -81,6 +83,19 @@ for cmd in $COMMANDS; do
     grep -qx "\.B $cmd" <(sed -n '/^\.SH COMMANDS/,/^\.SH /p' "$PAGE") &&
         pass "$cmd in COMMANDS" || fail "$cmd in COMMANDS"
     grep -qx "\.SY \"rtrack $cmd\"" "$PAGE" && pass "$cmd in SYNOPSIS" || fail "$cmd in SYNOPSIS"
+    # the page's synopsis names the options of the table's usage line (the first lines of
+    # --help); where that says [options], any of the command's options
+    usage_lines=$("$RTRACK" "$cmd" --help | sed -n '1,/^$/p')
+    table_syn=$(grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' <<<"$usage_lines" | sort -u | tr '\n' ' ')
+    page_syn=$(sed -n "/^\.SY \"rtrack $cmd\"/,/^\.YS/p" "$PAGE" | grep -oE -- '\\-\\-[a-z0-9]+(\\-[a-z0-9]+)*' |
+        tr -d '\\' | sort -u | tr '\n' ' ')
+    if grep -q '\[options\]' <<<"$usage_lines"; then
+        all_opts=$("$RTRACK" "$cmd" --help | grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' | sort -u)
+        extra=$(comm -23 <(tr ' ' '\n' <<<"$page_syn" | grep .) <(echo "$all_opts") | tr '\n' ' ')
+        check "$cmd: SYNOPSIS names only options the command has" "$extra" ""
+    else
+        check "$cmd: SYNOPSIS has the options of the usage line" "$page_syn" "$table_syn"
+    fi
 done
 
 # the commands `rtrack --help` lists are the page's

@@ -3,6 +3,7 @@
 #ifndef RTRACK_CMD_H
 #define RTRACK_CMD_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -11,13 +12,67 @@
 
 struct rt_env;
 
-int cmd_run(int argc, char **argv, const struct rt_env *env);
-int cmd_record(int argc, char **argv, const struct rt_env *env);
-int cmd_export(int argc, char **argv, const struct rt_env *env);
-int cmd_runs(int argc, char **argv, const struct rt_env *env);
-int cmd_summary(int argc, char **argv, const struct rt_env *env);
-int cmd_report(int argc, char **argv, const struct rt_env *env);
-int cmd_upload(int argc, char **argv, const struct rt_env *env);
+/* --- the command table ---------------------------------------------------------------------
+ *
+ * One row per command (src/cli/commands.c), each defined beside its code (cmd_NAME.c): its
+ * name, function, the line `rtrack --help` shows, and its help: `rtrack help NAME`,
+ * `rtrack NAME --help`, the options getopt_long reads. The tests hold the man page's synopsis
+ * and options and the shell completions against what the table prints. */
+
+/* One option: how --help shows it and how it is parsed. */
+struct cmd_opt {
+    const char *name; /* long name; NULL ends a table */
+    int short_opt;    /* 0: none */
+    const char *arg;  /* the value's name in --help; NULL: a flag */
+    const char *help; /* what it does, its default in parentheses */
+    const char *env;  /* the variable that sets it too, shown as [env NAME], or NULL */
+    int key;          /* what cmd_parse_next() returns for it */
+};
+
+struct cmd_def {
+    const char *name;
+    int (*fn)(int argc, char **argv, const struct rt_env *env);
+    const char *summary;        /* `rtrack --help`'s line */
+    const char *synopsis;       /* "usage: rtrack NAME " then this; '\n' starts an indented line */
+    const char *description;    /* the paragraph before the options */
+    const struct cmd_opt *opts; /* NULL: print_opts prints them (run and record: config.c) */
+    void (*print_opts)(FILE *out);
+    const char *epilog; /* after the options (examples, the environment), or NULL */
+};
+
+/* The commands, in `rtrack --help`'s order; NULL-terminated. */
+extern const struct cmd_def *const cmd_table[];
+const struct cmd_def *cmd_find(const char *name);
+
+extern const struct cmd_def cmd_run_def, cmd_record_def, cmd_export_def, cmd_runs_def,
+    cmd_summary_def, cmd_report_def, cmd_upload_def;
+
+/* A command's whole help text. */
+void cmd_help(const struct cmd_def *d, FILE *out);
+/* One option line of a help text ("  -i, --interval SECS" then its help, wrapped at 80 columns
+ * with "[env NAME]" as one word): what cmd_help prints for each option, and config.c for
+ * run's and record's. */
+void cmd_help_opt(FILE *out, int short_opt, const char *name, const char *arg, const char *help,
+                  const char *env);
+
+/* getopt_long over a command's table (stops at the first argument that is not an option, as
+ * `rtrack run` needs for its job's argv). */
+struct cmd_parse {
+    const struct cmd_def *cmd;
+    int argc;
+    char **argv;
+    struct option lopts[24];
+    char shorts[64];
+};
+enum { CMD_PARSE_DONE = -1, CMD_PARSE_HELP = -2, CMD_PARSE_BAD = -3 };
+void cmd_parse_begin(struct cmd_parse *p, const struct cmd_def *d, int argc, char **argv);
+/* The next option's key, its value in *val (NULL for a flag); CMD_PARSE_DONE at the end;
+ * CMD_PARSE_HELP after printing the help (--help, -h); CMD_PARSE_BAD after saying what is wrong
+ * (an unknown option, a missing value, or, at the end, an argument that is not an option:
+ * commands other than run take none). */
+int cmd_parse_next(struct cmd_parse *p, const char **val);
+/* What a command exits with when cmd_parse_next() said CMD_PARSE_HELP or CMD_PARSE_BAD. */
+int cmd_parse_exit(int rc);
 
 /* Shared by run and record: the database, host facts and the run row, in that order, so any
  * problem is reported before a job starts. Returns NULL after printing the error. */

@@ -37,6 +37,10 @@ enum rt_cmd_kind { RT_CMD_RUN, RT_CMD_RECORD };
  * should go on, RT_EXIT_USAGE after printing an error, or -1 after printing --help. */
 int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char **argv);
 void rt_config_free(struct rt_config *cfg);
-void rt_config_usage(enum rt_cmd_kind kind, FILE *out);
+/* The option lines of run's and record's --help (their rows of the command table print the
+ * rest), and what follows them. */
+void rt_config_print_run_opts(FILE *out);
+void rt_config_print_record_opts(FILE *out);
+extern const char rt_config_epilog[];
 
 #endif
