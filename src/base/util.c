@@ -283,9 +283,37 @@ const char *rt_parse_u64(const char *s, uint64_t *out)
     return s;
 }
 
+/* Length of the decimal number at s ([+-] digits [. digits] [e [+-] digits], at least one digit
+ * before the exponent), 0 when there is none. strtod also reads hexadecimal ("0x10" is 16),
+ * "inf", "nan" and "infinity": none of them is a number of seconds anyone means to give. */
+static size_t decimal_len(const char *s)
+{
+    size_t i = 0, digits = 0;
+    if (s[i] == '+' || s[i] == '-')
+        i++;
+    for (; isdigit((unsigned char)s[i]); i++)
+        digits++;
+    if (s[i] == '.')
+        for (i++; isdigit((unsigned char)s[i]); i++)
+            digits++;
+    if (!digits)
+        return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        size_t e = i + 1;
+        if (s[e] == '+' || s[e] == '-')
+            e++;
+        if (!isdigit((unsigned char)s[e]))
+            return 0;
+        while (isdigit((unsigned char)s[e]))
+            e++;
+        i = e;
+    }
+    return i;
+}
+
 int rt_parse_double(const char *s, double *out)
 {
-    if (!s || !*s || isspace((unsigned char)*s))
+    if (!s || !*s || decimal_len(s) != strlen(s))
         return -1;
     char *end;
     errno = 0;

@@ -39,6 +39,23 @@ static void test_parse_numbers(void **state)
     assert_int_not_equal(rt_parse_double(" 1", &d), 0);
     assert_int_not_equal(rt_parse_double("nan", &d), 0);
     assert_int_not_equal(rt_parse_double("inf", &d), 0);
+    /* decimal only: strtod's other forms are refused (-i 0x10 was 16 s) */
+    static const char *const bad[] = {"0x10", "0X1p4",    "0x1p-3", "-0x1", "infinity", "-inf",
+                                      "NAN",  "nan(123)", "1e400",  "1 ",   ".",        "+",
+                                      "-",    "e5",       "1e",     "1e+",  "1.2.3",    "--1",
+                                      "+-1",  "1,5",      "\t1"};
+    for (size_t k = 0; k < RT_ARRAY_LEN(bad); k++)
+        if (rt_parse_double(bad[k], &d) == 0)
+            fail_msg("rt_parse_double accepted '%s' (%g)", bad[k], d);
+    static const struct {
+        const char *s;
+        double v;
+    } good[] = {{".5", 0.5},  {"5.", 5},        {"+2", 2},       {"-2.5", -2.5},
+                {"1E2", 100}, {"2.5e-1", 0.25}, {"1e+20", 1e20}, {"007", 7}};
+    for (size_t k = 0; k < RT_ARRAY_LEN(good); k++) {
+        assert_int_equal(rt_parse_double(good[k].s, &d), 0);
+        assert_true(d == good[k].v);
+    }
     int64_t i;
     assert_int_equal(rt_parse_i64("-42", &i), 0);
     assert_int_equal(i, -42);

@@ -75,7 +75,9 @@ void rt_kfile_close(struct rt_kfile *f);
 
 /* Number parsing: skip blanks, parse an unsigned decimal; returns pointer past it, or NULL. */
 const char *rt_parse_u64(const char *s, uint64_t *out);
-/* strtod with full-string and range checks. 0 on success. */
+/* A decimal number, all of s ("0.5", ".5", "+2", "1e-3"): no blanks, no hexadecimal, no
+ * inf/nan, nothing out of a double's range. 0 on success. The one number parser of options,
+ * environment variables and the config file, so the same text means the same everywhere. */
 int rt_parse_double(const char *s, double *out);
 /* Decimal int64 with full-string check. 0 on success. */
 int rt_parse_i64(const char *s, int64_t *out);
