@@ -1,5 +1,6 @@
 /* cmd_export.c - `rtrack export`: a recorded run as the Python reference's CSV (combined,
  * system or process layout) or as the Rust reference's JSON Lines, streamed from the database. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,18 +27,43 @@ static int parse_format(const char *s, enum rt_export_format *f)
     return 0;
 }
 
+/* Whether s starts with a date that exists: YYYY-MM-DD with the month's days, and when a time
+ * follows (after 'T' or ' '), an hour of 00 to 23. SQLite's date functions check each field on
+ * its own (a day up to 31, an hour up to 24) and roll 2026-02-30 over into March; a bare time
+ * ("10:00", the year 2000 to SQLite) or "now" is no date of a run either. */
+static int real_date(const char *s)
+{
+    for (int i = 0; i < 10; i++)
+        if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+            return 0;
+    int y = atoi(s), m = atoi(s + 5), d = atoi(s + 8);
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (m < 1 || m > 12 || d < 1)
+        return 0;
+    int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    if (d > mdays[m - 1] + (m == 2 && leap))
+        return 0;
+    if ((s[10] == 'T' || s[10] == ' ') && isdigit((unsigned char)s[11]) &&
+        isdigit((unsigned char)s[12]) && atoi(s + 11) > 23)
+        return 0;
+    return 1;
+}
+
 /* Epoch seconds, ISO 8601 (through SQLite's date functions), or +SECS after the run's start. */
 static int parse_time(struct rt_store *store, const char *s, double run_start, double *out)
 {
     if (*s == '+') {
         double d;
-        if (rt_parse_double(s + 1, &d) != 0 || d < 0)
+        if (!(isdigit((unsigned char)s[1]) || s[1] == '.') || rt_parse_double(s + 1, &d) != 0 ||
+            d < 0)
             return -1;
         *out = run_start + d;
         return 0;
     }
     if (rt_parse_double(s, out) == 0)
         return 0;
+    if (!real_date(s))
+        return -1;
     /* Whole seconds and milliseconds apart: through julianday() a Julian day's double near 2.46e6
      * carries up to 20 us of error, enough to move a sample across a millisecond bound. */
     struct rt_store_rows *r = rt_store_rows_open(

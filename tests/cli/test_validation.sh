@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One validation per value, whatever its source: numbers are decimal (no hex, no inf/nan) from
+# the command line, the environment and the config file alike; export's dates are real dates;
+# RTRACK_HTTP_TIMEOUT_S, set but invalid, is an error for the commands that make HTTP
+# requests; tag keys follow one rule from --tag, TRACKER_TAGS and [tags]; the documented
+# [sentinel] table and a UTF-8 byte order mark are read; `runs` lines up its columns by display
+# width (an emoji or a CJK character takes two columns).
+. "$(dirname "$0")/lib.sh" "$1"
+
+# refused NAME WANT_STDERR_SUBSTRING CMD... : CMD (an rtrack command, env VAR=... allowed) must
+# exit 2 with one 'rtrack: ' line that holds WANT, create no bad.db and not run the job (it
+# would touch ran.marker)
+refused() {
+    local name=$1 want=$2
+    shift 2
+    "$@" >v.out 2>v.err
+    local rc=$?
+    check "$name: exit 2" "$rc" 2
+    check "$name: one message naming what is wrong" \
+        "$(grep -c '^rtrack: ' v.err):$(grep -cF -- "$want" v.err)" "1:1"
+    check "$name: no database created, job not run" \
+        "$(ls bad.db bad.db-wal ran.marker 2>/dev/null | wc -l)" 0
+    [ "$rc" = 2 ] || sed 's/^/    /' v.err
+    rm -f bad.db bad.db-wal bad.db-shm ran.marker
+}
+RUN=(--db bad.db -- touch ran.marker)
+
+# --- numbers: decimal only, one rule for --interval, --duration, --upload-interval, their
+# variables and the file
+for v in 0x10 0X1p4 0x1p-3 infinity -inf nan 1e400 ' 1' '1 '; do
+    refused "--interval '$v'" "invalid value '$v' for --interval: expected seconds" \
+        "$RTRACK" run --interval "$v" "${RUN[@]}"
+done
+refused "record --duration 0x10" "invalid value '0x10' for --duration" \
+    "$RTRACK" record --db bad.db --duration 0x10
+refused "--upload-interval 0x3c" "invalid value '0x3c' for --upload-interval" \
+    "$RTRACK" run --upload-interval 0x3c "${RUN[@]}"
+refused "RTRACK_INTERVAL=0x10" "invalid value '0x10' for RTRACK_INTERVAL" \
+    env RTRACK_INTERVAL=0x10 "$RTRACK" run "${RUN[@]}"
+refused "RTRACK_DURATION=0x10" "invalid value '0x10' for RTRACK_DURATION" \
+    env RTRACK_DURATION=0x10 "$RTRACK" record --db bad.db
+printf '[tracker]\ninterval_secs = 0x10\n' >hex.toml
+refused "TOML interval_secs = 0x10" "hex.toml:2: " "$RTRACK" run --config hex.toml "${RUN[@]}"
+# what stays valid: fractions, a leading dot, exponents, a sign
+for v in 0.25 .25 2.5e-1 +0.25; do
+    "$RTRACK" run --quiet --db ok.db --interval "$v" -- true
+    check "--interval '$v' accepted" "$?:$(q ok.db 'SELECT requested_interval_s FROM runs ORDER BY id DESC LIMIT 1')" 0:0.25
+done
+
+# --- export --since/--until: a date that does not exist is refused, not rolled over
+"$RTRACK" run --quiet --db r.db --interval 0.05 -- sleep 0.2
+for t in 2026-02-30T00:00:00Z 2026-02-29 2026-04-31T12:00:00Z 2026-02-28T24:00:00Z \
+    '2026-06-31 10:00' 0x10 +0x10 ++5 inf; do
+    "$RTRACK" export --db r.db --since "$t" >v.out 2>v.err
+    check "export --since '$t': exit 2, named, nothing written" \
+        "$?:$(cat v.err):$(wc -c <v.out)" "2:rtrack: export: invalid time '$t' for --since:0"
+done
+"$RTRACK" export --db r.db --until 2025-02-29T00:00:00Z >v.out 2>v.err
+check "export --until 2025-02-29 (not a leap year): exit 2" "$?" 2
+for t in 2024-02-29T00:00:00Z 2026-02-28T23:59:59.999Z 2026-12-31 '2026-01-31 10:00+01:00' \
+    1700000000 +0.5; do
+    "$RTRACK" export --db r.db --since "$t" >v.out 2>v.err
+    check "export --since '$t' accepted" "$?:$(cat v.err)" "0:"
+done
+
+finish
