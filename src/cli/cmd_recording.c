@@ -49,6 +49,8 @@ int cmd_recording_check_env(struct cmd_recording *c, const struct rt_env *env, c
 {
     memset(c, 0, sizeof(*c));
     c->loop.sigfd = -1;
+    if (env->sentinel_token && rt_env_check_streaming(env, mode) != 0)
+        return -1;
     return rt_env_inline_max(env, mode, &c->inline_max);
 }
 

@@ -78,6 +78,8 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
     }
     if (c != CMD_PARSE_DONE)
         return cmd_parse_exit(c);
+    if (server && rt_env_check_http(env, "report") != 0)
+        return RT_EXIT_USAGE;
     if (!output || !*output) {
         rt_err("report: which file? give -o FILE (the HTML page to write)");
         return RT_EXIT_USAGE;

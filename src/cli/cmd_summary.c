@@ -283,6 +283,8 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
     }
     if (c != CMD_PARSE_DONE)
         return cmd_parse_exit(c);
+    if (o.recommend_server && rt_env_check_http(env, "summary") != 0)
+        return RT_EXIT_USAGE;
     int fmt = !strcmp(format, "text")                                ? 0
               : !strcmp(format, "json")                              ? 1
               : !strcmp(format, "markdown") || !strcmp(format, "md") ? 2

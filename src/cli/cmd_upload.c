@@ -76,6 +76,8 @@ static int cmd_upload(int argc, char **argv, const struct rt_env *env)
         rt_err("upload: --run and --all cannot be used together");
         return RT_EXIT_USAGE;
     }
+    if (rt_env_check_http(env, "upload") != 0)
+        return RT_EXIT_USAGE;
     const char *br = env->upload_batch_rows;
     if (br && (rt_parse_i64(br, &o.batch_rows) != 0 || o.batch_rows < 1)) {
         rt_err("upload: invalid RTRACK_UPLOAD_BATCH_ROWS '%s': expected a positive number", br);

@@ -57,20 +57,66 @@ const char *rt_env_db(const struct rt_env *e)
     return e->db ? e->db : "rtrack.db";
 }
 
+/* RTRACK_UPLOAD_WAIT: seconds, 0 or more; 30 when unset. -1 when invalid. */
+static int upload_wait(const struct rt_env *e, double *out)
+{
+    *out = 30.0;
+    if (!e->upload_wait)
+        return 0;
+    double d;
+    if (rt_parse_double(e->upload_wait, &d) != 0 || d < 0)
+        return -1;
+    *out = d;
+    return 0;
+}
+
 double rt_env_upload_wait(const struct rt_env *e)
 {
     double d;
-    if (e->upload_wait && rt_parse_double(e->upload_wait, &d) == 0 && d >= 0)
-        return d;
-    return 30.0;
+    return upload_wait(e, &d) == 0 ? d : 30.0;
+}
+
+/* RTRACK_HTTP_TIMEOUT_S: seconds, 0.001 (libcurl counts milliseconds) to a day; 0 when unset.
+ * -1 when invalid. The one reading of the variable, for the process setting and the checks. */
+static int http_timeout(const struct rt_env *e, double *out)
+{
+    *out = 0;
+    if (!e->http_timeout)
+        return 0;
+    double v;
+    if (rt_parse_double(e->http_timeout, &v) != 0 || v < 0.001 || v > 86400)
+        return -1;
+    *out = v;
+    return 0;
 }
 
 double rt_env_http_timeout(const struct rt_env *e)
 {
     double v;
-    if (e->http_timeout && rt_parse_double(e->http_timeout, &v) == 0 && isfinite(v) && v > 0)
-        return v > 86400 ? 86400 : v;
-    return 0;
+    return http_timeout(e, &v) == 0 ? v : 0;
+}
+
+int rt_env_check_http(const struct rt_env *e, const char *cmd)
+{
+    double v;
+    if (http_timeout(e, &v) == 0)
+        return 0;
+    rt_err("%s: invalid value '%s' for RTRACK_HTTP_TIMEOUT_S: expected seconds between 0.001 and "
+           "86400",
+           cmd, e->http_timeout);
+    return -1;
+}
+
+int rt_env_check_streaming(const struct rt_env *e, const char *cmd)
+{
+    double v;
+    if (rt_env_check_http(e, cmd) != 0)
+        return -1;
+    if (upload_wait(e, &v) == 0)
+        return 0;
+    rt_err("%s: invalid value '%s' for RTRACK_UPLOAD_WAIT: expected seconds, 0 or more", cmd,
+           e->upload_wait);
+    return -1;
 }
 
 int rt_env_inline_max(const struct rt_env *e, const char *cmd, int64_t *out)
@@ -100,6 +146,8 @@ void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o)
 
 void rt_env_apply_process_settings(const struct rt_env *e)
 {
+    /* an invalid value leaves the clients' defaults: every command that makes a request has
+     * refused it before (rt_env_check_http) */
     double t = rt_env_http_timeout(e);
     long ms = (long)(t * 1000.0);
     rt_http_set_timeout_ms(t > 0 ? (ms > 0 ? ms : 1) : 0);

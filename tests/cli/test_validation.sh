@@ -63,4 +63,34 @@ for t in 2024-02-29T00:00:00Z 2026-02-28T23:59:59.999Z 2026-12-31 '2026-01-31 10
     check "export --since '$t' accepted" "$?:$(cat v.err)" "0:"
 done
 
+# --- RTRACK_HTTP_TIMEOUT_S: set but invalid is an error where rtrack makes HTTP requests
+export RTRACK_KEEPER_URL=http://127.0.0.1:9 SENTINEL_API_URL=http://127.0.0.1:9 RTRACK_UPLOAD_WAIT=1
+for v in 0 -1 nan inf abc 0x10 1s 86401; do
+    want="invalid value '$v' for RTRACK_HTTP_TIMEOUT_S: expected seconds between 0.001 and 86400"
+    refused "upload, RTRACK_HTTP_TIMEOUT_S='$v'" "upload: $want" \
+        env RTRACK_HTTP_TIMEOUT_S="$v" SENTINEL_API_TOKEN=tok-validation-42 "$RTRACK" upload --db r.db
+    refused "run streaming, RTRACK_HTTP_TIMEOUT_S='$v'" "run: $want" \
+        env RTRACK_HTTP_TIMEOUT_S="$v" SENTINEL_API_TOKEN=tok-validation-42 "$RTRACK" run "${RUN[@]}"
+done
+refused "record streaming, RTRACK_HTTP_TIMEOUT_S=abc" "record: invalid value 'abc' for RTRACK_HTTP_TIMEOUT_S" \
+    env RTRACK_HTTP_TIMEOUT_S=abc SENTINEL_API_TOKEN=tok-validation-42 "$RTRACK" record --db bad.db --duration 0.1
+refused "run streaming, RTRACK_UPLOAD_WAIT=0x10" "run: invalid value '0x10' for RTRACK_UPLOAD_WAIT" \
+    env RTRACK_UPLOAD_WAIT=0x10 SENTINEL_API_TOKEN=tok-validation-42 "$RTRACK" run "${RUN[@]}"
+refused "summary --recommend-server, RTRACK_HTTP_TIMEOUT_S=abc" \
+    "summary: invalid value 'abc' for RTRACK_HTTP_TIMEOUT_S" \
+    env RTRACK_HTTP_TIMEOUT_S=abc "$RTRACK" summary --db r.db --recommend-server
+refused "report --recommend-server, RTRACK_HTTP_TIMEOUT_S=abc" \
+    "report: invalid value 'abc' for RTRACK_HTTP_TIMEOUT_S" \
+    env RTRACK_HTTP_TIMEOUT_S=abc "$RTRACK" report --db r.db --recommend-server -o page.html
+check "report --recommend-server, RTRACK_HTTP_TIMEOUT_S=abc: no page written" \
+    "$(ls page.html 2>/dev/null | wc -l)" 0
+# where no request is made the variable does not matter; a valid value is taken
+RTRACK_HTTP_TIMEOUT_S=abc "$RTRACK" summary --db r.db >v.out 2>v.err
+check "summary without --recommend-server ignores RTRACK_HTTP_TIMEOUT_S" "$?:$(cat v.err)" "0:"
+RTRACK_HTTP_TIMEOUT_S=abc "$RTRACK" run --quiet --db nostream.db -- true 2>v.err
+check "run without streaming ignores RTRACK_HTTP_TIMEOUT_S" "$?:$(cat v.err)" "0:"
+RTRACK_HTTP_TIMEOUT_S=2.5 SENTINEL_API_TOKEN=tok-validation-42 "$RTRACK" upload --db r.db --dry-run >v.out 2>v.err
+check "upload --dry-run with RTRACK_HTTP_TIMEOUT_S=2.5" "$?:$(grep -c HTTP_TIMEOUT v.err)" "0:0"
+unset RTRACK_KEEPER_URL SENTINEL_API_URL RTRACK_UPLOAD_WAIT
+
 finish

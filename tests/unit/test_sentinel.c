@@ -3,6 +3,7 @@
  * answers, each way a call fails, and that no secret ever reaches an error message. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "rtrack/cli/env.h"
+#include "rtrack/net/http.h"
 #include "rtrack/upload/upload.h"
 #include "rtrack/version.h"
 #include "testlib.h"
@@ -35,17 +37,12 @@ static char base[64];
 static sqlite3 *jdb; /* in-memory, for json_extract on what the mock recorded */
 static struct rt_sentinel api;
 
-/* RTRACK_HTTP_TIMEOUT_S set (NULL: unset) and applied as the CLI applies it at start
- * (src/cli/env.c) */
-static void timeout_env(const char *v)
+/* The process's HTTP time limit in milliseconds (0: the clients' defaults), as the library takes
+ * it. The CLI reads it from RTRACK_HTTP_TIMEOUT_S and refuses a value that is not seconds before
+ * any request (tests/cli/test_validation.sh). */
+static void timeout_ms(long ms)
 {
-    if (v)
-        setenv("RTRACK_HTTP_TIMEOUT_S", v, 1);
-    else
-        unsetenv("RTRACK_HTTP_TIMEOUT_S");
-    struct rt_env e;
-    rt_env_load(&e);
-    rt_env_apply_process_settings(&e);
+    rt_http_set_timeout_ms(ms);
 }
 
 static int setup(void **state)
@@ -54,7 +51,7 @@ static int setup(void **state)
     /* The mock is on 127.0.0.1: a proxy from the environment must not get in between. */
     setenv("NO_PROXY", "*", 1);
     setenv("no_proxy", "*", 1);
-    timeout_env(NULL);
+    timeout_ms(0);
 
     snprintf(log_path, sizeof(log_path), "/tmp/rt_sentinel_log_XXXXXX");
     int lfd = mkstemp(log_path);
@@ -763,7 +760,7 @@ static void test_timeout(void **state)
     char err[512] = "", want[512];
     struct timespec a;
 
-    timeout_env("1");
+    timeout_ms(1000);
     ctl_set("{\"faults\": {\"start\": {\"sleep\": 3}}}");
     struct rt_sentinel_run r2;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -773,7 +770,7 @@ static void test_timeout(void **state)
     assert_string_equal(err, want);
     assert_clean(err);
 
-    timeout_env("0.5");
+    timeout_ms(500);
     ctl_set("{\"faults\": {\"refresh\": {\"sleep\": 3}}}");
     clock_gettime(CLOCK_MONOTONIC, &a);
     assert_int_equal(rt_sentinel_refresh(&api, &r, err, sizeof(err)), -1);
@@ -791,15 +788,17 @@ static void test_timeout(void **state)
     assert_non_null(strstr(err, "did not answer POST /runs/"));
     assert_clean(err);
 
-    /* nonsense values are ignored: the 30 s default holds, and a quick answer is fine */
-    static const char *const ignored[] = {"", "0", "-3", "abc", "1s", "nan", "inf"};
+    /* no limit set (0) or one that is none (negative): the 30 s default holds, and a quick
+     * answer is fine */
+    static const long ignored[] = {0, -3, -3000, LONG_MIN};
     ctl_set("{\"faults\": {\"refresh\": {\"sleep\": 0.2, \"count\": -1}}}");
     for (size_t i = 0; i < RT_ARRAY_LEN(ignored); i++) {
-        timeout_env(ignored[i]);
+        timeout_ms(ignored[i]);
+        assert_int_equal(rt_http_timeout_ms(30000), 30000);
         if (rt_sentinel_refresh(&api, &r, err, sizeof(err)) != 0)
-            fail_msg("RTRACK_HTTP_TIMEOUT_S='%s': %s", ignored[i], err);
+            fail_msg("time limit %ld ms: %s", ignored[i], err);
     }
-    timeout_env(NULL);
+    timeout_ms(0);
     ctl_set("{}");
     rt_sentinel_run_free(&r);
 }

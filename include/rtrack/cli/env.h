@@ -34,12 +34,20 @@ void rt_env_load(struct rt_env *e);
  * variables); NULL when unset or empty. */
 const char *cli_getenv(const char *name);
 
-/* What the values mean, with today's defaults; an invalid value is ignored (the default stays)
- * where noted. */
-const char *rt_env_db(const struct rt_env *e);     /* else rtrack.db */
-double rt_env_upload_wait(const struct rt_env *e); /* seconds >= 0, else 30 (ignored) */
-/* RTRACK_HTTP_TIMEOUT_S: positive seconds, at most a day; 0 when unset or invalid (ignored) */
+/* What the values mean, with today's defaults. */
+const char *rt_env_db(const struct rt_env *e); /* else rtrack.db */
+/* RTRACK_UPLOAD_WAIT: seconds >= 0, else 30 (an invalid value is refused by
+ * rt_env_check_streaming before streaming starts) */
+double rt_env_upload_wait(const struct rt_env *e);
+/* RTRACK_HTTP_TIMEOUT_S: seconds, 0.001 to 86400; 0 when unset (or invalid: refused by
+ * rt_env_check_http before any request) */
 double rt_env_http_timeout(const struct rt_env *e);
+/* The variables of HTTP requests, for the commands that make them (upload, summary and report
+ * with --recommend-server): a set but invalid RTRACK_HTTP_TIMEOUT_S is an error, said as `cmd`
+ * (0, or -1 after saying so), rather than the default taken silently. */
+int rt_env_check_http(const struct rt_env *e, const char *cmd);
+/* The same for run and record when they stream (SENTINEL_API_TOKEN set), and RTRACK_UPLOAD_WAIT */
+int rt_env_check_streaming(const struct rt_env *e, const char *cmd);
 /* RTRACK_UPLOAD_INLINE_MAX, for upload and for streaming alike: bytes >= 0, 65536 when unset;
  * -1 after saying (as `cmd`) that it is invalid. */
 int rt_env_inline_max(const struct rt_env *e, const char *cmd, int64_t *out);
