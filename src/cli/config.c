@@ -3,6 +3,7 @@
  * precedence (CLI > env > file > default) and the error messages are the same for all. */
 #include "rtrack/cli/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -170,7 +171,30 @@ static void tag_set(struct rt_config *cfg, const char *key, size_t klen, const c
     cfg->ntags++;
 }
 
-/* "KEY=VALUE" (or a comma-separated list of them, from the environment). */
+/* One tag, whatever its source (--tag, TRACKER_TAGS, [tags]), through one check: key and value
+ * UTF-8; a key that is not empty, holds no '=' (--tag and TRACKER_TAGS split at the first '=',
+ * so such a key could come only from the file) and no blank at either end (a key ' b' is
+ * another key than 'b', and looks the same in every listing). */
+static int tag_add(struct rt_config *cfg, const char *key, size_t klen, const char *value,
+                   const char *src, const char *where)
+{
+    char *k = xstrndup(key, klen);
+    int rc = check_utf8(k, "tag", src, where) != 0 || check_utf8(value, "tag", src, where) != 0;
+    if (!rc && (!klen || memchr(k, '=', klen) || isspace((unsigned char)k[0]) ||
+                isspace((unsigned char)k[klen - 1]))) {
+        rt_err("%sinvalid tag key '%s' in %s: a key is not empty and has no '=' and no blank at "
+               "either end",
+               where, k, src);
+        rc = 1;
+    }
+    if (!rc)
+        tag_set(cfg, k, klen, value);
+    free(k);
+    return rc ? -1 : 0;
+}
+
+/* "KEY=VALUE" (or a comma-separated list of them, from the environment: blanks around an item
+ * are not part of it, so TRACKER_TAGS='a=1, b=2' is a and b). */
 static int tags_add(struct rt_config *cfg, const char *val, int list, const char *src,
                     const char *where)
 {
@@ -178,19 +202,26 @@ static int tags_add(struct rt_config *cfg, const char *val, int list, const char
     do {
         const char *end = list ? strchr(p, ',') : NULL;
         size_t n = end ? (size_t)(end - p) : strlen(p);
-        char *item = xstrndup(p, n);
+        const char *s = p;
+        while (list && n && isspace((unsigned char)*s))
+            s++, n--;
+        while (list && n && isspace((unsigned char)s[n - 1]))
+            n--;
+        char *item = xstrndup(s, n);
         char *eq = strchr(item, '=');
         if (check_utf8(item, "tag", src, where) != 0) {
             free(item);
             return -1;
         }
-        if (!eq || eq == item) {
+        if (!eq) {
             rt_err("%sinvalid tag '%s' in %s: expected KEY=VALUE", where, item, src);
             free(item);
             return -1;
         }
-        tag_set(cfg, item, (size_t)(eq - item), eq + 1);
+        int rc = tag_add(cfg, item, (size_t)(eq - item), eq + 1, src, where);
         free(item);
+        if (rc != 0)
+            return -1;
         p = end ? end + 1 : NULL;
     } while (p);
     return 0;
@@ -318,14 +349,15 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
         rt_err("%s:%s", file, err);
         return -1;
     }
-    static const char *const known[] = {"job", "tracker", "tags"};
+    static const char *const known[] = {"job", "tracker", "sentinel", "tags"};
     for (size_t t = 0; t < doc.ntables; t++) {
         int ok = 0;
         for (size_t i = 0; i < RT_ARRAY_LEN(known); i++)
             ok |= strcmp(doc.tables[t].name, known[i]) == 0;
         if (!ok) {
-            rt_err("%s:%d: unknown table [%s] (rtrack reads [job], [tracker] and [tags])", file,
-                   doc.tables[t].line, doc.tables[t].name);
+            rt_err("%s:%d: unknown table [%s] (rtrack reads [job], [tracker], [sentinel] and "
+                   "[tags])",
+                   file, doc.tables[t].line, doc.tables[t].name);
             rt_toml_free(&doc);
             return -1;
         }
@@ -373,7 +405,8 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
         if (!(o->cmds & cmd_bit(kind)))
             continue;
         if (o->type == OT_TAG) {
-            tag_set(cfg, e->key, strlen(e->key), e->str);
+            if ((rc = tag_add(cfg, e->key, strlen(e->key), e->str, "[tags]", where)) != 0)
+                break;
             continue;
         }
         /* numbers as parsed (1_000 is 1000), not as written */

@@ -213,9 +213,13 @@ static int parse_number(struct parser *ps, struct rt_toml_kv *kv)
     return 0;
 }
 
+#define BOM "\xEF\xBB\xBF" /* U+FEFF in UTF-8 */
+
 static int parse_line(struct parser *ps)
 {
     skip_ws(ps);
+    if (strncmp(ps->p, BOM, 3) == 0)
+        return fail(ps, "a UTF-8 byte order mark (U+FEFF) belongs only at the start of the file");
     if (*ps->p == '#' || *ps->p == '\n' || *ps->p == '\r' || !*ps->p)
         return end_of_line(ps);
     if (*ps->p == '[') {
@@ -294,6 +298,9 @@ static int parse_line(struct parser *ps)
 int rt_toml_parse(const char *text, struct rt_toml_doc *doc, char *err, size_t errlen)
 {
     struct parser ps = {text, 1, err, errlen, NULL, 0, 0, "", NULL, 0};
+    /* editors on Windows start a UTF-8 file with a byte order mark; it is no part of the text */
+    if (strncmp(ps.p, BOM, 3) == 0)
+        ps.p += 3;
     int rc = 0;
     while (rc == 0 && *ps.p) /* after an error ps.p may point anywhere */
         rc = parse_line(&ps);

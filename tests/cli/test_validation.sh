@@ -93,4 +93,48 @@ RTRACK_HTTP_TIMEOUT_S=2.5 SENTINEL_API_TOKEN=tok-validation-42 "$RTRACK" upload 
 check "upload --dry-run with RTRACK_HTTP_TIMEOUT_S=2.5" "$?:$(grep -c HTTP_TIMEOUT v.err)" "0:0"
 unset RTRACK_KEEPER_URL SENTINEL_API_URL RTRACK_UPLOAD_WAIT
 
+# --- tags: one rule for --tag, TRACKER_TAGS and [tags]: a key is not empty, holds no '=' and
+# no blank at its ends; blanks around the items of TRACKER_TAGS are not part of them
+tags() { q "$1" "SELECT group_concat('[' || key || ']=[' || value || ']', ';') FROM (SELECT key, value FROM run_tags WHERE run_id = (SELECT max(id) FROM runs) ORDER BY position)"; }
+TRACKER_TAGS='a=1, b=2 ,  c = x' "$RTRACK" run --quiet --db t.db -- true 2>v.err
+check "TRACKER_TAGS 'a=1, b=2 , c = x': exit 2 (blank in the key 'c ')" "$?" 2
+TRACKER_TAGS='a=1, b=2 ,	c=x y' "$RTRACK" run --quiet --db t.db -- true 2>v.err
+check "TRACKER_TAGS 'a=1, b=2 ,<tab>c=x y': items trimmed" "$?:$(tags t.db)" "0:[a]=[1];[b]=[2];[c]=[x y]"
+printf '[tags]\n"a=b" = "1"\n' >eqkey.toml
+refused "[tags] key 'a=b'" "eqkey.toml:2: invalid tag key 'a=b' in [tags]" \
+    "$RTRACK" run --config eqkey.toml "${RUN[@]}"
+printf '[tags]\nok = "1"\n"" = "2"\n' >emptykey.toml
+refused "[tags] key ''" "emptykey.toml:3: invalid tag key '' in [tags]" \
+    "$RTRACK" run --config emptykey.toml "${RUN[@]}"
+printf '[tags]\n" b" = "2"\n' >blankkey.toml
+refused "[tags] key ' b'" "blankkey.toml:2: invalid tag key ' b' in [tags]" \
+    "$RTRACK" run --config blankkey.toml "${RUN[@]}"
+refused "--tag ' b=2'" "invalid tag key ' b' in --tag" "$RTRACK" run --tag ' b=2' "${RUN[@]}"
+refused "--tag '=2'" "invalid tag key '' in --tag" "$RTRACK" run --tag '=2' "${RUN[@]}"
+refused "TRACKER_TAGS 'a=1,,b=2'" "invalid tag '' in TRACKER_TAGS" \
+    env TRACKER_TAGS='a=1,,b=2' "$RTRACK" run "${RUN[@]}"
+
+# --- the config file: [sentinel] is read, unknown tables still are not, a BOM is skipped
+printf '# streaming\n[sentinel]\nupload_interval_secs = 30\napi_url = "http://127.0.0.1:9"\n' >s.toml
+"$RTRACK" run --quiet --db s.db --config s.toml -- touch s.marker 2>v.err
+check "[sentinel] table accepted, job run" "$?:$(cat v.err):$(ls s.marker 2>/dev/null)" "0::s.marker"
+printf '[sentinel]\nupload_interval_secs = 0.5\n' >s2.toml
+refused "[sentinel] upload_interval_secs = 0.5" "s2.toml:2: invalid value '0.5' for upload_interval_secs" \
+    "$RTRACK" run --config s2.toml "${RUN[@]}"
+printf '[sentinel]\napi_url = "ftp://x"\n' >s3.toml
+refused "[sentinel] api_url ftp://" "s3.toml:2: invalid value 'ftp://x' for api_url" \
+    "$RTRACK" run --config s3.toml "${RUN[@]}"
+printf '[sentinel]\ntoken = "t"\n' >s4.toml
+refused "[sentinel] unknown key" "s4.toml:2: unknown key 'token' in [sentinel]" \
+    "$RTRACK" run --config s4.toml "${RUN[@]}"
+printf '[sentinels]\n' >s5.toml
+refused "unknown table [sentinels]" "s5.toml:1: unknown table [sentinels] (rtrack reads [job], [tracker], [sentinel] and [tags])" \
+    "$RTRACK" run --config s5.toml "${RUN[@]}"
+printf '\xef\xbb\xbf[job]\nname = "bom"\n' >bom.toml
+"$RTRACK" run --quiet --db bom.db --config bom.toml -- true 2>v.err
+check "a UTF-8 byte order mark at the start is skipped" "$?:$(cat v.err):$(q bom.db 'SELECT job_name FROM runs')" "0::bom"
+printf '[job]\n\xef\xbb\xbfname = "bom"\n' >bom2.toml
+refused "a byte order mark elsewhere" "bom2.toml:2: a UTF-8 byte order mark" \
+    "$RTRACK" run --config bom2.toml "${RUN[@]}"
+
 finish

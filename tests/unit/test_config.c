@@ -128,6 +128,70 @@ static void test_tags_merge(void **state)
     assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--tag", "=v"), RT_EXIT_USAGE);
 }
 
+/* One rule for a tag key from every source: not empty, no '=', no blank at either end; blanks
+ * around the items of TRACKER_TAGS are not part of them. */
+static void test_tags_one_rule(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    setenv("TRACKER_TAGS", " a=1, b=2 ,\tc=x y ", 1);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    const char *want[][2] = {{"a", "1"}, {"b", "2"}, {"c", "x y"}};
+    assert_int_equal(c.ntags, 3);
+    for (size_t i = 0; i < c.ntags; i++) {
+        assert_string_equal(c.tags[i].key, want[i][0]);
+        assert_string_equal(c.tags[i].value, want[i][1]);
+    }
+    rt_config_free(&c);
+    static const char *const bad_env[] = {"a =1", "a=1,,b=2", "a=1,", "=1", " =1"};
+    for (size_t i = 0; i < sizeof(bad_env) / sizeof(bad_env[0]); i++) {
+        setenv("TRACKER_TAGS", bad_env[i], 1);
+        if (LOAD(&c, RT_CMD_RECORD, "record") != RT_EXIT_USAGE)
+            fail_msg("TRACKER_TAGS='%s' was accepted", bad_env[i]);
+    }
+    unsetenv("TRACKER_TAGS");
+    static const char *const bad_cli[] = {" b=2", "b =2", "\tb=2", "=2"};
+    for (size_t i = 0; i < sizeof(bad_cli) / sizeof(bad_cli[0]); i++)
+        if (LOAD(&c, RT_CMD_RECORD, "record", "--tag", (char *)bad_cli[i]) != RT_EXIT_USAGE)
+            fail_msg("--tag '%s' was accepted", bad_cli[i]);
+    static const char *const bad_file[] = {"[tags]\n\"a=b\" = \"1\"\n", "[tags]\n\"\" = \"1\"\n",
+                                           "[tags]\n\" b\" = \"1\"\n", "[tags]\n'b ' = \"1\"\n"};
+    for (size_t i = 0; i < sizeof(bad_file) / sizeof(bad_file[0]); i++) {
+        write_file("rtrack.toml", bad_file[i]);
+        if (LOAD(&c, RT_CMD_RECORD, "record") != RT_EXIT_USAGE)
+            fail_msg("config %zu was accepted: %s", i, bad_file[i]);
+    }
+    /* a quoted key that follows the rule is fine */
+    write_file("rtrack.toml", "[tags]\n\"dotted.key\" = \"1\"\n");
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    assert_string_equal(c.tags[0].key, "dotted.key");
+    rt_config_free(&c);
+}
+
+/* [sentinel] is documented (help, usage.md, the man page): its keys are read like the others. */
+static void test_sentinel_table(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    write_file("rtrack.toml",
+               "[sentinel]\nupload_interval_secs = 30\napi_url = \"http://127.0.0.1:9\"\n");
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "true"), 0);
+    assert_true(c.upload_interval == 30);
+    assert_string_equal(c.sentinel_url, "http://127.0.0.1:9");
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--upload-interval", "90"), 0);
+    assert_true(c.upload_interval == 90); /* the command line beats the file */
+    rt_config_free(&c);
+    static const char *const bad[] = {"[sentinel]\nupload_interval_secs = 0.5\n",
+                                      "[sentinel]\napi_url = \"ftp://x\"\n",
+                                      "[sentinel]\ntoken = \"t\"\n", "[sentinels]\n"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        write_file("rtrack.toml", bad[i]);
+        if (LOAD(&c, RT_CMD_RECORD, "record") != RT_EXIT_USAGE)
+            fail_msg("config %zu was accepted: %s", i, bad[i]);
+    }
+}
+
 static void test_bool_env(void **state)
 {
     (void)state;
@@ -274,6 +338,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tags_merge, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tags_one_rule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sentinel_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bool_env, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pid, setup, teardown),

@@ -85,6 +85,13 @@ static void test_errors(void **state)
          * parser read past the terminating NUL */
         {"a = \"x\\", "1: bad escape '\\ ' in string"},
         {"a = \"\\u12", "1: bad \\u escape"},
+        /* a byte order mark anywhere but at the start */
+        {"a = 1\n\xEF\xBB\xBF"
+         "b = 2\n",
+         "2: a UTF-8 byte order mark (U+FEFF) belongs only at the start"},
+        {"\xEF\xBB\xBF\xEF\xBB\xBF"
+         "a = 1\n",
+         "1: a UTF-8 byte order mark"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct rt_toml_doc doc;
@@ -100,11 +107,35 @@ static void test_errors(void **state)
     }
 }
 
+/* A UTF-8 byte order mark at the start of the file (Windows editors write one) is skipped; the
+ * lines keep their numbers. */
+static void test_bom(void **state)
+{
+    (void)state;
+    struct rt_toml_doc doc;
+    char err[256] = "";
+    assert_int_equal(rt_toml_parse("\xEF\xBB\xBF[job]\nname = \"x\"\n", &doc, err, sizeof(err)), 0);
+    assert_int_equal(doc.ntables, 1);
+    assert_string_equal(doc.tables[0].name, "job");
+    assert_int_equal(doc.n, 1);
+    assert_string_equal(doc.kv[0].key, "name");
+    assert_int_equal(doc.kv[0].line, 2);
+    rt_toml_free(&doc);
+    assert_int_equal(rt_toml_parse("\xEF\xBB\xBF", &doc, err, sizeof(err)), 0);
+    assert_int_equal(doc.n, 0);
+    rt_toml_free(&doc);
+    /* U+FEFF inside a string is text like any other */
+    assert_int_equal(rt_toml_parse("a = \"\xEF\xBB\xBFx\"\n", &doc, err, sizeof(err)), 0);
+    assert_string_equal(doc.kv[0].str, "\xEF\xBB\xBFx");
+    rt_toml_free(&doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_bom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
