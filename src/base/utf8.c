@@ -1,7 +1,10 @@
 /* utf8.c - UTF-8 validation and repair (utf8.h). */
 #include "rtrack/base/utf8.h"
 
+#include <locale.h>
+#include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "rtrack/base/util.h"
 
@@ -58,29 +61,76 @@ size_t rt_utf8_check(const char *s, size_t n)
     return n;
 }
 
-size_t rt_utf8_printable(char *s, size_t maxchars)
+/* The LC_CTYPE of C.UTF-8, in which libc's wcwidth() knows the width of every character
+ * (rtrack itself runs in the C locale, where it knows none beyond ASCII); (locale_t)0 where the
+ * system has no such locale. Loaded once, kept for the process. */
+static locale_t utf8_ctype(void)
+{
+    static locale_t cached;
+    static int missing;
+    locale_t l = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    if (l || __atomic_load_n(&missing, __ATOMIC_RELAXED))
+        return l;
+    l = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    if (!l) {
+        __atomic_store_n(&missing, 1, __ATOMIC_RELAXED);
+        return l;
+    }
+    locale_t none = (locale_t)0;
+    if (!__atomic_compare_exchange_n(&cached, &none, l, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        freelocale(l); /* another thread was first */
+        l = none;
+    }
+    return l;
+}
+
+/* The code point of the well-formed sequence of l bytes at u. */
+static uint32_t decode(const unsigned char *u, size_t l)
+{
+    static const unsigned char lead_mask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+    uint32_t cp = u[0] & lead_mask[l];
+    for (size_t i = 1; i < l; i++)
+        cp = (cp << 6) | (u[i] & 0x3F);
+    return cp;
+}
+
+size_t rt_utf8_printable(char *s, size_t maxcols)
 {
     unsigned char *u = (unsigned char *)s;
-    size_t n = strlen(s), i = 0, o = 0, chars = 0, sub;
-    while (i < n && (!maxchars || chars < maxchars)) {
-        size_t l = u[i] < 0x80 ? 1 : seq_len(u + i, n - i, &sub);
+    size_t n = strlen(s), i = 0, o = 0, cols = 0, sub;
+    /* wcwidth() answers for the calling thread's locale: C.UTF-8's for this loop only */
+    locale_t loc = utf8_ctype(), old = loc ? uselocale(loc) : (locale_t)0;
+    while (i < n) {
+        size_t l = u[i] < 0x80 ? 1 : seq_len(u + i, n - i, &sub), w = 1;
+        int bad = 0;
         if (!l) {
             if (sub == n - i && u[i] >= 0xC2 && u[i] <= 0xF4)
                 break; /* the start of a sequence the buffer cut off */
-            u[o++] = '?';
-            i += sub;
+            bad = 1;
+            l = sub;
         } else if (u[i] < 0x20 || u[i] == 0x7f || (l == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0)) {
-            u[o++] = '?'; /* C0, DEL, C1 (U+0080..U+009F) */
-            i += l;
+            bad = 1; /* C0, DEL, C1 (U+0080..U+009F) */
+        } else if (l > 1 && loc) {
+            /* East Asian wide characters and emoji take 2 columns, combining marks 0; a
+             * character libc does not know (-1) is counted as one */
+            int cw = wcwidth((wchar_t)decode(u + i, l));
+            w = cw < 0 ? 1 : (size_t)cw;
+        }
+        if (maxcols && cols + w > maxcols)
+            break; /* a wide character that would pass the last column is left out whole */
+        if (bad) {
+            u[o++] = '?';
         } else {
             memmove(u + o, u + i, l);
             o += l;
-            i += l;
         }
-        chars++;
+        i += l;
+        cols += w;
     }
+    if (loc)
+        uselocale(old);
     u[o] = '\0';
-    return chars;
+    return cols;
 }
 
 char *rt_utf8_repair(const char *s, size_t n)

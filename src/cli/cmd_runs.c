@@ -115,8 +115,10 @@ static int cmd_runs(int argc, char **argv, const struct rt_env *env)
                 const char *pid = rt_store_rows_t(r, 7);
                 const char *secs = rt_store_rows_t(r, 4);
                 /* names and commands are the job's: no escape sequences to the terminal, and
-                 * the column cut by characters, not bytes */
-                char job[64], *line;
+                 * the column cut and padded by display width (an emoji or a CJK character
+                 * takes two columns, a combining mark none), not by bytes or code points; room
+                 * for 16 columns of 4-byte characters with combining marks */
+                char job[256], *line;
                 snprintf(job, sizeof(job), "%s",
                          rt_store_rows_type(r, 1) == RT_STORE_NULL ? "-" : rt_store_rows_t(r, 1));
                 size_t jw = rt_utf8_printable(job, 16);

@@ -137,4 +137,22 @@ printf '[job]\n\xef\xbb\xbfname = "bom"\n' >bom2.toml
 refused "a byte order mark elsewhere" "bom2.toml:2: a UTF-8 byte order mark" \
     "$RTRACK" run --config bom2.toml "${RUN[@]}"
 
+# --- runs: columns line up by display width (wc -L measures it as a terminal does)
+for n in 'plain' '日本語🚀' 'e'$'\xcc\x81''tude' '日本語日本語日本語日本語' 'a日本語日本語日本語' \
+    '🚀🚀🚀🚀🚀🚀🚀🚀🚀'; do
+    "$RTRACK" run --quiet --db w.db --job-name "$n" -- true
+done
+"$RTRACK" runs --db w.db >runs.out
+# the width of each line up to the 'started' column: id (4), two blanks, the job (16)
+widths=$(sed -E 's/ (started|[0-9]{4}-[0-9]{2}-[0-9]{2}T).*//' runs.out |
+    while IFS= read -r l; do printf '%s' "$l" | LC_ALL=C.UTF-8 wc -L; done | sort -u | tr '\n' ' ')
+check "runs: the job column is 16 columns wide on every line (emoji, CJK, combining)" "$widths" "22 "
+check "runs: a wide name is cut at 16 columns" \
+    "$(grep -c '  日本語日本語日本 2' runs.out):$(grep -c '日本語日本語日本語日本語' runs.out)" 1:0
+check "runs: a wide character that would pass column 16 is left out, the column padded" \
+    "$(grep -c '  a日本語日本語日  2' runs.out):$(grep -c '  🚀🚀🚀🚀🚀🚀🚀🚀 2' runs.out)" 1:1
+# 'étude' is 5 columns: 11 blanks of padding, one before the next column
+grep -q "  e"$'\xcc\x81'"tude$(printf '%12s' '')2" runs.out
+check "runs: a combining mark takes no column" "$?" 0
+
 finish

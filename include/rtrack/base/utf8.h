@@ -18,9 +18,12 @@ char *rt_utf8_repair(const char *s, size_t n);
 
 /* Make s safe to print on a terminal, in place: each C0 or C1 control character and DEL (a job
  * name or a process name may hold escape sequences) becomes '?', and so does each ill-formed
- * byte; a sequence cut short at the end (text truncated to a buffer) is dropped. When
- * `maxchars` is not 0 the text is cut after that many characters. Returns the number of
- * characters (code points) left, for padding a column. */
-size_t rt_utf8_printable(char *s, size_t maxchars);
+ * byte; a sequence cut short at the end (text truncated to a buffer) is dropped. Returns the
+ * display width of what is left, in terminal columns, for padding a column: libc's wcwidth()
+ * in C.UTF-8 (East Asian wide characters and emoji 2, combining marks 0, others 1; one per
+ * code point where the system has no C.UTF-8). When `maxcols` is not 0 the text is cut to at
+ * most that many columns, never inside a character (a wide one that would not fit is left out;
+ * combining marks stay with the character before them). */
+size_t rt_utf8_printable(char *s, size_t maxcols);
 
 #endif
