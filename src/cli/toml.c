@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,8 +206,9 @@ static int parse_number(struct parser *ps, struct rt_toml_kv *kv)
         return 0;
     }
     kv->type = RT_TOML_FLOAT;
-    kv->d = strtod(num, &end);
-    if (*end || errno || !isfinite(kv->d) || num[0] == '.' || num[n - 1] == '.')
+    /* decimal only, as for the command line and the environment: strtod alone read
+     * 0x1.8p1 as 3 */
+    if (rt_parse_double(num, &kv->d) != 0 || num[0] == '.' || num[n - 1] == '.')
         return fail(ps, "invalid number '%s'", kv->str);
     return 0;
 }

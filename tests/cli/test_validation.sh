@@ -41,6 +41,9 @@ refused "RTRACK_DURATION=0x10" "invalid value '0x10' for RTRACK_DURATION" \
     env RTRACK_DURATION=0x10 "$RTRACK" record --db bad.db
 printf '[tracker]\ninterval_secs = 0x10\n' >hex.toml
 refused "TOML interval_secs = 0x10" "hex.toml:2: " "$RTRACK" run --config hex.toml "${RUN[@]}"
+printf '[tracker]\ninterval_secs = 0x1.8p1\n' >hexf.toml
+refused "TOML interval_secs = 0x1.8p1" "hexf.toml:2: invalid number '0x1.8p1'" \
+    "$RTRACK" run --config hexf.toml "${RUN[@]}"
 # what stays valid: fractions, a leading dot, exponents, a sign
 for v in 0.25 .25 2.5e-1 +0.25; do
     "$RTRACK" run --quiet --db ok.db --interval "$v" -- true

@@ -78,6 +78,7 @@ static void test_errors(void **state)
         {"\n\n= 3\n", "3: expected a key"},
         {"a 3\n", "1: expected '=' after key"},
         {"a = 1.\n", "1: invalid number '1.'"},
+        {"a = 0x1.8p1\n", "1: invalid number '0x1.8p1'"}, /* a hexadecimal float (strtod's) */
         {"a = 1979-05-27\n", "1: invalid value '1979-05-27'"},
         {"a = \"\\ud800\"\n", "1: bad unicode escape"},
         {"[job\n", "1: expected ']'"},
