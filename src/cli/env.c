@@ -3,7 +3,6 @@
  * never call getenv(); what the environment says reaches them as arguments. */
 #include "rtrack/cli/env.h"
 
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
