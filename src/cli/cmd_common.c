@@ -1,9 +1,11 @@
 /* cmd_common.c - helpers the subcommands share. */
-#include <getopt.h>
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,6 +13,7 @@
 #include "rtrack/cli/config.h"
 #include "rtrack/cli/env.h"
 #include "rtrack/collect/collect.h"
+#include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
@@ -97,50 +100,165 @@ struct rt_store *cmd_open_db(const char *db_path, enum rt_store_mode mode, const
     return store;
 }
 
-/* An output file is written beside its final name and renamed at the end, so a failed export
- * or report never leaves half a file under the name asked for. */
+/* --- output ----------------------------------------------------------------------------------- */
+
 int cmd_out_open(struct cmd_out *o, const char *path)
 {
     memset(o, 0, sizeof(*o));
     if (!path || !strcmp(path, "-")) {
         o->f = stdout;
+        o->name = "stdout";
         return 0;
     }
-    o->path = xstrdup(path);
-    o->tmp = xasprintf("%s.tmp-%d", path, (int)getpid());
-    o->f = fopen(o->tmp, "w");
-    if (!o->f) {
-        rt_err("cannot write '%s': %s", path, rt_strerror(errno));
-        free(o->path);
-        free(o->tmp);
+    char err[PATH_MAX + 512];
+    if (!(o->file = rt_outfile_open(path, RT_OUT_MODE_REPLACE, err, sizeof(err)))) {
+        rt_err("%s", err);
         return -1;
     }
+    o->f = rt_outfile_stream(o->file);
+    o->name = path;
     return 0;
+}
+
+static int stdout_said; /* a failure of stdout was said: not again */
+
+void cmd_out_failed(const struct cmd_out *o, const char *reason)
+{
+    if (o->file) {
+        rt_err("cannot write '%s': %s", o->name, reason);
+        return;
+    }
+    if (!stdout_said)
+        rt_err("cannot write to stdout: %s", reason);
+    stdout_said = 1;
 }
 
 int cmd_out_close(struct cmd_out *o, int ok)
 {
-    int rc = 0;
-    if (o->f == stdout) {
-        if (fflush(stdout) != 0 && ok) {
-            rt_err("cannot write the output: %s", rt_strerror(errno));
-            rc = -1;
+    if (!o->file) {
+        if (ok)
+            return cmd_stdout_check();
+        /* what was written goes out; the caller said why it is incomplete */
+        if (fflush(stdout) != 0 || ferror(stdout))
+            stdout_said = 1;
+        return 0;
+    }
+    char err[PATH_MAX + 512];
+    int rc = rt_outfile_close(o->file, ok, err, sizeof(err));
+    if (rc != 0)
+        rt_err("%s", err);
+    o->file = NULL;
+    o->f = NULL;
+    return rc;
+}
+
+int cmd_out_direct(const struct cmd_out *o)
+{
+    return !o->file || rt_outfile_direct(o->file);
+}
+
+/* `p` absolute, its directories' links resolved: realpath() of the whole when follow_last and
+ * it exists, else of its directory with the last name added (the file need not exist). NULL
+ * when the directory does not resolve either. */
+static char *canon_path(const char *p, int follow_last)
+{
+    char *r;
+    if (follow_last && (r = realpath(p, NULL)))
+        return r;
+    const char *slash = strrchr(p, '/');
+    const char *base = slash ? slash + 1 : p;
+    if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+        return realpath(p, NULL);
+    char *dir = !slash       ? xstrdup(".")
+                : slash == p ? xstrdup("/")
+                             : xasprintf("%.*s", (int)(slash - p), p);
+    char *rd = realpath(dir, NULL);
+    free(dir);
+    if (!rd)
+        return NULL;
+    r = xasprintf("%s%s%s", rd, strcmp(rd, "/") ? "/" : "", base);
+    free(rd);
+    return r;
+}
+
+int cmd_out_check_db(const char *cmd, const char *out, const char *db)
+{
+    if (!db || !*db)
+        return 0;
+    /* the output as it would be opened (links followed by the same rules); where they lead to
+     * nothing yet, where they lead counts: opening the database may create its -wal and -shm
+     * there */
+    struct rt_out_target t;
+    char err[PATH_MAX + 512];
+    int bad = rt_out_resolve(out ? out : "-", &t, err, sizeof(err)) != 0;
+    struct stat os;
+    int have = 0;
+    char *ocanon = NULL;
+    if (bad) {
+        ocanon = t.path ? canon_path(t.path, 0) : NULL;
+    } else if (t.kind == RT_OUT_FD) {
+        have = fstat(t.fd, &os) == 0 && S_ISREG(os.st_mode); /* stdout into the database */
+    } else {
+        if (t.have_stat) {
+            os = t.st;
+            have = 1;
         }
-        return rc;
+        ocanon = canon_path(t.path, 0);
     }
-    if (fclose(o->f) != 0 && ok) {
-        rt_err("cannot write '%s': %s", o->path, rt_strerror(errno));
-        rc = -1;
-        ok = 0;
-    }
-    if (ok && rename(o->tmp, o->path) != 0) {
-        rt_err("cannot write '%s': %s", o->path, rt_strerror(errno));
-        rc = -1;
-        ok = 0;
-    }
-    if (!ok)
-        unlink(o->tmp);
-    free(o->path);
-    free(o->tmp);
+    rt_out_target_free(&t);
+
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    static const char *const what[] = {"the database", "the write-ahead log of the database",
+                                       "the shared-memory file of the database",
+                                       "the rollback journal of the database"};
+    /* SQLite opens a database through a link and keeps -wal and -shm beside the link's target:
+     * the path as given, the target and the name beside the link all count */
+    char *dbs[3] = {xstrdup(db), canon_path(db, 1), canon_path(db, 0)};
+    int hit = -1;
+    for (int i = 0; i < 4 && hit < 0; i++)
+        for (int k = 0; k < 3 && hit < 0; k++) {
+            if (!dbs[k])
+                continue;
+            char *f = xasprintf("%s%s", dbs[k], suffix[i]);
+            struct stat ds;
+            if (have && stat(f, &ds) == 0 && ds.st_dev == os.st_dev && ds.st_ino == os.st_ino)
+                hit = i;
+            else if (k > 0 && ocanon && !strcmp(f, ocanon))
+                hit = i;
+            free(f);
+        }
+    for (int k = 0; k < 3; k++)
+        free(dbs[k]);
+    free(ocanon);
+    if (hit < 0)
+        return 0;
+    if (!out || !strcmp(out, "-"))
+        rt_err("%s: stdout is %s '%s'; refusing to write over it", cmd, what[hit], db);
+    else
+        rt_err("%s: the output '%s' is %s '%s'; refusing to write over it", cmd, out, what[hit],
+               db);
+    return -1;
+}
+
+int cmd_stdout_check(void)
+{
+    int e = 0;
+    errno = 0;
+    if (fflush(stdout) != 0)
+        e = errno ? errno : EIO;
+    else if (ferror(stdout))
+        e = EIO;
+    if (!e)
+        return 0;
+    if (!stdout_said)
+        rt_err("cannot write to stdout: %s", rt_strerror(e));
+    stdout_said = 1;
+    return -1;
+}
+
+int cmd_stdout_end(int rc)
+{
+    if (cmd_stdout_check() != 0 && rc == RT_EXIT_OK)
+        return RT_EXIT_FAILURE;
     return rc;
 }

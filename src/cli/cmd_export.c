@@ -163,6 +163,10 @@ static int cmd_export(int argc, char **argv, const struct rt_env *env)
         }
     }
 
+    /* an output that is the database (or its -wal, -shm, -journal) would destroy it */
+    if (cmd_out_check_db("export", output, db_path) != 0)
+        return RT_EXIT_USAGE;
+
     double started = 0;
     struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, run, &q.run_id, &started);
     if (!store)
@@ -193,9 +197,21 @@ static int cmd_export(int argc, char **argv, const struct rt_env *env)
     struct cmd_out o;
     rc = RT_EXIT_FAILURE;
     if (cmd_out_open(&o, output) == 0) {
-        int ok = rt_exporter_header(x, o.f) == 0 && rt_exporter_rows(x, o.f, err, sizeof(err)) >= 0;
-        if (!ok)
-            rt_err("export: %s", err[0] ? err : "cannot write the output");
+        int64_t n = -1;
+        errno = 0;
+        if (rt_exporter_header(x, o.f) != 0)
+            cmd_out_failed(&o, rt_strerror(errno ? errno : EIO));
+        else if ((n = rt_exporter_rows(x, o.f, err, sizeof(err))) == -2)
+            cmd_out_failed(&o, err);
+        else if (n == -1) { /* the rows end early: say where, and what became of the output */
+            if (!cmd_out_direct(&o))
+                rt_err("export: %s; '%s' was not written", err, o.name);
+            else if (!o.file)
+                rt_err("export: %s; the output on stdout ends there, incomplete", err);
+            else
+                rt_err("export: %s; the output in '%s' ends there, incomplete", err, o.name);
+        }
+        int ok = n >= 0;
         if (cmd_out_close(&o, ok) == 0 && ok)
             rc = RT_EXIT_OK;
     }

@@ -4,6 +4,7 @@
  * for a recording are here and nowhere else. */
 #include "cmd_recording.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "rtrack/base/log.h"
@@ -58,6 +59,12 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                        const struct rt_env *env, const char *mode, const char *command_json,
                        pid_t pid)
 {
+    /* a live output that is the database (or its -wal, -shm, -journal) would destroy it: a
+     * usage error, refused before the database, the output or a job is opened or started.
+     * Exit 2 from here: the callers' -1 means "could not record" (125 for run, 1 for record),
+     * and nothing is open yet to undo */
+    if (cfg->output && cmd_out_check_db(mode, cfg->output, cfg->db) != 0)
+        exit(RT_EXIT_USAGE);
     int64_t inline_max = c->inline_max; /* cmd_recording_check_env's */
     memset(c, 0, sizeof(*c));
     c->inline_max = inline_max;

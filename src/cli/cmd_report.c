@@ -22,7 +22,7 @@ static int write_file(const char *path, const struct rt_buf *page)
         return -1;
     int ok = fwrite(page->p, 1, page->len, o.f) == page->len;
     if (!ok)
-        rt_err("cannot write '%s': %s", path, rt_strerror(errno));
+        cmd_out_failed(&o, rt_strerror(errno ? errno : EIO));
     return cmd_out_close(&o, ok) == 0 && ok ? 0 : -1;
 }
 
@@ -84,6 +84,9 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
         rt_err("report: which file? give -o FILE (the HTML page to write)");
         return RT_EXIT_USAGE;
     }
+    /* an output that is the database (or its -wal, -shm, -journal) would destroy it */
+    if (cmd_out_check_db("report", output, db_path) != 0)
+        return RT_EXIT_USAGE;
 
     int64_t run_id;
     struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, run, &run_id, NULL);

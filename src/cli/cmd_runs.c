@@ -133,7 +133,7 @@ static int cmd_runs(int argc, char **argv, const struct rt_env *env)
         }
     }
     rt_store_rows_close(r);
-    rc = fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
+    rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */
     rt_store_close(store);
     return rc;
 }

@@ -333,7 +333,7 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
         rt_json_close(r.doc);
     }
     rt_buf_free(&json);
-    rc = fflush(stdout) == 0 && !ferror(stdout) ? RT_EXIT_OK : RT_EXIT_FAILURE;
+    rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */
 out:
     rt_store_close(store);
     return rc;

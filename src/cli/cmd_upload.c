@@ -138,10 +138,14 @@ static int cmd_upload(int argc, char **argv, const struct rt_env *env)
         }
         if (r.already)
             rt_note("upload: run %lld was uploaded before; nothing to do", (long long)ids[i]);
-        else if (o.dry_run)
+        else if (o.dry_run) {
             printf("run %lld: %lld sample%s to upload\n", (long long)ids[i],
                    (long long)r.pending_rows, r.pending_rows == 1 ? "" : "s");
-        else if (r.inline_data)
+            if (cmd_stdout_check() != 0) { /* said why; the dry run's answer is lost */
+                rc = RT_EXIT_FAILURE;
+                break;
+            }
+        } else if (r.inline_data)
             rt_note("upload: run %lld -> sentinel run %s: %lld sample%s, %lld bytes of CSV "
                     "inline with finish (no S3 object)",
                     (long long)ids[i], r.remote_run_id, (long long)r.rows, r.rows == 1 ? "" : "s",

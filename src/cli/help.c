@@ -147,5 +147,7 @@ int cmd_parse_next(struct cmd_parse *p, const char **val)
 
 int cmd_parse_exit(int rc)
 {
-    return rc == CMD_PARSE_HELP ? RT_EXIT_OK : RT_EXIT_USAGE;
+    if (rc != CMD_PARSE_HELP)
+        return RT_EXIT_USAGE;
+    return cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* the help was written */
 }

@@ -180,11 +180,9 @@ static int unknown(const char *name)
     return RT_EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+/* What rtrack does with its arguments; main() adds stdout's check. */
+static int dispatch(int argc, char **argv, const struct rt_env *env)
 {
-    struct rt_env env;
-    rt_env_load(&env);
-    rt_env_apply_process_settings(&env);
     if (argc < 2) {
         usage(stderr);
         return RT_EXIT_USAGE;
@@ -195,8 +193,8 @@ int main(int argc, char **argv)
         return RT_EXIT_OK;
     }
     if (!strcmp(name, "--version") || !strcmp(name, "-V") || !strcmp(name, "version")) {
-        print_version(&env);
-        return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
+        print_version(env);
+        return RT_EXIT_OK;
     }
     if (!strcmp(name, "help")) {
         /* `rtrack help CMD` is `rtrack CMD --help` */
@@ -209,10 +207,20 @@ int main(int argc, char **argv)
         if (!c)
             return unknown(argv[2]);
         cmd_help(c, stdout);
-        return fflush(stdout) == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
+        return RT_EXIT_OK;
     }
     const struct cmd_def *c = cmd_find(name);
     if (!c)
         return unknown(name);
-    return c->fn(argc - 1, argv + 1, &env);
+    return c->fn(argc - 1, argv + 1, env);
+}
+
+int main(int argc, char **argv)
+{
+    struct rt_env env;
+    rt_env_load(&env);
+    rt_env_apply_process_settings(&env);
+    /* every command's stdout (its output, its help, --version) is checked before it exits: a
+     * write that failed is said, and exit 1 where the command would have exited 0 */
+    return cmd_stdout_end(dispatch(argc, argv, &env));
 }

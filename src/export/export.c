@@ -1,6 +1,7 @@
 /* export.c - rows of the export views, formatted as the references print them. */
 #include "rtrack/export/export.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,22 +236,32 @@ static int write_row(struct rt_exporter *x, FILE *out)
 
 int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t errlen)
 {
-    int64_t n = 0;
+    int64_t n = 0, last_seq = 0;
     int rc;
     while ((rc = rt_store_rows_next(x->rows)) == 1) {
         if (write_row(x, out) != 0) {
-            snprintf(err, errlen, "cannot write the output");
+            snprintf(err, errlen, "%s", rt_strerror(errno ? errno : EIO));
             rt_store_rows_reset(x->rows);
-            return -1;
+            return -2;
         }
         n++;
+        last_seq = rt_store_rows_i(x->rows, 1);
+    }
+    if (rc < 0) {
+        /* a page SQLite cannot read (a corrupt file, an I/O error) ends the rows: say where,
+         * so what was written before is known for what it is */
+        if (n)
+            snprintf(err, errlen,
+                     "cannot read the database after %lld row%s (the last is sample %lld of run "
+                     "%lld): %s",
+                     (long long)n, n == 1 ? "" : "s", (long long)last_seq, (long long)x->q.run_id,
+                     rt_store_error(x->store));
+        else
+            snprintf(err, errlen, "cannot read the database (run %lld, before its first row): %s",
+                     (long long)x->q.run_id, rt_store_error(x->store));
     }
     rt_store_rows_reset(x->rows);
-    if (rc < 0) {
-        snprintf(err, errlen, "cannot read the database: %s", rt_store_error(x->store));
-        return -1;
-    }
-    return n;
+    return rc < 0 ? -1 : n;
 }
 
 int rt_exporter_sample(struct rt_exporter *x, int64_t sample_id, FILE *out)

@@ -2,10 +2,12 @@
  * a and b snapshots, the store records them into a real SQLite file, and the real exporter
  * prints the Python layouts; the bytes must equal the reference's expected-*.csv (or the
  * *-fixed.csv where rtrack corrects a Python bug, and rtrack's own row for case 10). */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rtrack/collect/collect.h"
@@ -213,9 +215,171 @@ static void test_jsonl_fields(void **state)
     fx_case_free(&c);
 }
 
+/* --- output files (export.h's rules) --------------------------------------------------------- */
+
+static char *at(const char *name)
+{
+    static char buf[4][600];
+    static int n;
+    char *b = buf[n++ & 3];
+    snprintf(b, sizeof(buf[0]), "%s/%s", dir, name);
+    return b;
+}
+
+static void put(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+static char *slurp(const char *path)
+{
+    static char buf[256];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* How many names in dir start with prefix. */
+static int count_names(const char *prefix)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += !strncmp(e->d_name, prefix, strlen(prefix));
+    closedir(d);
+    return n;
+}
+
+static void test_out_resolve(void **state)
+{
+    (void)state;
+    struct rt_out_target t;
+    char err[1024];
+    assert_int_equal(rt_out_resolve(at("none.csv"), &t, err, sizeof(err)), 0);
+    assert_int_equal(t.kind, RT_OUT_NEW);
+    rt_out_target_free(&t);
+    put(at("file.csv"), "x", 0644);
+    assert_int_equal(rt_out_resolve(at("file.csv"), &t, err, sizeof(err)), 0);
+    assert_int_equal(t.kind, RT_OUT_REGULAR);
+    rt_out_target_free(&t);
+    /* an own link: followed to its target, relative to the link's directory */
+    assert_int_equal(symlink("file.csv", at("link.csv")), 0);
+    assert_int_equal(rt_out_resolve(at("link.csv"), &t, err, sizeof(err)), 0);
+    assert_int_equal(t.kind, RT_OUT_REGULAR);
+    assert_string_equal(t.path, at("file.csv"));
+    rt_out_target_free(&t);
+    /* a link to nothing: refused, where it leads said */
+    assert_int_equal(symlink("gone.csv", at("dangling.csv")), 0);
+    assert_int_equal(rt_out_resolve(at("dangling.csv"), &t, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "which does not exist"));
+    assert_string_equal(t.path, at("gone.csv"));
+    rt_out_target_free(&t);
+    assert_int_equal(mkfifo(at("fifo"), 0600), 0);
+    assert_int_equal(rt_out_resolve(at("fifo"), &t, err, sizeof(err)), 0);
+    assert_int_equal(t.kind, RT_OUT_DIRECT);
+    rt_out_target_free(&t);
+    assert_int_equal(rt_out_resolve("/dev/null", &t, err, sizeof(err)), 0);
+    assert_int_equal(t.kind, RT_OUT_DIRECT);
+    rt_out_target_free(&t);
+    assert_int_equal(rt_out_resolve(dir, &t, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "it is a directory"));
+    rt_out_target_free(&t);
+    /* descriptors by name */
+    static const char *const fds[] = {"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(fds); i++) {
+        assert_int_equal(rt_out_resolve(fds[i], &t, err, sizeof(err)), 0);
+        assert_int_equal(t.kind, RT_OUT_FD);
+        assert_int_equal(t.fd, 1);
+        rt_out_target_free(&t);
+    }
+    assert_int_equal(rt_out_resolve("/dev/fd/987", &t, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "descriptor 987 is not open"));
+    rt_out_target_free(&t);
+}
+
+static void test_outfile_replace(void **state)
+{
+    (void)state;
+    char err[1024];
+    /* a new file: 0600 whatever the umask, there only once complete */
+    mode_t old = umask(0);
+    struct rt_outfile *o = rt_outfile_open(at("new.csv"), RT_OUT_MODE_REPLACE, err, sizeof(err));
+    umask(old);
+    assert_non_null(o);
+    assert_int_equal(rt_outfile_direct(o), 0);
+    fputs("new\n", rt_outfile_stream(o));
+    assert_null(slurp(at("new.csv")));
+    assert_int_equal(count_names("new.csv.tmp-"), 1);
+    assert_int_equal(rt_outfile_close(o, 1, err, sizeof(err)), 0);
+    assert_string_equal(slurp(at("new.csv")), "new\n");
+    struct stat st;
+    assert_int_equal(stat(at("new.csv"), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(count_names("new.csv.tmp-"), 0);
+    /* a replaced file keeps its mode; a failed output leaves it as it was */
+    put(at("old.csv"), "old\n", 0640);
+    o = rt_outfile_open(at("old.csv"), RT_OUT_MODE_REPLACE, err, sizeof(err));
+    assert_non_null(o);
+    fputs("half", rt_outfile_stream(o));
+    assert_int_equal(rt_outfile_close(o, 0, err, sizeof(err)), 0);
+    assert_string_equal(slurp(at("old.csv")), "old\n");
+    assert_int_equal(count_names("old.csv.tmp-"), 0);
+    o = rt_outfile_open(at("old.csv"), RT_OUT_MODE_REPLACE, err, sizeof(err));
+    fputs("whole\n", rt_outfile_stream(o));
+    assert_int_equal(rt_outfile_close(o, 1, err, sizeof(err)), 0);
+    assert_string_equal(slurp(at("old.csv")), "whole\n");
+    assert_int_equal(stat(at("old.csv"), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    /* a device is written, not replaced, and its errors said */
+    o = rt_outfile_open("/dev/full", RT_OUT_MODE_REPLACE, err, sizeof(err));
+    assert_non_null(o);
+    assert_int_equal(rt_outfile_direct(o), 1);
+    fputs("x\n", rt_outfile_stream(o));
+    assert_int_equal(rt_outfile_close(o, 1, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "cannot write '/dev/full'"));
+    assert_int_equal(lstat("/dev/full", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+}
+
+static void test_outfile_truncate(void **state)
+{
+    (void)state;
+    char err[1024];
+    put(at("live.jsonl"), "a much longer old content\n", 0640);
+    struct stat before, after;
+    assert_int_equal(stat(at("live.jsonl"), &before), 0);
+    struct rt_outfile *o =
+        rt_outfile_open(at("live.jsonl"), RT_OUT_MODE_TRUNCATE, err, sizeof(err));
+    assert_non_null(o);
+    assert_int_equal(rt_outfile_direct(o), 1);
+    fputs("line\n", rt_outfile_stream(o));
+    fflush(rt_outfile_stream(o));
+    assert_string_equal(slurp(at("live.jsonl")), "line\n"); /* visible as it is written */
+    assert_int_equal(rt_outfile_close(o, 1, err, sizeof(err)), 0);
+    assert_int_equal(stat(at("live.jsonl"), &after), 0);
+    assert_int_equal(after.st_ino, before.st_ino);
+    assert_int_equal(after.st_mode & 0777, 0640);
+    mode_t old = umask(0);
+    o = rt_outfile_open(at("live2.jsonl"), RT_OUT_MODE_TRUNCATE, err, sizeof(err));
+    umask(old);
+    assert_non_null(o);
+    assert_int_equal(rt_outfile_close(o, 1, err, sizeof(err)), 0);
+    assert_int_equal(stat(at("live2.jsonl"), &after), 0);
+    assert_int_equal(after.st_mode & 0777, 0600);
+}
+
 int main(void)
 {
-    struct CMUnitTest tests[RT_ARRAY_LEN(cases) + 2];
+    struct CMUnitTest tests[RT_ARRAY_LEN(cases) + 5];
     for (size_t i = 0; i < RT_ARRAY_LEN(cases); i++) {
         tests[i] = (struct CMUnitTest)cmocka_unit_test_prestate_setup_teardown(
             test_golden, setup, teardown, (void *)cases[i]);
@@ -225,5 +389,11 @@ int main(void)
         test_combined_without_tree, setup, teardown);
     tests[RT_ARRAY_LEN(cases) + 1] =
         (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_jsonl_fields, setup, teardown);
+    tests[RT_ARRAY_LEN(cases) + 2] =
+        (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_out_resolve, setup, teardown);
+    tests[RT_ARRAY_LEN(cases) + 3] =
+        (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_outfile_replace, setup, teardown);
+    tests[RT_ARRAY_LEN(cases) + 4] =
+        (struct CMUnitTest)cmocka_unit_test_setup_teardown(test_outfile_truncate, setup, teardown);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

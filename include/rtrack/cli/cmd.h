@@ -90,15 +90,37 @@ void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char
 /* After getopt_long returned ':' or '?': say which option was wrong; returns exit code 2. */
 int cmd_option_error(const char *cmd, int c, char **argv);
 
-/* Output of export and report: a file written beside its final name and renamed when complete
- * (nothing is left under the name on failure), or stdout for NULL / "-". Both print why they
- * failed; close(ok = 0) discards the file. */
+/* Output of export and report: stdout for NULL / "-", else the file, device, FIFO or
+ * descriptor the path names, by export.h's rules (rt_outfile_open): a regular file is written
+ * beside its final name and renamed when complete (nothing is left under the name on failure),
+ * new 0600 or with the mode and owner of the file it replaces. Both print why they failed;
+ * close(ok = 0) discards a replacement. name: what messages call it (the path, or "stdout"). */
+struct rt_outfile;
 struct cmd_out {
     FILE *f;
-    char *path, *tmp;
+    const char *name;
+    struct rt_outfile *file; /* NULL: stdout */
 };
 int cmd_out_open(struct cmd_out *o, const char *path);
 int cmd_out_close(struct cmd_out *o, int ok);
+/* Say that writing the output failed: "cannot write 'NAME': reason" ("cannot write to stdout:
+ * reason", once). */
+void cmd_out_failed(const struct cmd_out *o, const char *reason);
+/* 1 when what was written stays even if the output fails (stdout, a device, a FIFO). */
+int cmd_out_direct(const struct cmd_out *o);
+
+/* An output (export -o, report -o, run's and record's live -o; NULL or "-": stdout) that is the
+ * database at db, its -wal, -shm or -journal: the same file (device and inode) where both
+ * exist, the same path (links followed) where the output does not exist yet. -1 after saying so
+ * (a usage error: exit 2, before anything is opened), else 0. cmd: the message's prefix. */
+int cmd_out_check_db(const char *cmd, const char *out, const char *db);
+
+/* stdout flushed and checked: 0, or -1 after saying why (once per process: "cannot write to
+ * stdout: REASON"). Every command's stdout is checked so before it exits. */
+int cmd_stdout_check(void);
+/* main's last word: rc, or 1 instead of 0 when stdout could not be written (said once; a usage
+ * error stays 2). */
+int cmd_stdout_end(int rc);
 
 /* The readers' preamble (export, runs, summary, report, upload): the database at db_path
  * opened (RT_STORE_READ; upload keeps its progress in it: RT_STORE_WRITE) and, unless run is

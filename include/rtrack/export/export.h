@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 enum rt_export_format { RT_FMT_CSV, RT_FMT_JSONL };
 enum rt_export_table { RT_TABLE_COMBINED, RT_TABLE_SYSTEM, RT_TABLE_PROCESS };
@@ -30,13 +31,69 @@ struct rt_store;
  * before the store is. */
 struct rt_exporter *rt_exporter_open(struct rt_store *store, const struct rt_export_query *q,
                                      char *err, size_t errlen);
-/* Write the header line (CSV only; nothing for JSON Lines). */
+/* Write the header line (CSV only; nothing for JSON Lines); -1 with errno when it cannot be
+ * written. */
 int rt_exporter_header(struct rt_exporter *x, FILE *out);
-/* Write the matching rows; returns the number written, or -1 (message in err). */
+/* Write the matching rows; returns the number written, -1 when the database cannot be read (err
+ * says after how many rows and which sample, so where the output ends), or -2 when the output
+ * cannot be written (err: the system's reason, strerror). */
 int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t errlen);
 /* Live output: rebind to one sample and write its line. */
 int rt_exporter_sample(struct rt_exporter *x, int64_t sample_id, FILE *out);
 void rt_exporter_close(struct rt_exporter *x);
+
+/* --- output files: export -o, report -o and the live output --------------------------------
+ *
+ * What a path names decides how it is written, never whatever is there being replaced:
+ * - a regular file, or a name where nothing is yet: RT_OUT_MODE_REPLACE writes a new file
+ *   beside it (mkostemp: O_CREAT|O_EXCL, mode 0600, in the target's directory) and renames it
+ *   over the name when complete, with the replaced file's mode and owner (a new file stays
+ *   0600: command lines and tags can hold secrets); RT_OUT_MODE_TRUNCATE (the live output,
+ *   which `tail -f` follows) truncates an existing file in place (its mode and owner kept) or
+ *   creates a new one with O_EXCL, 0600;
+ * - a character device, a FIFO or a socket (/dev/null, /dev/tty, a pipe) is opened and written
+ *   as it is, never replaced, its errors reported (/dev/full fails);
+ * - /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are that descriptor of rtrack's
+ *   (duplicated: appends to a file stdout points at stay appends);
+ * - a symbolic link is followed only when it is owned by the caller (effective uid) or by root:
+ *   the kernel's protected_symlinks rule applied everywhere, so a link another user planted
+ *   (in /tmp, or in a directory of theirs root writes into) is refused instead of making root
+ *   write wherever it points; a link to nothing is refused too (creating a file through a link
+ *   is how a program is made to write where it was not meant to). A followed link stays a
+ *   link: the file it points to is what is written, as above;
+ * - a directory and a block device are refused. */
+enum rt_out_kind {
+    RT_OUT_NEW,     /* nothing there yet */
+    RT_OUT_REGULAR, /* a regular file */
+    RT_OUT_DIRECT,  /* a character device, FIFO or socket: written as it is */
+    RT_OUT_FD,      /* one of rtrack's descriptors */
+};
+struct rt_out_target {
+    enum rt_out_kind kind;
+    char *path;    /* what is written, after the links followed (malloc'd) */
+    int fd;        /* RT_OUT_FD: the descriptor */
+    int have_stat; /* st is the file found (RT_OUT_REGULAR, RT_OUT_DIRECT) */
+    struct stat st;
+};
+/* What `path` names, by the rules above; -1 with the reason in err (a sentence naming path),
+ * and t->path where the links led (a link's missing target). Freed with rt_out_target_free()
+ * either way. */
+int rt_out_resolve(const char *path, struct rt_out_target *t, char *err, size_t errlen);
+void rt_out_target_free(struct rt_out_target *t);
+
+enum rt_out_mode { RT_OUT_MODE_REPLACE, RT_OUT_MODE_TRUNCATE };
+struct rt_outfile;
+/* NULL with the reason in err ("cannot write 'P': ..."). "-" is stdout (descriptor 1). */
+struct rt_outfile *rt_outfile_open(const char *path, enum rt_out_mode mode, char *err,
+                                   size_t errlen);
+FILE *rt_outfile_stream(struct rt_outfile *o);
+/* 1 when the output is written where it goes as it is written (a device, a FIFO, a descriptor,
+ * a live output file): a failure leaves what was written so far; 0 when it is a new file
+ * renamed into place at the end (a failure leaves nothing). */
+int rt_outfile_direct(const struct rt_outfile *o);
+/* ok: flushed, checked, (RT_OUT_MODE_REPLACE) synced and renamed into place; 0, or -1 with the
+ * reason in err. !ok: a replacement is discarded, nothing else done. Frees o either way. */
+int rt_outfile_close(struct rt_outfile *o, int ok, char *err, size_t errlen);
 
 /* Live output while recording: each stored sample as one line (JSON Lines, or the combined
  * CSV with its header first), flushed at once so `tail -f` follows it. A write error (a
