@@ -1,16 +1,23 @@
 /* spawn.c - process creation with posix_spawn: glibc reports exec failures synchronously
- * (CLONE_VFORK), which gives the 126/127 distinction without a status pipe. */
+ * (CLONE_VFORK), which gives the 126/127 distinction without a status pipe; and why a start
+ * failed, said as shells say it. */
 #include "rtrack/base/spawn.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "rtrack/base/log.h"
 
 extern char **environ;
 
@@ -37,6 +44,171 @@ int rt_spawn_job(char *const argv[], pid_t *pid)
     posix_spawnattr_destroy(&attr);
     return rc;
 }
+
+int rt_spawn_exit_code(int err)
+{
+    return err == ENOENT ? RT_EXIT_NOTFOUND : RT_EXIT_NOEXEC;
+}
+
+/* --- why a start failed ----------------------------------------------------------------------- */
+
+/* The PATH posix_spawnp searched (rtrack's, which envp has too), else glibc's default. */
+static const char *job_path(char *const envp[])
+{
+    for (char *const *e = envp ? envp : environ; e && *e; e++)
+        if (strncmp(*e, "PATH=", 5) == 0)
+            return *e + 5;
+    return "/bin:/usr/bin";
+}
+
+/* The file the start tried: argv0 when it names a path, else the first regular file of that
+ * name on PATH (the first executable one, which is the one execvp stops at). 0 when found. */
+static int find_file(const char *argv0, char *const envp[], char *out, size_t n, int *on_path)
+{
+    struct stat st;
+    *on_path = 0;
+    if (strchr(argv0, '/'))
+        return snprintf(out, n, "%s", argv0) < (int)n && stat(out, &st) == 0 ? 0 : -1;
+    out[0] = '\0';
+    for (const char *p = job_path(envp);; p++) {
+        const char *end = strchr(p, ':');
+        int len = end ? (int)(end - p) : (int)strlen(p);
+        char cand[4096];
+        /* an empty PATH entry is the current directory */
+        int k = snprintf(cand, sizeof(cand), "%.*s%s%s", len, p, len ? "/" : "", argv0);
+        if (k > 0 && (size_t)k < sizeof(cand) && stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+            int x = access(cand, X_OK) == 0;
+            if (x || !out[0])
+                snprintf(out, n, "%s", cand);
+            if (x)
+                break;
+        }
+        if (!end)
+            break;
+        p = end;
+    }
+    *on_path = out[0] != '\0';
+    return out[0] ? 0 : -1;
+}
+
+/* The first bytes of a regular file (what the kernel looks at: 256 bytes); -1 if unreadable. */
+static ssize_t file_head(const char *path, char *buf, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    ssize_t got = read(fd, buf, n - 1);
+    close(fd);
+    if (got >= 0)
+        buf[got] = '\0';
+    return got;
+}
+
+/* The interpreter a '#!' line names (its first word); "" when it names none. */
+static void shebang_interp(const char *head, char *out, size_t n)
+{
+    const char *p = head + 2;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t len = strcspn(p, " \t\r\n");
+    snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), p);
+}
+
+/* The loader (PT_INTERP) of an ELF file of this machine's byte order; "" when none is found. */
+static void elf_loader(const char *path, char *out, size_t n)
+{
+    out[0] = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    const uint16_t one = 1;
+    int native = *(const unsigned char *)&one == 1 ? ELFDATA2LSB : ELFDATA2MSB;
+    unsigned char id[EI_NIDENT];
+    uint64_t phoff = 0, off = 0, size = 0;
+    unsigned phnum = 0, phentsize = 0;
+    int cls = 0;
+    if (pread(fd, id, sizeof(id), 0) == (ssize_t)sizeof(id) && id[EI_DATA] == native)
+        cls = id[EI_CLASS];
+    if (cls == ELFCLASS64) {
+        Elf64_Ehdr eh;
+        if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh))
+            phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
+    } else if (cls == ELFCLASS32) {
+        Elf32_Ehdr eh;
+        if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh))
+            phoff = eh.e_phoff, phnum = eh.e_phnum, phentsize = eh.e_phentsize;
+    }
+    for (unsigned i = 0; i < phnum && i < 256 && !size; i++) {
+        uint64_t at = phoff + (uint64_t)i * phentsize;
+        if (cls == ELFCLASS64) {
+            Elf64_Phdr ph;
+            if (pread(fd, &ph, sizeof(ph), (off_t)at) == (ssize_t)sizeof(ph) &&
+                ph.p_type == PT_INTERP)
+                off = ph.p_offset, size = ph.p_filesz;
+        } else {
+            Elf32_Phdr ph;
+            if (pread(fd, &ph, sizeof(ph), (off_t)at) == (ssize_t)sizeof(ph) &&
+                ph.p_type == PT_INTERP)
+                off = ph.p_offset, size = ph.p_filesz;
+        }
+    }
+    if (size > 0 && size < n) {
+        ssize_t got = pread(fd, out, (size_t)size, (off_t)off);
+        out[got > 0 ? got : 0] = '\0';
+        out[strnlen(out, n - 1)] = '\0';
+    }
+    close(fd);
+}
+
+void rt_spawn_why(const char *argv0, char *const envp[], int err, char *why, size_t n)
+{
+    char path[4096], head[256], interp[256];
+    int on_path;
+    struct stat st;
+    if (find_file(argv0, envp, path, sizeof(path), &on_path) != 0 || stat(path, &st) != 0) {
+        snprintf(why, n, "%s", err == ENOENT ? "command not found" : rt_strerror(err));
+        return;
+    }
+    ssize_t got = S_ISREG(st.st_mode) ? file_head(path, head, sizeof(head)) : -1;
+    int script = got >= 2 && head[0] == '#' && head[1] == '!';
+    int elf = got >= SELFMAG && memcmp(head, ELFMAG, SELFMAG) == 0;
+    if (script)
+        shebang_interp(head, interp, sizeof(interp));
+    int k = -1;
+    if (S_ISDIR(st.st_mode) && err == EACCES) {
+        k = snprintf(why, n, "it is a directory");
+    } else if (script && !interp[0]) {
+        k = snprintf(why, n, "its '#!' line names no interpreter");
+    } else if (script && err != ENOEXEC && stat(interp, &st) != 0 && errno == ENOENT) {
+        k = snprintf(why, n, "its interpreter '%s' was not found", interp);
+    } else if (script && (err != EACCES || access(path, X_OK) == 0)) {
+        /* the script itself is fine (executable): what failed is starting its interpreter */
+        k = snprintf(why, n, "its interpreter '%s' cannot be executed: %s", interp,
+                     stat(interp, &st) == 0 && S_ISDIR(st.st_mode) ? "it is a directory"
+                                                                   : rt_strerror(err));
+    } else if (elf && err == ENOENT) {
+        elf_loader(path, interp, sizeof(interp));
+        if (interp[0])
+            k = snprintf(why, n,
+                         "its loader '%s' was not found (a binary built for another system?)",
+                         interp);
+        else
+            k = snprintf(why, n, "its loader was not found (a binary built for another system?)");
+    } else if (elf && err == ENOEXEC) {
+        k = snprintf(why, n, "it is a binary this system cannot run (exec format error)");
+    } else if (err == ENOEXEC) {
+        k = snprintf(why, n,
+                     "it is not a binary and has no '#!' line naming its interpreter (exec format "
+                     "error): add one (e.g. '#!/bin/sh') or run it with its interpreter ('sh %s')",
+                     path);
+    } else {
+        k = snprintf(why, n, "%s", rt_strerror(err));
+    }
+    if (on_path && k >= 0 && (size_t)k < n)
+        snprintf(why + k, n - (size_t)k, " (the command is %s)", path);
+}
+
+/* --- helpers ---------------------------------------------------------------------------------- */
 
 int rt_capture(char *const argv[], int timeout_ms, struct rt_buf *out)
 {

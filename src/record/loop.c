@@ -102,10 +102,11 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
     int err = rt_spawn_job(r->argv, &rc->job);
     if (err != 0) {
         rc->job = 0;
-        out->exit_code = err == ENOENT ? RT_EXIT_NOTFOUND : RT_EXIT_NOEXEC;
+        out->exit_code = rt_spawn_exit_code(err);
         out->reason = "spawn-failed";
-        rt_err("cannot run '%s': %s", r->argv[0],
-               err == ENOENT ? "command not found" : rt_strerror(err));
+        char why[4608];
+        rt_spawn_why(r->argv[0], NULL, err, why, sizeof(why));
+        rt_err("cannot run '%s': %s", r->argv[0], why);
         struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), "failed", out->exit_code, RT_NA,
                                out->reason};
         if (rt_store_end_run(r->store, &e) != 0)

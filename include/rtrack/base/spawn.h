@@ -3,6 +3,7 @@
 #define RTRACK_SPAWN_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "rtrack/base/util.h"
@@ -11,6 +12,15 @@
  * sharing our stdin, stdout and stderr. Returns 0 and the pid, or the errno of the failed start
  * (ENOENT: not found, EACCES/ENOEXEC/...: not executable). */
 int rt_spawn_job(char *const argv[], pid_t *pid);
+
+/* Why argv0 could not be started (err: rt_spawn_job's errno; envp: the PATH it was looked up
+ * on, NULL: rtrack's), as shells say it, into why: "command not found", "its interpreter
+ * '/x' was not found", "it is not a binary and has no '#!' line ...", "it is a directory", ... */
+void rt_spawn_why(const char *argv0, char *const envp[], int err, char *why, size_t n);
+
+/* The exit code of a job that could not be started: 127 not found, 126 found but not
+ * executable. */
+int rt_spawn_exit_code(int err);
 
 /* Run a helper command with stdout captured into `out` and a time limit; it is killed when the
  * limit passes. Returns 0 when it exited 0 in time. */
