@@ -35,12 +35,12 @@ static void fresh_signals(posix_spawnattr_t *attr)
     posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 }
 
-int rt_spawn_job(char *const argv[], pid_t *pid)
+int rt_spawn_job(char *const argv[], char *const envp[], pid_t *pid)
 {
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
     fresh_signals(&attr);
-    int rc = posix_spawnp(pid, argv[0], NULL, &attr, argv, environ);
+    int rc = posix_spawnp(pid, argv[0], NULL, &attr, argv, envp ? envp : environ);
     posix_spawnattr_destroy(&attr);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rtrack/base/log.h"
+#include "rtrack/base/util.h"
 #include "rtrack/cli/cmd.h"
 #include "rtrack/export/export.h"
 #include "rtrack/record/facts.h"
@@ -52,7 +53,34 @@ int cmd_recording_check_env(struct cmd_recording *c, const struct rt_env *env, c
     c->loop.sigfd = -1;
     if (env->sentinel_token && rt_env_check_streaming(env, mode) != 0)
         return -1;
+    const char *keep = env->keep_token_in_job;
+    if (!strcmp(mode, "run") && keep && strcmp(keep, "1") != 0 && strcmp(keep, "0") != 0) {
+        rt_err("%s: invalid RTRACK_KEEP_TOKEN_IN_JOB '%s': expected 1 (keep SENTINEL_API_TOKEN in "
+               "the job's environment) or 0",
+               mode, keep);
+        return -1;
+    }
     return rt_env_inline_max(env, mode, &c->inline_max);
+}
+
+extern char **environ;
+
+/* The job's environment: rtrack's without SENTINEL_API_TOKEN (every copy of it), unless
+ * RTRACK_KEEP_TOKEN_IN_JOB=1. The token is rtrack's to stream with; the job, its children and
+ * whatever they run (a third-party tool, a core dump, a `ps e`, a log of the environment) have
+ * no business with it. The strings are environ's own: only the array is new. */
+static char **job_environ(const struct rt_env *env)
+{
+    static const char name[] = "SENTINEL_API_TOKEN=";
+    int keep = env->keep_token_in_job && !strcmp(env->keep_token_in_job, "1");
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    char **e = xcalloc(n + 1, sizeof(*e));
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (keep || strncmp(environ[i], name, sizeof(name) - 1) != 0)
+            e[k++] = environ[i];
+    return e;
 }
 
 int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
@@ -82,6 +110,8 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
     }
     if (cfg->output && !(c->live = rt_live_open(c->store, cfg->output, cfg->output_csv)))
         return -1;
+    if (cfg->command)
+        c->job_env = job_environ(env);
     c->loop = (struct rt_recording){.store = c->store,
                                     .sys = &c->sys,
                                     .full_scan = rt_env_full_scan(env),
@@ -89,6 +119,7 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                                     .duration = cfg->duration,
                                     .live = c->live,
                                     .argv = cfg->command, /* run's job; NULL in record */
+                                    .envp = c->job_env,
                                     .pid = pid,
                                     .sigfd = -1};
     /* before streaming starts: a recording that cannot wait for its signals ends here, before
@@ -115,5 +146,6 @@ void cmd_recording_close(struct cmd_recording *c)
     rt_live_close(c->live);
     rt_host_info_free(&c->host);
     rt_store_close(c->store);
+    free(c->job_env);
     memset(c, 0, sizeof(*c));
 }

@@ -20,11 +20,13 @@ struct cmd_recording {
     struct rt_streamer *stream;
     struct rt_cloud_job *cloud; /* the cloud being discovered and stored, or NULL */
     int64_t inline_max;         /* RTRACK_UPLOAD_INLINE_MAX, for streaming */
+    char **job_env;             /* run: the job's environment (environ's strings, a new array) */
     struct rt_recording loop;   /* what the loop needs, from the options */
 };
 
-/* The environment's values a recording uses, checked before anything is done: -1 after saying
- * which is invalid (a usage error: exit 2). Called first; c is then ready for the open. */
+/* The environment's values a recording uses (RTRACK_UPLOAD_INLINE_MAX; run:
+ * RTRACK_KEEP_TOKEN_IN_JOB), checked before anything is done: -1 after saying which is invalid
+ * (a usage error: exit 2). Called first; c is then ready for the open. */
 int cmd_recording_check_env(struct cmd_recording *c, const struct rt_env *env, const char *mode);
 
 /* The database, the host's facts and the run's row, in that order, so any problem is reported

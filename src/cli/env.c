@@ -23,6 +23,7 @@ static const struct {
     {"RTRACK_UPLOAD_INLINE_MAX", offsetof(struct rt_env, upload_inline_max)},
     {"SENTINEL_API_TOKEN", offsetof(struct rt_env, sentinel_token)},
     {"SENTINEL_API_URL", offsetof(struct rt_env, sentinel_url)},
+    {"RTRACK_KEEP_TOKEN_IN_JOB", offsetof(struct rt_env, keep_token_in_job)},
     {"RTRACK_S3_ENDPOINT", offsetof(struct rt_env, s3_endpoint)},
     {"RTRACK_S3_REGION", offsetof(struct rt_env, s3_region)},
     {"RTRACK_HTTP_TIMEOUT_S", offsetof(struct rt_env, http_timeout)},

@@ -99,13 +99,13 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
     struct rt_recording *r = rc->r;
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     rc->t0 = rt_clock_s(CLOCK_MONOTONIC);
-    int err = rt_spawn_job(r->argv, &rc->job);
+    int err = rt_spawn_job(r->argv, r->envp, &rc->job);
     if (err != 0) {
         rc->job = 0;
         out->exit_code = rt_spawn_exit_code(err);
         out->reason = "spawn-failed";
         char why[4608];
-        rt_spawn_why(r->argv[0], NULL, err, why, sizeof(why));
+        rt_spawn_why(r->argv[0], r->envp, err, why, sizeof(why));
         rt_err("cannot run '%s': %s", r->argv[0], why);
         struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), "failed", out->exit_code, RT_NA,
                                out->reason};

@@ -8,10 +8,11 @@
 
 #include "rtrack/base/util.h"
 
-/* Start argv (PATH lookup) with the signal mask and dispositions a fresh process expects,
- * sharing our stdin, stdout and stderr. Returns 0 and the pid, or the errno of the failed start
- * (ENOENT: not found, EACCES/ENOEXEC/...: not executable). */
-int rt_spawn_job(char *const argv[], pid_t *pid);
+/* Start argv (PATH lookup) with the environment envp (NULL: rtrack's own) and the signal mask
+ * and dispositions a fresh process expects, sharing our stdin, stdout and stderr. Returns 0 and
+ * the pid, or the errno of the failed start (ENOENT: not found, EACCES/ENOEXEC/...: not
+ * executable). */
+int rt_spawn_job(char *const argv[], char *const envp[], pid_t *pid);
 
 /* Why argv0 could not be started (err: rt_spawn_job's errno; envp: the PATH it was looked up
  * on, NULL: rtrack's), as shells say it, into why: "command not found", "its interpreter

@@ -18,6 +18,7 @@ struct rt_env {
     const char *upload_inline_max;       /* RTRACK_UPLOAD_INLINE_MAX */
     const char *sentinel_token;          /* SENTINEL_API_TOKEN (a secret: never printed) */
     const char *sentinel_url;            /* SENTINEL_API_URL */
+    const char *keep_token_in_job;       /* RTRACK_KEEP_TOKEN_IN_JOB: run's job gets the token */
     const char *s3_endpoint;             /* RTRACK_S3_ENDPOINT */
     const char *s3_region;               /* RTRACK_S3_REGION */
     const char *http_timeout;            /* RTRACK_HTTP_TIMEOUT_S */

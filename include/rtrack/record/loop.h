@@ -31,6 +31,7 @@ struct rt_recording {
     double duration;             /* record: stop after this many seconds; 0: no limit */
     struct rt_live *live;        /* live output (--output), or NULL */
     char *const *argv;           /* run: the job to start; NULL: record */
+    char *const *envp;           /* run: the job's environment; NULL: rtrack's */
     pid_t pid;                   /* record: the tree to follow; 0: the system only */
     /* the loop's own: set by rt_record_signals, closed by rt_record_close */
     int sigfd;
