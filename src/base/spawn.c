@@ -21,25 +21,30 @@
 
 extern char **environ;
 
-static void fresh_signals(posix_spawnattr_t *attr)
+/* The child starts with nothing blocked (rtrack blocks the signals it waits for) and every
+ * signal at its default (rtrack ignores SIGPIPE), but those in keep_ignored: a job must not
+ * silently ignore Ctrl-C or a closed pipe because of rtrack, nor lose the immunity nohup gave
+ * it. */
+static void job_signals(posix_spawnattr_t *attr, const sigset_t *keep_ignored)
 {
-    /* rtrack blocks the signals it waits for and ignores SIGPIPE; the job must start with
-     * neither, or it would silently ignore Ctrl-C or a closed pipe. */
-    sigset_t none, all;
+    sigset_t none, dfl;
     sigemptyset(&none);
-    sigfillset(&all);
-    sigdelset(&all, SIGKILL);
-    sigdelset(&all, SIGSTOP);
+    sigfillset(&dfl);
+    sigdelset(&dfl, SIGKILL);
+    sigdelset(&dfl, SIGSTOP);
+    for (int sig = 1; keep_ignored && sig < NSIG; sig++)
+        if (sigismember(keep_ignored, sig) == 1)
+            sigdelset(&dfl, sig);
     posix_spawnattr_setsigmask(attr, &none);
-    posix_spawnattr_setsigdefault(attr, &all);
+    posix_spawnattr_setsigdefault(attr, &dfl);
     posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 }
 
-int rt_spawn_job(char *const argv[], char *const envp[], pid_t *pid)
+int rt_spawn_job(char *const argv[], char *const envp[], const sigset_t *keep_ignored, pid_t *pid)
 {
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    fresh_signals(&attr);
+    job_signals(&attr, keep_ignored);
     int rc = posix_spawnp(pid, argv[0], NULL, &attr, argv, envp ? envp : environ);
     posix_spawnattr_destroy(&attr);
     return rc;
@@ -222,7 +227,7 @@ int rt_capture(char *const argv[], int timeout_ms, struct rt_buf *out)
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
-    fresh_signals(&attr);
+    job_signals(&attr, NULL); /* a helper starts afresh */
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +38,39 @@ struct rec {
     const char *stop; /* why the loop ends (record: the end_reason; run: "exited"), NULL = go on */
 };
 
+/* The signals ignored when rtrack started: nohup's SIGHUP, the SIGINT and SIGQUIT of a script's
+ * background command, a parent's SIGPIPE. */
+static void ignored_at_start(sigset_t *set)
+{
+    sigemptyset(set);
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction sa;
+        if (sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+            sa.sa_handler == SIG_IGN)
+            sigaddset(set, sig);
+    }
+}
+
 int rt_record_signals(struct rt_recording *r)
 {
-    r->sigfd = r->argv ? rt_signals_open(run_signals, (int)RT_ARRAY_LEN(run_signals))
-                       : rt_signals_open(record_signals, (int)RT_ARRAY_LEN(record_signals));
+    if (r->argv) {
+        /* before anything here ignores a signal of its own (SIGPIPE) */
+        ignored_at_start(&r->ignored);
+        if (sigismember(&r->ignored, SIGCHLD) == 1) {
+            /* ignored, SIGCHLD has the kernel reap the job unseen: rtrack would wait forever */
+            signal(SIGCHLD, SIG_DFL);
+            sigdelset(&r->ignored, SIGCHLD);
+        }
+        /* an ignored signal stays ignored, by rtrack too: never queued, never forwarded */
+        int sigs[RT_ARRAY_LEN(run_signals)], n = 0;
+        for (size_t i = 0; i < RT_ARRAY_LEN(run_signals); i++)
+            if (sigismember(&r->ignored, run_signals[i]) != 1)
+                sigs[n++] = run_signals[i];
+        r->sigfd = rt_signals_open(sigs, n);
+    } else {
+        sigemptyset(&r->ignored);
+        r->sigfd = rt_signals_open(record_signals, (int)RT_ARRAY_LEN(record_signals));
+    }
     r->sig_errno = r->sigfd < 0 ? errno : 0;
     if (r->sigfd < 0 && !r->argv) {
         rt_err("cannot wait for signals: %s", rt_strerror(r->sig_errno));
@@ -99,7 +129,7 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
     struct rt_recording *r = rc->r;
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     rc->t0 = rt_clock_s(CLOCK_MONOTONIC);
-    int err = rt_spawn_job(r->argv, r->envp, &rc->job);
+    int err = rt_spawn_job(r->argv, r->envp, &r->ignored, &rc->job);
     if (err != 0) {
         rc->job = 0;
         out->exit_code = rt_spawn_exit_code(err);

@@ -8,11 +8,13 @@
 
 #include "rtrack/base/util.h"
 
-/* Start argv (PATH lookup) with the environment envp (NULL: rtrack's own) and the signal mask
- * and dispositions a fresh process expects, sharing our stdin, stdout and stderr. Returns 0 and
- * the pid, or the errno of the failed start (ENOENT: not found, EACCES/ENOEXEC/...: not
+/* Start argv (PATH lookup) with the environment envp (NULL: rtrack's own), sharing our stdin,
+ * stdout and stderr, with nothing blocked and every signal at its default disposition but those
+ * in keep_ignored (NULL: none), which stay ignored (they must be ignored in rtrack too: those
+ * ignored when it started, as nohup and a script's background commands leave them). Returns 0
+ * and the pid, or the errno of the failed start (ENOENT: not found, EACCES/ENOEXEC/...: not
  * executable). */
-int rt_spawn_job(char *const argv[], char *const envp[], pid_t *pid);
+int rt_spawn_job(char *const argv[], char *const envp[], const sigset_t *keep_ignored, pid_t *pid);
 
 /* Why argv0 could not be started (err: rt_spawn_job's errno; envp: the PATH it was looked up
  * on, NULL: rtrack's), as shells say it, into why: "command not found", "its interpreter

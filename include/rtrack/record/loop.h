@@ -1,7 +1,8 @@
 /* loop.h - the one recording loop of `run` and `record`: a baseline sample, a sample at every
  * deadline, a final sample, and the run's end stored.
  *
- * run: start the job, forward the signals rtrack gets to it, wait on the deadline timer and a
+ * run: start the job, forward the signals rtrack gets to it (not those it was started with
+ * ignored: they stay ignored, in the job too), wait on the deadline timer and a
  * signalfd together, and take the final sample the moment the job exits (while it is a zombie
  * its last CPU counters are still readable); rtrack is the job's child subreaper, so orphaned
  * descendants come back to it, stay in the tracked tree, and are reaped after a sample has
@@ -14,6 +15,7 @@
 #ifndef RTRACK_RECORD_LOOP_H
 #define RTRACK_RECORD_LOOP_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -35,7 +37,8 @@ struct rt_recording {
     pid_t pid;                   /* record: the tree to follow; 0: the system only */
     /* the loop's own: set by rt_record_signals, closed by rt_record_close */
     int sigfd;
-    int sig_errno; /* why sigfd is -1 */
+    int sig_errno;    /* why sigfd is -1 */
+    sigset_t ignored; /* run: the signals ignored when rtrack started (kept so in the job) */
 };
 
 /* Block the signals the loop waits on and open a signalfd for them: run: SIGINT, SIGTERM,
@@ -43,7 +46,12 @@ struct rt_recording {
  * SIGTERM, SIGHUP and SIGQUIT (they stop it). Called before any thread starts (threads inherit
  * the mask) and before the job does; from then on these signals are queued, never lost. Without
  * a signalfd, run goes on (warned about once the job has started: it cannot forward signals)
- * and record cannot (-1, after printing why). */
+ * and record cannot (-1, after printing why).
+ * run: called before rtrack changes any signal's disposition. A signal ignored when rtrack
+ * started (nohup, a script's background command) stays ignored, by rtrack and by the job, and
+ * is not forwarded: rtrack is as transparent as the shell that would have started the job
+ * itself. SIGCHLD is the exception: rtrack needs it at its default to see the job end (ignored,
+ * the kernel would reap the job unseen), and the job starts with it at its default too. */
 int rt_record_signals(struct rt_recording *r);
 
 /* How a recording ended. */

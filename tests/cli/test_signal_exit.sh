@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# rtrack run and signals, as a parent sees them:
+#  - signals ignored when rtrack started (nohup; a script's background commands) stay ignored
+#    in the job and are never forwarded to it; SIGCHLD ignored does not hang rtrack.
+# Every rtrack started here is waited for at most a few seconds, then killed.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh" "$1"
+export RTRACK_CLOUD_DISCOVERY=0
+
+PGIDS=()
+PIDS=()
+cleanup() {
+    local g p
+    for g in "${PGIDS[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done
+    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+# wait_file FILE [SECS]: wait until FILE is not empty (default 5 s)
+wait_file() {
+    local i n=$((${2:-5} * 20))
+    for ((i = 0; i < n; i++)); do
+        [ -s "$1" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+# wait_exit PID [SECS]: wait for the background PID, RC its status ('timeout' after killing it)
+wait_exit() {
+    local i n=$((${2:-5} * 20))
+    for ((i = 0; i < n; i++)); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.05
+    done
+    if kill -0 "$1" 2>/dev/null; then
+        kill -KILL "$1" 2>/dev/null
+        wait "$1" 2>/dev/null
+        RC=timeout
+    else
+        wait "$1"
+        RC=$?
+    fi
+}
+# how CMD... ended, as its parent's waitpid() says: "exit N" or "signal N" (+ " core" when it
+# dumped core); killed after 8 s. SIGPIPE and SIGXFSZ (ignored by Python) are reset for CMD.
+how() {
+    python3 -c 'import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    for s in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(s, signal.SIG_DFL)
+    os.execvp(sys.argv[1], sys.argv[1:])
+signal.signal(signal.SIGALRM, lambda *a: os.kill(pid, signal.SIGKILL))
+signal.alarm(8)
+_, st = os.waitpid(pid, 0)
+if os.WIFSIGNALED(st):
+    print("signal %d%s" % (os.WTERMSIG(st), " core" if os.WCOREDUMP(st) else ""))
+else:
+    print("exit %d" % os.WEXITSTATUS(st))' "$@"
+}
+last() { q "$1" "SELECT $2 FROM runs ORDER BY id DESC LIMIT 1"; }
+# standard signals (1-31) of a SigIgn/SigBlk mask
+std() { echo $((16#${1:-0} & 0x7fffffff)); }
+
+# --- 7. signals ignored when rtrack started stay ignored in the job, and are not forwarded -----------
+# nohup: SIGHUP sent to rtrack (a hangup of its terminal) does not kill the job
+nohup "$RTRACK" run --quiet --db hup.db -- sh -c 'echo $$ >ready.hup; sleep 1; echo survived >hup.out' \
+    >/dev/null 2>hup.err &
+rt=$!
+PIDS+=("$rt")
+if wait_file ready.hup; then
+    job=$(cat ready.hup)
+    check "nohup: the job ignores SIGHUP" "$(($(std "$(awk '/^SigIgn:/ { print $2 }' "/proc/$job/status")") & 1))" 1
+    kill -HUP "$rt"
+    wait_exit "$rt"
+    check "nohup: kill -HUP of rtrack: the job survived and rtrack exits with its code" \
+        "$RC,$(cat hup.out 2>/dev/null)" "0,survived"
+    check "nohup: the run ended normally" "$(last hup.db "status || ',' || end_reason")" "finished,exited"
+else
+    fail "nohup: the job did not start"
+fi
+
+# the job's ignored signals are exactly those ignored when rtrack started (SIGPIPE included,
+# although rtrack ignores it itself; this script's background commands also ignore INT and QUIT)
+env --ignore-signal=USR1,PIPE,TERM "$RTRACK" run --quiet --db ign.db -- \
+    sh -c 'echo $$ >ready.ign; sleep 0.5' &
+rt=$!
+PIDS+=("$rt")
+if wait_file ready.ign; then
+    job=$(cat ready.ign)
+    want=$(( (1 << 9) | (1 << 12) | (1 << 14) | (1 << 1) | (1 << 2) )) # USR1 PIPE TERM INT QUIT (bit N-1)
+    check "ignored at start: the job ignores exactly those" \
+        "$(std "$(awk '/^SigIgn:/ { print $2 }' "/proc/$job/status")")" "$want"
+    check "ignored at start: nothing blocked in the job" "$(std "$(awk '/^SigBlk:/ { print $2 }' "/proc/$job/status")")" 0
+    wait_exit "$rt"
+    check "ignored at start: exit 0" "$RC" 0
+else
+    fail "ignored at start: the job did not start"
+fi
+
+# a signal rtrack was started with ignored is not forwarded, even to a job that handles it
+cat >usr1.py <<'EOF'
+import signal, time
+signal.signal(signal.SIGUSR1, lambda *a: open("usr1.got", "w").write("got\n"))
+open("ready.usr1", "w").write("1\n")
+time.sleep(1.0)
+EOF
+env --ignore-signal=USR1 "$RTRACK" run --quiet --db usr1.db -- python3 usr1.py &
+rt=$!
+PIDS+=("$rt")
+if wait_file ready.usr1; then
+    kill -USR1 "$rt"
+    wait_exit "$rt"
+    check "ignored SIGUSR1 sent to rtrack: not forwarded, rtrack goes on" \
+        "$RC,$(cat usr1.got 2>/dev/null)" "0,"
+else
+    fail "ignored SIGUSR1: the job did not start"
+fi
+# ... while one rtrack was started with at its default is forwarded (the control)
+rm -f ready.usr1
+"$RTRACK" run --quiet --db usr1.db -- python3 usr1.py &
+rt=$!
+PIDS+=("$rt")
+if wait_file ready.usr1; then
+    kill -USR1 "$rt"
+    wait_exit "$rt"
+    check "SIGUSR1 at its default: forwarded to the job" "$RC,$(cat usr1.got 2>/dev/null)" "0,got"
+else
+    fail "default SIGUSR1: the job did not start"
+fi
+
+# SIGCHLD ignored when rtrack started: rtrack still sees its job end (it used to wait forever)
+check "SIGCHLD ignored at start: rtrack ends with the job's code" \
+    "$(how env --ignore-signal=CHLD "$RTRACK" run --quiet --db chld.db -- sh -c 'sleep 0.2; exit 5')" "exit 5"
+
+finish
