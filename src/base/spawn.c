@@ -1,6 +1,6 @@
 /* spawn.c - process creation with posix_spawn: glibc reports exec failures synchronously
- * (CLONE_VFORK), which gives the 126/127 distinction without a status pipe; and why a start
- * failed, said as shells say it. */
+ * (CLONE_VFORK), which gives the 126/127 distinction without a status pipe; why a start failed,
+ * said as shells say it; and dying of the job's signal. */
 #include "rtrack/base/spawn.h"
 
 #include <elf.h>
@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -277,4 +279,29 @@ int rt_capture(char *const argv[], int timeout_ms, struct rt_buf *out)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     return !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* --- ending as the job ended ------------------------------------------------------------------ */
+
+void rt_die_of_signal(int sig)
+{
+    /* a job cannot die of these (their default is to stop, continue or nothing); raising them
+     * would stop rtrack or do nothing */
+    if (sig <= 0 || sig >= NSIG || sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+        sig == SIGTTOU || sig == SIGCONT || sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH)
+        return;
+    /* a process that is not dumpable dumps nothing, also where core_pattern pipes cores to a
+     * program (systemd-coredump, apport) that may not heed RLIMIT_CORE; RLIMIT_CORE 0 is the
+     * fallback where the prctl fails */
+    struct rlimit none = {0, 0};
+    int off = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
+    off |= setrlimit(RLIMIT_CORE, &none) == 0;
+    if (!off)
+        return;
+    signal(sig, SIG_DFL); /* (SIGKILL's cannot be changed, nor needs to be) */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
 }

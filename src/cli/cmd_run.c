@@ -1,11 +1,13 @@
 /* cmd_run.c - `rtrack run [options] -- CMD [ARGS...]`: start the job, track its whole tree,
  * record, exit with the job's status. The recording itself is record/loop.h's; this file turns
  * the options into it and says how the job ended. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd_recording.h"
 #include "rtrack/base/log.h"
+#include "rtrack/base/spawn.h"
 #include "rtrack/cli/cmd.h"
 
 static char *argv_json(char **argv, int n)
@@ -58,7 +60,7 @@ static int cmd_run(int argc, char **argv, const struct rt_env *env)
 
     char *cmd_json = argv_json(cfg.command, cfg.ncommand);
     struct cmd_recording c;
-    int exit_code = RT_EXIT_RUN_FAILED;
+    int exit_code = RT_EXIT_RUN_FAILED, job_signal = 0;
     if (cmd_recording_check_env(&c, env, "run") != 0)
         exit_code = RT_EXIT_USAGE;
     else if (cmd_recording_open(&c, &cfg, env, "run", cmd_json, 0) == 0) {
@@ -66,11 +68,20 @@ static int cmd_run(int argc, char **argv, const struct rt_env *env)
         rt_record(&c.loop, &res);
         cmd_recording_finish(&c, env);
         exit_code = res.exit_code;
+        job_signal = res.signal != RT_NA ? (int)res.signal : 0;
         if (res.started)
             run_note(&c, &cfg, &res);
     }
     cmd_recording_close(&c);
     free(cmd_json);
     rt_config_free(&cfg);
+    /* The job died of a signal: so does rtrack, everything stored, closed and written, so that
+     * its parent sees what the job's would have (a shell stops its loop on Ctrl-C only when the
+     * child died of SIGINT, not when it exited 130). 128+N where that cannot be done. */
+    if (job_signal) {
+        fflush(stdout);
+        fflush(stderr);
+        rt_die_of_signal(job_signal);
+    }
     return exit_code;
 }

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # rtrack run and signals, as a parent sees them:
+#  - a job killed by signal N: rtrack stores everything, then dies of N itself (its wait status
+#    is the job's, as with env, nice or timeout --foreground), without a core dump of its own;
+#    so Ctrl-C stops a shell loop of `rtrack run` (bash goes on when its child exits 130);
 #  - signals ignored when rtrack started (nohup; a script's background commands) stay ignored
 #    in the job and are never forwarded to it; SIGCHLD ignored does not hang rtrack.
 # Every rtrack started here is waited for at most a few seconds, then killed.
@@ -62,6 +65,63 @@ else:
 last() { q "$1" "SELECT $2 FROM runs ORDER BY id DESC LIMIT 1"; }
 # standard signals (1-31) of a SigIgn/SigBlk mask
 std() { echo $((16#${1:-0} & 0x7fffffff)); }
+
+# --- 8. the job killed by signal N: rtrack dies of N, after storing the run -------------------------
+for sig in TERM INT HUP KILL USR1; do
+    n=$(kill -l "$sig")
+    got=$(how "$RTRACK" run --db die.db -- sh -c "kill -$sig \$\$" 2>"die.$sig.err")
+    check "SIG$sig: rtrack dies of the job's signal" "$got" "signal $n"
+    check "SIG$sig: the run was stored first" \
+        "$(last die.db "exit_code || ',' || exit_signal || ',' || end_reason || ',' || status")" \
+        "$((128 + n)),$n,signaled,failed"
+    check "SIG$sig: the note was written first" "$(grep -c "killed by signal $n after" "die.$sig.err")" 1
+done
+check "an exit code is still an exit code" "$(how "$RTRACK" run --quiet --db die.db -- sh -c 'exit 3')" "exit 3"
+check "exit 130 is not a signal" "$(how "$RTRACK" run --quiet --db die.db -- sh -c 'exit 130')" "exit 130"
+
+# SIGQUIT and SIGABRT: rtrack dies of them without dumping core of its own (the job's own core
+# is the job's business: it dumps none here)
+hard=$(ulimit -H -c)
+if [ "$hard" = 0 ]; then
+    skip "core dumps: the hard RLIMIT_CORE is 0 here, a core could not be told from none"
+else
+    mkdir cores && cd cores || exit 1
+    for sig in QUIT ABRT SEGV; do
+        n=$(kill -l "$sig")
+        got=$(ulimit -S -c "$hard" && how "$RTRACK" run --quiet --db ../core.db -- sh -c "ulimit -c 0; kill -$sig \$\$")
+        check "SIG$sig: rtrack dies of it, no core dumped" "$got" "signal $n"
+    done
+    check "no core file left" "$(ls | wc -l)" 0
+    cd .. || exit 1
+    case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
+        '|'*) echo "# (core_pattern is a pipe: a core would not show as a file, only in the status)" ;;
+    esac
+fi
+
+# --- 8. Ctrl-C stops a shell loop of rtrack run ------------------------------------------------------
+# The loop's shell and everything it started get SIGINT, as from a terminal (here: the whole
+# process group of a new session). bash ends the loop only when its child died of SIGINT.
+cat >loop.sh <<'EOF'
+for i in 1 2 3; do
+    "$RTRACK" run --quiet --db loop.db -- sh -c 'echo $$ >"ready.$0"; exec sleep 4' "$i"
+    echo "after $i" >>loop.log
+done
+EOF
+# (a script's background commands start with SIGINT ignored: the loop's shell gets the default)
+RTRACK=$RTRACK env --default-signal=INT setsid bash loop.sh &
+loop=$!
+PIDS+=("$loop")
+if wait_file ready.1; then
+    pg=$(awk '{ print $5 }' "/proc/$(cat ready.1)/stat")
+    PGIDS+=("$pg")
+    kill -INT -- "-$pg"
+    wait_exit "$loop" 3
+    check "Ctrl-C: the loop's shell died of SIGINT" "$RC" 130
+    check "Ctrl-C: the loop did not go on" "$(cat loop.log 2>/dev/null)$([ -e ready.2 ] && echo ' ready.2')" ""
+    check "Ctrl-C: the run was stored" "$(last loop.db "exit_signal || ',' || end_reason")" "2,signaled"
+else
+    fail "Ctrl-C: the loop's first job did not start"
+fi
 
 # --- 7. signals ignored when rtrack started stay ignored in the job, and are not forwarded -----------
 # nohup: SIGHUP sent to rtrack (a hangup of its terminal) does not kill the job

@@ -1,4 +1,5 @@
-/* spawn.h - starting processes: the job, and short helper commands. */
+/* spawn.h - starting processes: the job, and short helper commands; and ending as the job
+ * ended. */
 #ifndef RTRACK_SPAWN_H
 #define RTRACK_SPAWN_H
 
@@ -28,5 +29,13 @@ int rt_spawn_exit_code(int err);
 /* Run a helper command with stdout captured into `out` and a time limit; it is killed when the
  * limit passes. Returns 0 when it exited 0 in time. */
 int rt_capture(char *const argv[], int timeout_ms, struct rt_buf *out);
+
+/* Die of signal sig, as the job did, so that a parent sees the job's wait status (a shell
+ * ends its loop on a child killed by SIGINT, but not on one that exited 130): core dumps
+ * disabled (the job's core is the job's; rtrack's own would be a surprise), sig reset to its
+ * default and unblocked in this thread, then raised. Call it last: everything stored, closed
+ * and flushed. Returns only where that is not possible (a signal that cannot be raised, such as
+ * glibc's internal ones; core dumps that cannot be disabled): the caller exits 128 + sig. */
+void rt_die_of_signal(int sig);
 
 #endif
