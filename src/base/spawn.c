@@ -305,3 +305,27 @@ void rt_die_of_signal(int sig)
     sigprocmask(SIG_UNBLOCK, &set, NULL);
     raise(sig);
 }
+
+const char *rt_signal_name(int sig, char *buf, size_t n)
+{
+    /* by name: the numbers differ between architectures */
+    static const char *const names[] = {
+        [SIGHUP] = "SIGHUP",       [SIGINT] = "SIGINT",   [SIGQUIT] = "SIGQUIT",
+        [SIGILL] = "SIGILL",       [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",
+        [SIGBUS] = "SIGBUS",       [SIGFPE] = "SIGFPE",   [SIGKILL] = "SIGKILL",
+        [SIGUSR1] = "SIGUSR1",     [SIGSEGV] = "SIGSEGV", [SIGUSR2] = "SIGUSR2",
+        [SIGPIPE] = "SIGPIPE",     [SIGALRM] = "SIGALRM", [SIGTERM] = "SIGTERM",
+        [SIGCHLD] = "SIGCHLD",     [SIGCONT] = "SIGCONT", [SIGSTOP] = "SIGSTOP",
+        [SIGTSTP] = "SIGTSTP",     [SIGTTIN] = "SIGTTIN", [SIGTTOU] = "SIGTTOU",
+        [SIGURG] = "SIGURG",       [SIGXCPU] = "SIGXCPU", [SIGXFSZ] = "SIGXFSZ",
+        [SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF", [SIGWINCH] = "SIGWINCH",
+        [SIGIO] = "SIGIO",         [SIGPWR] = "SIGPWR",   [SIGSYS] = "SIGSYS",
+    };
+    if (sig > 0 && (size_t)sig < RT_ARRAY_LEN(names) && names[sig])
+        snprintf(buf, n, "%s", names[sig]);
+    else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+        snprintf(buf, n, "SIGRTMIN+%d", sig - SIGRTMIN);
+    else
+        snprintf(buf, n, "signal %d", sig);
+    return buf;
+}

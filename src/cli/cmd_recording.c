@@ -131,10 +131,25 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
     return 0;
 }
 
+/* The end-of-run wait is cut short by a signal that came after the loop (SIGCHLD aside): a
+ * scheduler's SIGTERM or a second Ctrl-C must not wait out a hung API. */
+static int stop_signal(void *loop)
+{
+    return rt_record_stop_signal(loop);
+}
+
 void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env)
 {
-    rt_streamer_finish(c->stream, rt_env_upload_wait(env));
+    struct rt_stream_cut cut = {c->loop.sigfd, stop_signal, &c->loop};
+    int how =
+        rt_streamer_finish(c->stream, rt_env_upload_wait(env), c->loop.sigfd >= 0 ? &cut : NULL);
     c->stream = NULL;
+    if (how == RT_STREAM_LEFT) {
+        /* the streamer's thread may still wait for the cloud's (its ready()): both are left to
+         * the process's exit */
+        c->cloud = NULL;
+        return;
+    }
     rt_cloud_job_finish(c->cloud); /* after the streamer, which may still wait for it */
     c->cloud = NULL;
 }

@@ -38,7 +38,9 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                        const struct rt_env *env, const char *mode, const char *command_json,
                        pid_t pid);
 /* After the loop stored the run's end: the streamer sends the rest and finishes (waiting at
- * most RTRACK_UPLOAD_WAIT seconds), and the cloud's discovery is waited for. */
+ * most RTRACK_UPLOAD_WAIT seconds, cut short by a signal that comes meanwhile: SIGCHLD aside,
+ * any the loop waits for), and the cloud's discovery is waited for (not when the streamer is
+ * left running: both are left to the process's exit). */
 void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env);
 void cmd_recording_close(struct cmd_recording *c);
 

@@ -79,6 +79,16 @@ int rt_record_signals(struct rt_recording *r)
     return 0;
 }
 
+int rt_record_stop_signal(struct rt_recording *r)
+{
+    struct signalfd_siginfo si;
+    int stop = 0;
+    while (r->sigfd >= 0 && read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+        if (!stop && si.ssi_signo != SIGCHLD)
+            stop = (int)si.ssi_signo;
+    return stop;
+}
+
 void rt_record_close(struct rt_recording *r)
 {
     if (r->sigfd >= 0)

@@ -8,13 +8,19 @@
  * once per streak and retried at the next interval: a batch is never dropped. */
 #include "rtrack/upload/stream.h"
 
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rtrack/base/log.h"
+#include "rtrack/base/spawn.h"
 #include "rtrack/store/store.h"
 #include "rtrack/upload/upload.h"
 #include "rtrack/upload/upload_run.h"
@@ -30,8 +36,9 @@ struct rt_streamer {
     void *ready_ud;
     pthread_t th;
     pthread_mutex_t mu;
-    pthread_cond_t cv;      /* wakes the thread: stop */
-    pthread_cond_t done_cv; /* wakes the main thread: done */
+    pthread_cond_t cv; /* wakes the thread: stop */
+    int done_fd;       /* an eventfd: readable when done (the main thread polls it with a
+                        * signalfd); -1 if none could be had (then polled for every 100 ms) */
     int stop, done, ok;
 };
 
@@ -97,8 +104,12 @@ out:
     rt_store_close(store);
     pthread_mutex_lock(&st->mu);
     st->done = 1;
-    pthread_cond_broadcast(&st->done_cv);
     pthread_mutex_unlock(&st->mu);
+    if (st->done_fd >= 0) {
+        uint64_t one = 1;
+        while (write(st->done_fd, &one, sizeof(one)) < 0 && errno == EINTR)
+            ;
+    }
     return NULL;
 }
 
@@ -123,8 +134,8 @@ struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double i
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&st->cv, &ca);
-    pthread_cond_init(&st->done_cv, &ca);
     pthread_condattr_destroy(&ca);
+    st->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -133,6 +144,8 @@ struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double i
     if (rc != 0) {
         /* no thread to be had (pids.max): nothing streams, the run stays for `rtrack upload` */
         rt_warn("sentinel: cannot start the upload thread; 'rtrack upload' sends the run later");
+        if (st->done_fd >= 0)
+            close(st->done_fd);
         rt_sentinel_free(&st->s);
         free(st->db_path);
         free(st);
@@ -141,32 +154,67 @@ struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double i
     return st;
 }
 
-int rt_streamer_finish(struct rt_streamer *st, double budget)
+/* Wait for the streamer to be done, at most `budget` seconds, or until cut says stop: 1 done,
+ * 0 out of time, else the signal that cut it short (negated). */
+static int wait_done(struct rt_streamer *st, double budget, const struct rt_stream_cut *cut)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        pthread_mutex_lock(&st->mu);
+        int done = st->done;
+        pthread_mutex_unlock(&st->mu);
+        if (done)
+            return 1;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double left =
+            budget - ((double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9);
+        if (left <= 0)
+            return 0;
+        double ms = ceil(left * 1000.0);
+        if (st->done_fd < 0 && ms > 100)
+            ms = 100;
+        struct pollfd pf[2] = {{st->done_fd, POLLIN, 0}, {cut ? cut->fd : -1, POLLIN, 0}};
+        /* (poll skips a negative fd) */
+        if (poll(pf, 2, ms > 86400000.0 ? 86400000 : (int)ms) > 0 && (pf[1].revents & POLLIN)) {
+            int sig = cut->stop(cut->ud);
+            if (sig > 0)
+                return -sig;
+        }
+    }
+}
+
+int rt_streamer_finish(struct rt_streamer *st, double budget, const struct rt_stream_cut *cut)
 {
     if (!st)
-        return 0;
+        return RT_STREAM_FINISHED;
     pthread_mutex_lock(&st->mu);
     st->stop = 1;
     pthread_cond_signal(&st->cv);
-    struct timespec dl = deadline_in(budget);
-    while (!st->done)
-        if (pthread_cond_timedwait(&st->done_cv, &st->mu, &dl) != 0)
-            break;
-    int done = st->done, ok = st->ok;
     pthread_mutex_unlock(&st->mu);
-    if (!done) {
-        rt_warn("sentinel: the upload did not end within %.0f s; what was sent is kept, "
-                "'rtrack upload' completes it",
-                budget);
+    int how = wait_done(st, budget, cut);
+    if (how <= 0) {
+        char name[32];
+        if (how == 0)
+            rt_warn("sentinel: the upload did not end within %.0f s; what was sent is kept, "
+                    "'rtrack upload' completes it",
+                    budget);
+        else
+            rt_warn("sentinel: the upload was cut short by %s; what was sent is kept, "
+                    "'rtrack upload' completes it",
+                    rt_signal_name(-how, name, sizeof(name)));
         pthread_detach(st->th); /* it may still be inside a network call: left to exit() */
-        return -1;
+        return RT_STREAM_LEFT;
     }
     pthread_join(st->th, NULL);
+    int ok = st->ok;
+    if (st->done_fd >= 0)
+        close(st->done_fd);
     rt_sentinel_free(&st->s);
     free(st->db_path);
     pthread_mutex_destroy(&st->mu);
     pthread_cond_destroy(&st->cv);
-    pthread_cond_destroy(&st->done_cv);
     free(st);
-    return ok ? 0 : -1;
+    return ok ? RT_STREAM_FINISHED : RT_STREAM_FAILED;
 }

@@ -4,18 +4,23 @@
 #    is the job's, as with env, nice or timeout --foreground), without a core dump of its own;
 #    so Ctrl-C stops a shell loop of `rtrack run` (bash goes on when its child exits 130);
 #  - signals ignored when rtrack started (nohup; a script's background commands) stay ignored
-#    in the job and are never forwarded to it; SIGCHLD ignored does not hang rtrack.
+#    in the job and are never forwarded to it; SIGCHLD ignored does not hang rtrack;
+#  - a signal after the job ended cuts the end-of-run upload wait short (a hung Sentinel API):
+#    the exit status stays the job's, what was sent is kept for `rtrack upload`.
 # Every rtrack started here is waited for at most a few seconds, then killed.
 HERE=$(cd "$(dirname "$0")" && pwd)
+MOCK=$HERE/../helpers/sentinel_mock.py
 . "$HERE/lib.sh" "$1"
 export RTRACK_CLOUD_DISCOVERY=0
 
 PGIDS=()
 PIDS=()
+mock=
 cleanup() {
     local g p
     for g in "${PGIDS[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done
     for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    [ -n "$mock" ] && kill "$mock" 2>/dev/null
     rm -rf "$T"
 }
 trap cleanup EXIT
@@ -193,5 +198,77 @@ fi
 # SIGCHLD ignored when rtrack started: rtrack still sees its job end (it used to wait forever)
 check "SIGCHLD ignored at start: rtrack ends with the job's code" \
     "$(how env --ignore-signal=CHLD "$RTRACK" run --quiet --db chld.db -- sh -c 'sleep 0.2; exit 5')" "exit 5"
+
+# --- 9. a signal during the end-of-run upload wait cuts it short --------------------------------------
+TOKEN=tok-$RANDOM-signal-wait
+: >"$T/api.log"
+python3 "$MOCK" "$T/api.log" "$TOKEN" >mock.port &
+mock=$!
+for _ in $(seq 100); do [ -s mock.port ] && break; sleep 0.05; done
+API=http://127.0.0.1:$(head -n 1 mock.port)
+export RTRACK_S3_ENDPOINT=http://127.0.0.1:1 # (S3 refused at once: see the orphan's check)
+ctl() { printf '%s' "$1" >"$T/api.log.ctl.tmp" && mv "$T/api.log.ctl.tmp" "$T/api.log.ctl"; }
+finishes() { grep -c '"/runs/[^/"]*/finish"' "$T/api.log"; }
+
+n=0
+for sig in TERM INT HUP; do
+    n=$((n + 1))
+    ctl '{"faults": {"finish": {"count": 1, "sleep": 20}}}'
+    before=$(finishes)
+    # (INT at its default: this script's background commands would ignore it)
+    SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API RTRACK_UPLOAD_WAIT=30 env --default-signal=INT \
+        "$RTRACK" run --db "wait$n.db" --interval 0.1 -- sh -c 'sleep 0.3; exit 3' 2>"wait$n.err" &
+    rt=$!
+    PIDS+=("$rt")
+    # the finish call has reached the (hung) API: rtrack is in its end-of-run wait
+    for _ in $(seq 100); do [ "$(finishes)" -gt "$before" ] && break; sleep 0.05; done
+    t0=$(date +%s.%N)
+    kill -s "$sig" "$rt"
+    wait_exit "$rt" 4
+    took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    check "SIG$sig in the upload wait: rtrack ends at once with the job's code" "$RC" 3
+    check_range "SIG$sig in the upload wait: seconds to end" "$took" 0 2
+    check "SIG$sig in the upload wait: says so" \
+        "$(grep -c "sentinel: the upload was cut short by SIG$sig; what was sent is kept, 'rtrack upload' completes it" "wait$n.err")" 1
+    check "SIG$sig in the upload wait: the run's end is stored" \
+        "$(last "wait$n.db" "exit_code || ',' || status")" "3,failed"
+    check "SIG$sig in the upload wait: not finished on Sentinel yet" \
+        "$(q "wait$n.db" "SELECT finished_at IS NULL FROM uploads")" 1
+    ctl '{}'
+    SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API "$RTRACK" upload --db "wait$n.db" 2>"up$n.err"
+    check "SIG$sig in the upload wait: rtrack upload completes the run" \
+        "$?,$(q "wait$n.db" "SELECT finished_at IS NOT NULL FROM uploads")" "0,1"
+done
+
+# record: the signal that stops it ends the recording, a second one the upload wait
+ctl '{"faults": {"finish": {"count": 1, "sleep": 20}}}'
+before=$(finishes)
+SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API RTRACK_UPLOAD_WAIT=30 "$RTRACK" record \
+    --db waitrec.db --interval 0.1 2>waitrec.err &
+rt=$!
+PIDS+=("$rt")
+for _ in $(seq 100); do [ "$(q waitrec.db "SELECT count(*) FROM samples" 2>/dev/null)" -ge 3 ] 2>/dev/null && break; sleep 0.05; done
+kill -TERM "$rt"
+for _ in $(seq 100); do [ "$(finishes)" -gt "$before" ] && break; sleep 0.05; done
+kill -TERM "$rt"
+wait_exit "$rt" 4
+check "record: a second SIGTERM ends the upload wait, exit 0" "$RC" 0
+check "record: says so" "$(grep -c "cut short by SIGTERM" waitrec.err)" 1
+check "record: the recording ended first" "$(last waitrec.db "end_reason || ',' || status")" "interrupted,finished"
+ctl '{}'
+
+# SIGCHLD (an orphan of the job exiting during the wait) does not cut it short
+ctl '{"faults": {"finish": {"count": 1, "sleep": 1.5}}}'
+SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API RTRACK_UPLOAD_WAIT=6 "$RTRACK" run --quiet \
+    --db orphan.db --interval 0.1 -- sh -c '(sleep 0.6) & exit 4' 2>orphan.err &
+rt=$!
+PIDS+=("$rt")
+wait_exit "$rt" 6
+check "an orphan exiting in the wait: the job's code" "$RC" 4
+# (no S3 here: a first streaming round that a loaded machine delays until samples are committed
+# tries to send them to S3 and warns; the finish then sends them inline)
+check "an orphan exiting in the wait: the upload was waited for" \
+    "$(q orphan.db "SELECT finished_at IS NOT NULL FROM uploads"),$(grep -v 'streaming paused: cannot reach s3' orphan.err)" "1,"
+ctl '{}'
 
 finish

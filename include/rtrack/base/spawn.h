@@ -38,4 +38,8 @@ int rt_capture(char *const argv[], int timeout_ms, struct rt_buf *out);
  * glibc's internal ones; core dumps that cannot be disabled): the caller exits 128 + sig. */
 void rt_die_of_signal(int sig);
 
+/* "SIGTERM" for the standard signals, "SIGRTMIN+N" for real-time ones, else "signal N"
+ * (buf: at least 16 bytes). */
+const char *rt_signal_name(int sig, char *buf, size_t n);
+
 #endif

@@ -54,6 +54,10 @@ struct rt_recording {
  * the kernel would reap the job unseen), and the job starts with it at its default too. */
 int rt_record_signals(struct rt_recording *r);
 
+/* After the loop: the signals that came since, read; the first that asks rtrack to stop (any
+ * but SIGCHLD), 0 when none did. What cuts the end-of-run upload wait short. */
+int rt_record_stop_signal(struct rt_recording *r);
+
 /* How a recording ended. */
 struct rt_record_result {
     int started;        /* run: 0 when the job could not be started (said on stderr); record: 1 */

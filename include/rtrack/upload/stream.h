@@ -18,9 +18,27 @@ struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double i
                                       const char *token, const char *api_url,
                                       const struct rt_upload_opts *o, void (*ready)(void *ud),
                                       void *ready_ud);
+/* What rt_streamer_finish returns. */
+enum {
+    RT_STREAM_FINISHED = 0, /* the run is finished on Sentinel */
+    RT_STREAM_FAILED = -1,  /* the streamer ended without finishing it */
+    RT_STREAM_LEFT = -2,    /* the wait ended first (its time, or a signal): the streamer's thread
+                             * is left running (it may be inside a network call, and still use
+                             * what its ready() uses) until the process exits */
+};
+
+/* What may cut the end-of-run wait short: when fd (a signalfd) is readable, stop(ud) is called;
+ * a signal number > 0 ends the wait, 0 goes on waiting. */
+struct rt_stream_cut {
+    int fd;
+    int (*stop)(void *ud);
+    void *ud;
+};
+
 /* The run has ended (its end is stored): send the rest and finish, waiting at most `budget`
- * seconds. 0 when the run is finished on Sentinel; -1 otherwise (warned about once; what was
- * not sent stays pending in the database for `rtrack upload`). NULL is fine. */
-int rt_streamer_finish(struct rt_streamer *st, double budget);
+ * seconds, or until cut (may be NULL) says stop. Anything but RT_STREAM_FINISHED is warned
+ * about once; what was not sent stays pending in the database for `rtrack upload`. NULL is
+ * fine (RT_STREAM_FINISHED). */
+int rt_streamer_finish(struct rt_streamer *st, double budget, const struct rt_stream_cut *cut);
 
 #endif
