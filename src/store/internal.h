@@ -40,6 +40,8 @@ struct rt_store {
     sqlite3_stmt *st[ST_COUNT];
     int64_t run_id;
     int in_tx;
+    pid_t unsaved_pid; /* the job's pid, written in every transaction until one commits */
+    int gone;          /* the file was deleted or renamed while open: no write can succeed */
     int needs_upgrade; /* opened for reading, schema older than this rtrack's */
     int64_t last_sample_id;
     int64_t data_version; /* PRAGMA data_version at the last rt_store_others_wrote() */

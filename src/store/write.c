@@ -25,6 +25,7 @@ static int file_gone(struct rt_store *s)
     int moved = 0;
     if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK || !moved)
         return 0;
+    s->gone = 1;
     store_err(s, "cannot write to database '%s': the file was deleted or renamed while recording",
               s->path);
     return 1;
@@ -563,6 +564,19 @@ static void rollback_keep_err(struct rt_store *s)
     memcpy(s->err, keep, sizeof(keep));
 }
 
+static int update_pid(struct rt_store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET pid = ? WHERE id = ?", -1, &st, NULL) !=
+        SQLITE_OK)
+        return store_db_err(s, "cannot write database");
+    sqlite3_bind_int64(st, 1, s->unsaved_pid);
+    sqlite3_bind_int64(st, 2, s->run_id);
+    int rc = store_step(s, st, NULL);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* (A deleted file is found at the commit: rt_store_commit checks, once per transaction.) */
 static int begin_tx(struct rt_store *s)
 {
@@ -571,23 +585,28 @@ static int begin_tx(struct rt_store *s)
     if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return store_db_err(s, "cannot write to database");
     s->in_tx = 1;
+    /* the job's pid went into a transaction that was rolled back: it goes into this one */
+    if (s->unsaved_pid > 0 && update_pid(s) != 0) {
+        rollback_keep_err(s);
+        return -1;
+    }
     return 0;
 }
 
 int rt_store_set_run_pid(struct rt_store *s, pid_t pid)
 {
-    /* in the transaction the baseline sample goes into: one commit for both */
+    /* in the transaction the baseline sample goes into: one commit for both; until it is
+     * committed, each transaction begun writes it again (a failed one is rolled back) */
+    int had_tx = s->in_tx;
+    s->unsaved_pid = pid;
     if (begin_tx(s) != 0)
         return -1;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "UPDATE runs SET pid = ? WHERE id = ?", -1, &st, NULL) !=
-        SQLITE_OK)
-        return store_db_err(s, "cannot write database");
-    sqlite3_bind_int64(st, 1, pid);
-    sqlite3_bind_int64(st, 2, s->run_id);
-    int rc = store_step(s, st, NULL);
-    sqlite3_finalize(st);
-    return rc;
+    return had_tx ? update_pid(s) : 0;
+}
+
+int rt_store_retryable(const struct rt_store *s)
+{
+    return !s->gone;
 }
 
 int rt_store_set_run_cloud(struct rt_store *s, int64_t run, const struct rt_cloud *c)
@@ -615,13 +634,20 @@ int rt_store_set_run_cloud(struct rt_store *s, int64_t run, const struct rt_clou
 int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
 {
     sqlite3_stmt *st;
-    if (file_gone(s))
+    if (file_gone(s)) {
+        if (s->in_tx)
+            rollback_keep_err(s);
         return -1;
+    }
     if (sqlite3_prepare_v2(s->db,
                            "UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, "
                            "exit_signal = ?, end_reason = ? WHERE id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return store_db_err(s, "cannot write database");
+                           -1, &st, NULL) != SQLITE_OK) {
+        store_db_err(s, "cannot write database");
+        if (s->in_tx)
+            rollback_keep_err(s);
+        return -1;
+    }
     store_bind_f(st, 1, e->ended_at);
     store_bind_t(st, 2, e->status);
     store_bind_i(st, 3, e->exit_code);
@@ -873,6 +899,7 @@ int rt_store_commit(struct rt_store *s)
         return -1;
     }
     s->in_tx = 0;
+    s->unsaved_pid = 0;
     return 0;
 }
 

@@ -1,15 +1,20 @@
 /* test_store.c - the SQLite store: schema, refusals that leave files untouched, a round trip of
- * real collector samples, and recovery after a failed transaction. */
+ * real collector samples, recovery after a failed transaction, and the sampler keeping what
+ * the database could not take. */
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rtrack/collect/collect.h"
+#include "rtrack/record/sampler.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/store/uploads.h"
@@ -300,6 +305,177 @@ static void test_failure_then_recovery(void **state)
     assert_int_equal(q1(db, "PRAGMA foreign_key_check"), -999);
     rt_store_close(s);
     fx_case_free(&c);
+}
+
+/* A sampler recording the live system into dbpath (run 1, interval 0.05 s), its baseline
+ * sample committed. */
+struct live_rec {
+    struct rt_store *s;
+    struct rt_sysenv env;
+    struct rt_host_info h;
+    struct rt_collect_cfg cc;
+    struct rt_sampler smp;
+};
+
+static void live_rec_open(struct live_rec *r)
+{
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &r->s, err, sizeof(err)), 0);
+    rt_sysenv_live(&r->env);
+    rt_host_info_read(&r->env, &r->h);
+    struct rt_run_desc rs = {.mode = "record",
+                             .interval = 0.05,
+                             .started_at = rt_clock_s(CLOCK_REALTIME),
+                             .host = &r->h,
+                             .clk_tck = r->env.clk_tck,
+                             .page_size = r->env.page_size};
+    int64_t run;
+    assert_int_equal(rt_store_begin_run(r->s, &rs, &run), 0);
+    r->cc = (struct rt_collect_cfg){getpid(), 0, 0.05, 0};
+    rt_sampler_open(&r->smp, &r->env, &r->cc, r->s, 0.05);
+    rt_sampler_collect(&r->smp, RT_SAMPLE_BASELINE);
+    rt_sampler_store(&r->smp);
+    assert_int_equal(r->smp.stored, 1);
+}
+
+static void live_rec_samples(struct live_rec *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        rt_sampler_collect(&r->smp, RT_SAMPLE_PERIODIC);
+        rt_sampler_store(&r->smp);
+    }
+}
+
+/* ended properly, every sample the sampler says it stored is there, seq 0..stored-1 */
+static void live_rec_end(struct live_rec *r)
+{
+    struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), "finished", RT_NA, RT_NA, "duration"};
+    assert_int_equal(rt_sampler_end(&r->smp, &e), 0);
+    sqlite3 *db = rt_store_db(r->s);
+    assert_int_equal(q1(db, "SELECT count(*) FROM samples"), r->smp.stored);
+    assert_int_equal(q1(db, "SELECT max(seq) + 1 FROM samples"), r->smp.stored);
+    assert_int_equal(q1(db, "SELECT count(*) FROM runs WHERE ended_at IS NOT NULL"), 1);
+    assert_int_equal(q1(db, "SELECT count(*) FROM mount_samples ms JOIN mounts m ON "
+                            "m.id = ms.mount_id WHERE m.run_id <> 1"),
+                     0);
+    assert_int_equal(q1(db, "PRAGMA foreign_key_check"), -999);
+    rt_sampler_close(&r->smp);
+    rt_store_close(r->s);
+}
+
+/* A commit that fails (the -wal cannot grow: a file size limit stands in for a full disk)
+ * loses none of the samples of its transaction: they are kept with those taken after, and
+ * written when the database takes them again. The code before kept nothing: 5 of 11 lost. */
+static void test_sampler_failed_commit_keeps_batch(void **state)
+{
+    (void)state;
+    struct live_rec r;
+    live_rec_open(&r);
+    live_rec_samples(&r, 4); /* in the open transaction: a commit holds up to 1 s */
+    assert_int_equal(r.smp.added, 4);
+    char wal[400];
+    snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+    struct stat sb;
+    assert_int_equal(stat(wal, &sb), 0);
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = (rlim_t)sb.st_size;
+    void (*xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    usleep(1050000); /* the next sample's commit is due */
+    live_rec_samples(&r, 1);
+    assert_int_equal(r.smp.warned, 1);
+    assert_int_equal(r.smp.nkept, 5);
+    assert_int_equal(r.smp.added, 0);
+    live_rec_samples(&r, 5); /* taken while it fails: kept too */
+    assert_int_equal(r.smp.nkept, 10);
+    assert_int_equal(r.smp.stored, 1);
+    assert_int_equal(r.smp.failed, 0);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, xfsz);
+    live_rec_end(&r);
+    assert_int_equal(r.smp.stored, 11);
+    assert_int_equal(r.smp.failed, 0);
+}
+
+/* While the database cannot be written (here: another connection holds its write lock),
+ * samples wait in memory up to the bound: the oldest are kept, the later ones counted lost and
+ * said once. A try a second later writes the oldest alone, then the rest at the next sample. */
+static void test_sampler_keeps_up_to_bound(void **state)
+{
+    (void)state;
+    struct live_rec r;
+    live_rec_open(&r);
+    sqlite3_busy_timeout(rt_store_db(r.s), 0);
+    sqlite3 *other;
+    assert_int_equal(sqlite3_open(dbpath, &other), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    live_rec_samples(&r, 1);
+    assert_int_equal(r.smp.warned, 1);
+    assert_int_equal(r.smp.nkept, 1);
+    /* room for about 4 samples */
+    r.smp.keep_bytes = r.smp.kept_bytes * 4 + r.smp.kept_bytes / 2;
+    live_rec_samples(&r, 29);
+    int kept = r.smp.nkept;
+    assert_true(kept >= 2 && kept <= 5);
+    assert_true(r.smp.kept_bytes <= r.smp.keep_bytes);
+    assert_int_equal(r.smp.failed, 30 - kept);
+    assert_int_equal(r.smp.warned_full, 1);
+    assert_int_equal(r.smp.stored, 1);
+    assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(other);
+    usleep(1050000);
+    live_rec_samples(&r, 1);
+    assert_int_equal(r.smp.stored, 2); /* the oldest, alone */
+    live_rec_samples(&r, 1);
+    /* the rest, and the one taken at the first try; this one goes into a transaction again */
+    assert_int_equal(r.smp.stored, 2 + kept);
+    assert_int_equal(r.smp.nkept, 1);
+    assert_int_equal(r.smp.added, 1);
+    sqlite3 *db = rt_store_db(r.s);
+    /* the oldest were kept: seq 0..kept, then the gap, then the two taken since */
+    assert_int_equal(q1(db, "SELECT count(*) FROM samples WHERE seq <= 30"), 1 + kept);
+    assert_int_equal(q1(db, "SELECT max(seq) FROM samples WHERE seq <= 30"), kept);
+    assert_int_equal(q1(db, "SELECT group_concat(seq) = '31,32' FROM samples WHERE seq > 30"), 1);
+    struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), "failed", RT_NA, RT_NA, "duration"};
+    assert_int_equal(rt_sampler_end(&r.smp, &e), 0);
+    assert_int_equal(r.smp.stored + r.smp.failed, 33);
+    rt_sampler_close(&r.smp);
+    rt_store_close(r.s);
+}
+
+/* The run's end is tried again for a while: a lock released 0.3 s after the end was due lets
+ * it and the samples waiting with it in. */
+static void *release_later(void *db)
+{
+    usleep(300000);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return NULL;
+}
+
+static void test_sampler_end_retried(void **state)
+{
+    (void)state;
+    struct live_rec r;
+    live_rec_open(&r);
+    sqlite3_busy_timeout(rt_store_db(r.s), 0);
+    sqlite3 *other;
+    assert_int_equal(sqlite3_open(dbpath, &other), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    live_rec_samples(&r, 3);
+    rt_sampler_collect(&r.smp, RT_SAMPLE_FINAL);
+    rt_sampler_store(&r.smp);
+    assert_int_equal(r.smp.nkept, 4);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, release_later, other), 0);
+    double t0 = rt_clock_s(CLOCK_MONOTONIC);
+    live_rec_end(&r); /* asserts the end and every sample are in */
+    double waited = rt_clock_s(CLOCK_MONOTONIC) - t0;
+    pthread_join(th, NULL);
+    sqlite3_close(other);
+    assert_int_equal(r.smp.stored, 5);
+    assert_true(waited >= 0.25 && waited < RT_SAMPLER_END_WAIT_S + 0.5);
 }
 
 /* The store caches process ids only for the last sample; a process missing from one sample
@@ -699,6 +875,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_side, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upload_progress, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upgrade_from_4, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sampler_failed_commit_keeps_batch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sampler_keeps_up_to_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sampler_end_retried, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

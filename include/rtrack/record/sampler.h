@@ -11,21 +11,44 @@
 #include "rtrack/store/store.h"
 
 struct rt_live;
+struct rt_slot;
+
+/* What the sampler keeps in memory when the database cannot take samples (full disk, a lock
+ * held too long, a file made read-only): the samples waiting, at most this many bytes of them
+ * (the oldest are kept, later ones are lost until the database takes them again). */
+#define RT_SAMPLER_KEEP_BYTES (16u << 20)
+/* The samples of the open transaction are kept too, until it commits (a failed commit would
+ * lose them otherwise); a transaction holding more than this is committed at once. */
+#define RT_SAMPLER_BATCH_BYTES (256u << 10)
+/* After a failed write, the oldest waiting sample is tried again this often. */
+#define RT_SAMPLER_RETRY_S 1.0
+/* At the end of the run, the run's end (and what waits) is tried for at most this long. */
+#define RT_SAMPLER_END_WAIT_S 2.0
 
 struct rt_sampler {
     const struct rt_sysenv *env;
     struct rt_collectors *col;
     struct rt_store *store;
     double interval;
-    struct rt_sample buf[2];
     struct rt_sample *cur, *prev;
+    /* The samples not committed yet, oldest first, each in a slot of its own until it is: the
+     * first `added` are in the open transaction, the others wait for a write to succeed again.
+     * kept[(kept_head + i) % kept_cap]. Slots are reused (spare), so recording allocates
+     * nothing in the steady state. */
+    struct rt_slot **kept;
+    int kept_head, nkept, kept_cap, added;
+    size_t kept_bytes; /* their memory */
+    size_t keep_bytes; /* its bound: RT_SAMPLER_KEEP_BYTES (a test lowers it) */
+    struct rt_slot **spare;
+    int nspare, spare_cap;
+    double retry_at;          /* monotonic time of the next try to write waiting samples */
+    int catching_up;          /* the last try succeeded: write the next waiting ones at once */
     double first_uncommitted; /* monotonic time of the oldest sample not committed yet */
     /* commit every sample until then: another connection writes to the database too */
     double shared_until;
     int64_t stored, failed; /* samples committed / lost */
-    int64_t uncommitted;    /* added to the open transaction, not committed yet */
     struct rt_live *live;   /* --output, or NULL */
-    int warned;
+    int warned, warned_full;
 };
 
 void rt_sampler_open(struct rt_sampler *s, const struct rt_sysenv *env,
@@ -34,13 +57,18 @@ void rt_sampler_open(struct rt_sampler *s, const struct rt_sysenv *env,
 struct rt_sample *rt_sampler_collect(struct rt_sampler *s, enum rt_sample_kind kind);
 /* Store the sample just collected. Commits when waiting for the next sample would leave a
  * sample uncommitted for more than a second (at a 1 s interval: every other sample; a kill -9
- * loses at most the samples of the last second), and always for the baseline sample (in run
- * mode with the job's pid) and while another connection writes to the database. A final sample
- * waits for rt_sampler_end. A failure is reported once on stderr; recording keeps being
- * attempted, the job is never affected. */
+ * loses at most the samples of the last second), when the open transaction's samples take more
+ * than RT_SAMPLER_BATCH_BYTES, and always for the baseline sample (in run mode with the job's
+ * pid) and while another connection writes to the database. A final sample waits for
+ * rt_sampler_end. A failure is reported once on stderr and loses nothing: the samples of the
+ * failed transaction and those taken after it are kept (up to RT_SAMPLER_KEEP_BYTES) and
+ * written, oldest first, once a try (every RT_SAMPLER_RETRY_S) succeeds. The job is never
+ * affected. */
 void rt_sampler_store(struct rt_sampler *s);
-/* Record the run's end, committing it with what is still uncommitted (the final sample): one
- * commit for both. Returns rt_store_end_run's result; `stored`/`failed` count those samples. */
+/* Record the run's end, committing it with what is still uncommitted (the final sample, and
+ * any samples still waiting): one commit for the end and the last of them. A failure is tried
+ * again for up to RT_SAMPLER_END_WAIT_S (only then, and never for a deleted file). Returns 0 or
+ * -1; `stored`/`failed` count every sample, those kept and lost at the end included. */
 int rt_sampler_end(struct rt_sampler *s, const struct rt_run_end *e);
 void rt_sampler_close(struct rt_sampler *s);
 

@@ -53,12 +53,17 @@ const char *rt_store_error(const struct rt_store *s);
 
 /* Write the run row (and its tags) and make it the run that samples are added to. */
 int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t *run_id);
-/* run mode: the job's pid is known only once it has started */
+/* run mode: the job's pid is known only once it has started; written with the next commit
+ * (again in the next transaction if that one fails) */
 int rt_store_set_run_pid(struct rt_store *s, pid_t pid);
 /* Queue a sample into the current transaction (opened on demand). */
 int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp);
-/* Commit what was added; a failed transaction is rolled back (its samples are not recorded). */
+/* Commit what was added; a failed transaction is rolled back (its samples are not recorded:
+ * the caller still has them and may add them again, in a new transaction). */
 int rt_store_commit(struct rt_store *s);
+/* Whether a write that failed may succeed later (a full disk, a lock held by another writer,
+ * a file made read-only): 0 once the file is known to have been deleted or renamed. */
+int rt_store_retryable(const struct rt_store *s);
 /* Whether another connection (a second recorder, an upload) committed to the database since
  * the last call; the first call only takes the reference. */
 int rt_store_others_wrote(struct rt_store *s);
