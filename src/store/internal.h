@@ -51,6 +51,12 @@ struct rt_store {
     struct rt_map procs_next;
     char err[512];
     int read_depth; /* rt_store_read_begin() pairs open (read.c) */
+    /* The file was created by this handle (open.c): removed again, with the -journal, -wal and
+     * -shm files that were not there before it, when the open or the first run fails. */
+    int created, discard;
+    dev_t created_dev;
+    ino_t created_ino;
+    unsigned char sibling_existed[3];
 };
 
 /* The handle and the schema's hash (open.c): for the store's own files and its unit test. */
@@ -72,6 +78,10 @@ void store_bind_t(sqlite3_stmt *st, int i, const char *v);
 /* SQLite's reason for what just failed on s->db, alone, in s->err (read.c; returns -1): the
  * reader puts it into its own message. */
 int store_read_err(struct rt_store *s);
+
+/* Whether the file this handle created holds no run (open.c): it is removed at close then
+ * (s->discard), when the first run could not be written. */
+int store_created_unused(struct rt_store *s);
 
 /* Step a statement that returns nothing (or one id row with RETURNING), then reset it. */
 int store_step(struct rt_store *s, sqlite3_stmt *st, int64_t *id);

@@ -34,7 +34,9 @@ int store_db_err(struct rt_store *s, const char *what)
 {
     int code = sqlite3_extended_errcode(s->db);
     const char *msg = sqlite3_errmsg(s->db);
-    if ((code & 0xff) == SQLITE_FULL)
+    /* (a -shm file that cannot grow on a full disk is an I/O error to SQLite) */
+    if ((code & 0xff) == SQLITE_FULL ||
+        ((code & 0xff) == SQLITE_IOERR && sqlite3_system_errno(s->db) == ENOSPC))
         msg = "no space left on device";
     else if ((code & 0xff) == SQLITE_BUSY)
         msg = "database is locked by another writer";
@@ -76,7 +78,13 @@ int store_exec(struct rt_store *s, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        store_err(s, "cannot update database '%s': %s", s->path, msg ? msg : "unknown error");
+        int code = sqlite3_extended_errcode(s->db) & 0xff;
+        int full =
+            code == SQLITE_FULL || (code == SQLITE_IOERR && sqlite3_system_errno(s->db) == ENOSPC);
+        store_err(s, "cannot update database '%s': %s", s->path,
+                  full  ? "no space left on device"
+                  : msg ? msg
+                        : "unknown error");
         sqlite3_free(msg);
         return -1;
     }
@@ -323,6 +331,8 @@ fail:
 
 /* --- rt_store_open, phase by phase ----------------------------------------------------------- */
 
+static const char *const sibling_suffix[3] = {"-journal", "-wal", "-shm"};
+
 /* A database that does not exist yet, in write mode: its directory must be there and writable.
  * Created here, not by SQLite, so that it is 0600 from the start (argv, job names and tags can
  * hold secrets); SQLite gives the -wal and -shm files the mode of the database. O_EXCL: a
@@ -339,14 +349,51 @@ static int store_create_file(struct rt_store *s, const char *path, struct stat *
     free(copy);
     if (s->err[0])
         return -1;
+    for (int i = 0; i < 3; i++) {
+        char *sib = xasprintf("%s%s", path, sibling_suffix[i]);
+        s->sibling_existed[i] = lstat(sib, &db) == 0;
+        free(sib);
+    }
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0)
+    if (fd >= 0) {
+        s->created = fstat(fd, &db) == 0;
+        s->created_dev = db.st_dev;
+        s->created_ino = db.st_ino;
         close(fd);
-    else if (errno != EEXIST)
+    } else if (errno != EEXIST)
         return store_err(s, "cannot create database '%s': %s", path, rt_strerror(errno));
     if (stat(path, sb) != 0)
         return store_err(s, "cannot create database '%s': %s", path, rt_strerror(errno));
     return 0;
+}
+
+int store_created_unused(struct rt_store *s)
+{
+    struct stat sb;
+    if (!s->created || stat(s->path, &sb) != 0 || sb.st_dev != s->created_dev ||
+        sb.st_ino != s->created_ino)
+        return 0;
+    if (sb.st_size == 0 || !s->db)
+        return 1;
+    /* A recorder that started at the same moment may have put its run into the file this one
+     * created: then it stays. (No runs table: the schema was never made.) */
+    int rc;
+    int64_t runs = query_int(s->db, "SELECT count(*) FROM runs", &rc);
+    return rc != SQLITE_OK || runs == 0;
+}
+
+/* The database this handle created, and the -journal, -wal and -shm files SQLite made beside
+ * it, once the connection is closed (closing may checkpoint and delete some of them). */
+static void store_remove_created(const char *path, const unsigned char existed[3])
+{
+    unlink(path);
+    for (int i = 0; i < 3; i++) {
+        if (existed[i])
+            continue;
+        char *sib = xasprintf("%s%s", path, sibling_suffix[i]);
+        unlink(sib);
+        free(sib);
+    }
 }
 
 /* SQLite would quietly fall back to read-only and, reading a WAL database, leave -wal and -shm
@@ -476,6 +523,8 @@ static int store_open_once(const char *path, enum rt_store_mode mode, struct rt_
         check_and_migrate(s, mode) != 0 || store_set_pragmas(s, mode) != 0 ||
         (mode == RT_STORE_WRITE && store_use_wal(s) != 0)) {
         snprintf(err, errlen, "%s", s->err);
+        /* a database that could not be made (a full disk) is not left behind, empty */
+        s->discard = store_created_unused(s);
         rt_store_close(s);
         return -1;
     }
@@ -520,6 +569,8 @@ void rt_store_close(struct rt_store *s)
     rt_map_free(&s->ids);
     rt_map_free(&s->procs);
     rt_map_free(&s->procs_next);
+    if (s->discard)
+        store_remove_created(s->path, s->sibling_existed);
     free(s->path);
     free(s);
 }

@@ -479,7 +479,11 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (store_exec(s, "BEGIN IMMEDIATE") != 0) {
+        /* (busy: another recorder writes its run into the file, it stays) */
+        int busy = (sqlite3_extended_errcode(s->db) & 0xff) == SQLITE_BUSY;
         store_db_err(s, "cannot write database");
+        if (!busy)
+            s->discard = store_created_unused(s);
         goto out;
     }
     if (sqlite3_prepare_v2(s->db, sql.p, -1, &st, NULL) != SQLITE_OK) {
@@ -540,6 +544,8 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
     goto out;
 rollback:
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    /* a database made for this run that cannot take it (a full disk) is not left behind */
+    s->discard = store_created_unused(s);
 out:
     sqlite3_finalize(st);
     rt_buf_free(&sql);

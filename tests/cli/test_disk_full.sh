@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A full disk loses nothing: the samples of the transaction that failed and those taken while
 # the database's filesystem is full wait in memory and are written, oldest first, when space
-# comes back; the run's end is tried again for a moment when the job ends on a full disk. The
-# job is never affected and rtrack exits with its code. Needs root (a small tmpfs).
+# comes back; the run's end is tried again for a moment when the job ends on a full disk; a
+# database that cannot be created on a full filesystem leaves no file behind. The job is never
+# affected and rtrack exits with its code. Needs root (a small tmpfs).
 . "$(dirname "$0")/lib.sh" "$1"
 
 if [ "$(id -u)" != 0 ]; then
@@ -88,6 +89,38 @@ check_range "stays full: rtrack exits within the end's bounded wait (s)" "$(awk 
 check "stays full: the note counts the samples the database holds" "$(noted stay.err)" "$(q "$DB" "SELECT count(*) FROM samples")"
 rm -f "$MNT/fill"
 check "stays full: integrity_check after freeing space" "$(q "$DB" "PRAGMA integrity_check")" ok
+
+# --- a new database on a full filesystem: refused before the job starts, and no file is left
+# (before: an empty r.db stayed, against the docs)
+rm -f "$MNT"/*
+dd if=/dev/zero of="$MNT/fill" bs=64k 2>/dev/null
+timeout 20 "$RTRACK" run --db "$MNT/new.db" -- touch new.marker 2>new.err
+check "full, new db: run exits 125" "$?" 125
+check "full, new db: the job did not start" "$([ -e new.marker ] && echo ran || echo not-run)" not-run
+check "full, new db: the message names the cause" "$(grep -c "'$MNT/new.db'.*no space left on device" new.err)" 1
+check "full, new db: no file left" "$(cd "$MNT" && ls | grep -v '^fill$' | tr '\n' ' ')" ""
+timeout 20 "$RTRACK" record --db "$MNT/new.db" --duration 0.1 2>new2.err
+check "full, new db: record exits 1" "$?" 1
+check "full, new db: record leaves no file" "$(cd "$MNT" && ls | grep -v '^fill$' | tr '\n' ' ')" ""
+# with a little room (the schema fits, or the run's row does not): a database either holds the
+# run, or is not there at all
+bad=0 refused=0
+for kib in 64 128 144 160 176 192 224; do
+    rm -f "$MNT"/*
+    dd if=/dev/zero of="$MNT/fill" bs=1k count=$((1024 - kib)) 2>/dev/null
+    timeout 20 "$RTRACK" run --quiet --db "$MNT/n.db" -- true 2>room.err
+    rc=$?
+    left=$(cd "$MNT" && ls | grep -v '^fill$' | tr '\n' ' ')
+    if [ "$rc" = 125 ]; then
+        refused=$((refused + 1))
+        [ -z "$left" ] || { bad=$((bad + 1)); echo "# $kib KiB free: refused, left: $left"; }
+    elif [ "$rc" != 0 ] || [ "$(q "$MNT/n.db" "SELECT count(*) FROM runs")" != 1 ]; then
+        bad=$((bad + 1))
+        echo "# $kib KiB free: exit $rc, left: $left: $(cat room.err)"
+    fi
+done
+check "a little room: a refused new database leaves no file, a made one holds the run" "$bad" 0
+check_range "a little room: some were refused" "$refused" 1 7
 
 umount "$MNT"
 finish
