@@ -43,6 +43,9 @@ struct rt_store {
     pid_t unsaved_pid; /* the job's pid, written in every transaction until one commits */
     int gone;          /* the file was deleted or renamed while open: no write can succeed */
     int needs_upgrade; /* opened for reading, schema older than this rtrack's */
+    int schema_version; /* the file's, as opened */
+    int read_rc;        /* SQLite's code for the first read of the file (open.c) */
+    char *uri;          /* opened by this URI (immutable, read where it cannot write), or NULL */
     int64_t last_sample_id;
     int64_t data_version; /* PRAGMA data_version at the last rt_store_others_wrote() */
     int have_data_version;

@@ -254,6 +254,7 @@ static int check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
      * application_id still 0, then its tables, and refuse a database that is fine). */
     sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL);
     int64_t app = query_int(s->db, "PRAGMA application_id", &rc);
+    s->read_rc = rc;
     if (rc != SQLITE_OK) {
         if ((rc & 0xff) == SQLITE_NOTADB)
             store_err(s, "'%s' is not an rtrack database (not a SQLite file)", s->path);
@@ -265,12 +266,14 @@ static int check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
     int64_t ver = query_int(s->db, "PRAGMA user_version", &rc);
     int64_t ntables =
         rc == SQLITE_OK ? query_int(s->db, "SELECT count(*) FROM sqlite_schema", &rc) : 0;
+    s->read_rc = rc;
     if (rc != SQLITE_OK) {
         store_db_err(s, "cannot read database");
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }
     sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+    s->schema_version = (int)ver;
     int latest = rt_store_schema_version();
     if (app != RT_APPLICATION_ID && (app != 0 || ver != 0 || ntables != 0))
         return store_err(s,
@@ -450,15 +453,16 @@ static int store_check_path(struct rt_store *s, const char *path, enum rt_store_
                          : S_ISBLK(sb.st_mode)  ? "a block device"
                          : S_ISSOCK(sb.st_mode) ? "a socket"
                                                 : "not a file");
+    if (mode == RT_STORE_READ && access(path, R_OK) != 0)
+        /* (SQLite's own words: "unable to open database file") */
+        return store_err(s, "cannot read database '%s': %s", path, rt_strerror(errno));
     return mode == RT_STORE_WRITE ? store_check_writable(s, path) : 0;
 }
 
 /* Phase 2, the connection. */
-static int store_connect(struct rt_store *s, enum rt_store_mode mode)
+static int store_connect_uri(struct rt_store *s, const char *name, int flags)
 {
-    int flags =
-        mode == RT_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-    if (sqlite3_open_v2(s->path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+    if (sqlite3_open_v2(name, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
         return store_db_err(s, "cannot open database");
     sqlite3_extended_result_codes(s->db, 1);
     /* no lookaside allocator: ~120 KiB less resident memory, the recorder's allocations are
@@ -466,6 +470,68 @@ static int store_connect(struct rt_store *s, enum rt_store_mode mode)
     sqlite3_db_config(s->db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 0, 0);
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
     return 0;
+}
+
+static int store_connect(struct rt_store *s, enum rt_store_mode mode)
+{
+    return store_connect_uri(s, s->path,
+                             mode == RT_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                                                    : SQLITE_OPEN_READONLY);
+}
+
+/* Phase 3 for a reader where it cannot write. A database in WAL mode is read through its -shm
+ * file, which SQLite creates beside it unless it is there already; on a read-only file system,
+ * or in a directory this user may not write to (another user's database), it cannot, and the
+ * read fails. With no -wal file (or an empty one) the database is whole in its file and nobody
+ * writes it (a recorder keeps its -wal while it has the file open, and it is not empty once it
+ * commits): then it is opened as immutable, without -shm or locks. A -wal file with content
+ * holds commits the file does not have yet, which cannot be read without the -shm: refused,
+ * saying so. */
+static int store_check_read_only_place(struct rt_store *s)
+{
+    if (check_and_migrate(s, RT_STORE_READ) == 0)
+        return 0;
+    int code = s->read_rc & 0xff;
+    if (code != SQLITE_CANTOPEN && code != SQLITE_READONLY)
+        return -1;
+    char *wal = xasprintf("%s-wal", s->path);
+    struct stat sb;
+    /* (an empty one holds nothing: readers leave one behind) */
+    int has_wal = lstat(wal, &sb) == 0 && sb.st_size > 0;
+    free(wal);
+    if (has_wal)
+        return store_err(s,
+                         "cannot read database '%s' here: its -wal file holds commits that are "
+                         "read through a -shm file, which cannot be created here (a recorder "
+                         "writes it, or was killed while it did); copy the database with its "
+                         "-wal file to a place you can write to, or read it where it was "
+                         "recorded",
+                         s->path);
+    struct rt_buf uri = {0};
+    /* file:///abs (an empty authority: a path starting with // is not a host) or file:rel */
+    rt_buf_puts(&uri, s->path[0] == '/' ? "file://" : "file:");
+    for (const char *p = s->path; *p; p++) {
+        char esc[4];
+        snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*p);
+        if (*p == '%' || *p == '?' || *p == '#')
+            rt_buf_puts(&uri, esc);
+        else
+            rt_buf_append(&uri, p, 1);
+    }
+    rt_buf_puts(&uri, "?immutable=1");
+    sqlite3_close(s->db);
+    s->db = NULL;
+    s->err[0] = '\0';
+    s->uri = xstrdup(uri.p);
+    rt_buf_free(&uri);
+    if (store_connect_uri(s, s->uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) != 0)
+        return -1;
+    return check_and_migrate(s, RT_STORE_READ);
+}
+
+static int store_check_and_migrate(struct rt_store *s, enum rt_store_mode mode)
+{
+    return mode == RT_STORE_READ ? store_check_read_only_place(s) : check_and_migrate(s, mode);
 }
 
 /* Phase 4, the connection's settings: the page cache is capped (small for a recorder, larger
@@ -520,7 +586,7 @@ static int store_open_once(const char *path, enum rt_store_mode mode, struct rt_
     rt_map_init(&s->procs, 64);
     rt_map_init(&s->procs_next, 64);
     if (store_check_path(s, path, mode) != 0 || store_connect(s, mode) != 0 ||
-        check_and_migrate(s, mode) != 0 || store_set_pragmas(s, mode) != 0 ||
+        store_check_and_migrate(s, mode) != 0 || store_set_pragmas(s, mode) != 0 ||
         (mode == RT_STORE_WRITE && store_use_wal(s) != 0)) {
         snprintf(err, errlen, "%s", s->err);
         /* a database that could not be made (a full disk) is not left behind, empty */
@@ -546,12 +612,17 @@ int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **o
     /* A reader found an older schema (its export views are not this rtrack's): the reading
      * connection cannot change it, so it is closed, a writing connection upgrades the file once
      * and is closed, and the file is opened for reading again, current now. */
+    int ver = s->schema_version;
     rt_store_close(s);
     struct rt_store *w;
     char why[512];
     if (store_open_once(path, RT_STORE_WRITE, &w, why, sizeof(why)) != 0) {
-        snprintf(err, errlen, "'%s' has an older schema that must be upgraded first: %s", path,
-                 why);
+        /* (a read-only file system, another user's file) */
+        snprintf(err, errlen,
+                 "'%s' has schema version %d, older than this rtrack's %d: it is upgraded before "
+                 "it is read, and that needs write access (%s); run rtrack on it once where it "
+                 "can be written, or read a copy",
+                 path, ver, rt_store_schema_version(), why);
         return -1;
     }
     rt_store_close(w);
@@ -571,6 +642,7 @@ void rt_store_close(struct rt_store *s)
     rt_map_free(&s->procs_next);
     if (s->discard)
         store_remove_created(s->path, s->sibling_existed);
+    free(s->uri);
     free(s->path);
     free(s);
 }

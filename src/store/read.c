@@ -175,8 +175,10 @@ int rt_store_open_second(struct rt_store *s, struct rt_store **out)
         return store_err(s, "the database has no file name to open it again");
     struct rt_store *r = xcalloc(1, sizeof(*r));
     r->path = xstrdup(file);
-    if (sqlite3_open_v2(file, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
+    /* a database read where it cannot be written is opened again the same way (open.c) */
+    if (sqlite3_open_v2(s->uri ? s->uri : file, &r->db,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (s->uri ? SQLITE_OPEN_URI : 0),
+                        NULL) != SQLITE_OK) {
         store_err(s, "%s", r->db ? sqlite3_errmsg(r->db) : "out of memory");
         rt_store_close(r);
         return -1;
