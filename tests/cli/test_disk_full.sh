@@ -24,6 +24,8 @@ DB=$MNT/r.db
 run_end() { q "$1" "SELECT status || ',' || coalesce(exit_code, '') || ',' || coalesce(end_reason, '') || ',' || (ended_at IS NOT NULL) FROM runs"; }
 # no_hole DB [WHERE]: 1 when the samples are seq 0..n-1 (none lost in between)
 no_hole() { q "$1" "SELECT max(seq) + 1 = count(*) FROM samples ${2:-}"; }
+# left: the files on the tmpfs other than the one that fills it
+left() { (cd "$MNT" && for f in * .*; do [ -f "$f" ] && [ "$f" != fill ] && printf '%s ' "$f"; done); }
 noted() { sed -n "s/^rtrack: run 1: .* \([0-9]*\) samples in .*/\1/p" "$1"; }
 
 # --- the filesystem fills up a second into a 0.05 s run and is freed a second later: the
@@ -98,10 +100,10 @@ timeout 20 "$RTRACK" run --db "$MNT/new.db" -- touch new.marker 2>new.err
 check "full, new db: run exits 125" "$?" 125
 check "full, new db: the job did not start" "$([ -e new.marker ] && echo ran || echo not-run)" not-run
 check "full, new db: the message names the cause" "$(grep -c "'$MNT/new.db'.*no space left on device" new.err)" 1
-check "full, new db: no file left" "$(cd "$MNT" && ls | grep -v '^fill$' | tr '\n' ' ')" ""
+check "full, new db: no file left" "$(left)" ""
 timeout 20 "$RTRACK" record --db "$MNT/new.db" --duration 0.1 2>new2.err
 check "full, new db: record exits 1" "$?" 1
-check "full, new db: record leaves no file" "$(cd "$MNT" && ls | grep -v '^fill$' | tr '\n' ' ')" ""
+check "full, new db: record leaves no file" "$(left)" ""
 # with a little room (the schema fits, or the run's row does not): a database either holds the
 # run, or is not there at all
 bad=0 refused=0
@@ -110,13 +112,13 @@ for kib in 64 128 144 160 176 192 224; do
     dd if=/dev/zero of="$MNT/fill" bs=1k count=$((1024 - kib)) 2>/dev/null
     timeout 20 "$RTRACK" run --quiet --db "$MNT/n.db" -- true 2>room.err
     rc=$?
-    left=$(cd "$MNT" && ls | grep -v '^fill$' | tr '\n' ' ')
+    files=$(left)
     if [ "$rc" = 125 ]; then
         refused=$((refused + 1))
-        [ -z "$left" ] || { bad=$((bad + 1)); echo "# $kib KiB free: refused, left: $left"; }
+        [ -z "$files" ] || { bad=$((bad + 1)); echo "# $kib KiB free: refused, left: $files"; }
     elif [ "$rc" != 0 ] || [ "$(q "$MNT/n.db" "SELECT count(*) FROM runs")" != 1 ]; then
         bad=$((bad + 1))
-        echo "# $kib KiB free: exit $rc, left: $left: $(cat room.err)"
+        echo "# $kib KiB free: exit $rc, left: $files: $(cat room.err)"
     fi
 done
 check "a little room: a refused new database leaves no file, a made one holds the run" "$bad" 0
