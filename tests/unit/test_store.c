@@ -346,6 +346,13 @@ static void live_rec_samples(struct live_rec *r, int n)
     }
 }
 
+static void live_rec_close(struct live_rec *r)
+{
+    rt_sampler_close(&r->smp);
+    rt_store_close(r->s);
+    rt_host_info_free(&r->h);
+}
+
 /* ended properly, every sample the sampler says it stored is there, seq 0..stored-1 */
 static void live_rec_end(struct live_rec *r)
 {
@@ -359,8 +366,7 @@ static void live_rec_end(struct live_rec *r)
                             "m.id = ms.mount_id WHERE m.run_id <> 1"),
                      0);
     assert_int_equal(q1(db, "PRAGMA foreign_key_check"), -999);
-    rt_sampler_close(&r->smp);
-    rt_store_close(r->s);
+    live_rec_close(r);
 }
 
 /* A commit that fails (the -wal cannot grow: a file size limit stands in for a full disk)
@@ -441,8 +447,7 @@ static void test_sampler_keeps_up_to_bound(void **state)
     struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), "failed", RT_NA, RT_NA, "duration"};
     assert_int_equal(rt_sampler_end(&r.smp, &e), 0);
     assert_int_equal(r.smp.stored + r.smp.failed, 33);
-    rt_sampler_close(&r.smp);
-    rt_store_close(r.s);
+    live_rec_close(&r);
 }
 
 /* The run's end is tried again for a while: a lock released 0.3 s after the end was due lets
