@@ -5,7 +5,9 @@
  * or it was abandoned (ABANDONED below), which `rtrack upload` and `--all` decide alike. */
 #include "rtrack/store/uploads.h"
 
+#include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,11 +86,13 @@ static char *first_text(struct rt_store *s, struct rt_store_rows *r)
 int rt_store_upload_load(struct rt_store *s, int64_t run, struct rt_store_upload *u)
 {
     memset(u, 0, sizeof(*u));
+    u->register_sent_at = RT_NAN;
     struct rt_store_rows *r =
         rt_store_rows_open(s, "SELECT u.remote_run_id, u.upload_uri_prefix, "
                               "coalesce(u.last_seq, 0), u.finished_at IS NOT NULL, "
                               "(SELECT count(*) FROM upload_batches WHERE run_id = ?1), "
-                              "(SELECT coalesce(max(seq), 0) FROM samples WHERE run_id = ?1) "
+                              "(SELECT coalesce(max(seq), 0) FROM samples WHERE run_id = ?1), "
+                              "runs.uuid, u.api_url, u.register_sent_at, u.register_error "
                               "FROM runs LEFT JOIN uploads u ON u.run_id = runs.id "
                               "WHERE runs.id = ?1");
     if (!r)
@@ -104,6 +108,13 @@ int rt_store_upload_load(struct rt_store *s, int64_t run, struct rt_store_upload
         u->finished = (int)rt_store_rows_i(r, 3);
         u->batches = rt_store_rows_i(r, 4);
         u->max_seq = rt_store_rows_i(r, 5);
+        u->uuid = xstrdup(rt_store_rows_t(r, 6) ? rt_store_rows_t(r, 6) : "");
+        if (rt_store_rows_t(r, 7))
+            u->api_url = xstrdup(rt_store_rows_t(r, 7));
+        if (!u->remote_run_id)
+            u->register_sent_at = rt_store_rows_f(r, 8);
+        if (rt_store_rows_t(r, 9))
+            u->register_error = xstrdup(rt_store_rows_t(r, 9));
     } else if (rc == 0) {
         store_read_err(s);
     }
@@ -115,15 +126,139 @@ void rt_store_upload_free(struct rt_store_upload *u)
 {
     free(u->remote_run_id);
     free(u->upload_uri_prefix);
+    free(u->uuid);
+    free(u->api_url);
+    free(u->register_error);
     memset(u, 0, sizeof(*u));
+}
+
+/* The row's owner into *o (host "" and pid 0: nobody). 1: a row, 0: none, -1: failed. */
+static int claim_read(struct rt_store *s, int64_t run, struct rt_store_upload_owner *o)
+{
+    memset(o, 0, sizeof(*o));
+    struct rt_store_rows *r = rt_store_rows_open(
+        s, "SELECT owner_host, owner_pid, owner_until FROM uploads WHERE run_id = ?1");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, run);
+    int rc = rt_store_rows_next(r);
+    if (rc == 1 && rt_store_rows_type(r, 1) != RT_STORE_NULL) {
+        snprintf(o->host, sizeof(o->host), "%s",
+                 rt_store_rows_t(r, 0) ? rt_store_rows_t(r, 0) : "");
+        o->pid = rt_store_rows_i(r, 1);
+        o->until = rt_store_rows_f(r, 2);
+        if (isnan(o->until))
+            o->until = 0;
+    }
+    rt_store_rows_close(r);
+    return rc;
+}
+
+static int same_owner(const struct rt_store_upload_owner *a, const struct rt_store_upload_owner *b)
+{
+    return a->pid == b->pid && strcmp(a->host, b->host) == 0;
+}
+
+int rt_store_upload_claim(struct rt_store *s, int64_t run, const char *api_url,
+                          const struct rt_store_upload_owner *me, double now,
+                          const struct rt_store_upload_owner *stale,
+                          struct rt_store_upload_owner *holder)
+{
+    /* IMMEDIATE: two uploaders cannot both read "nobody" and both take it */
+    if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        return store_read_err(s);
+    struct rt_store_upload_owner cur;
+    int row = claim_read(s, run, &cur);
+    if (row < 0)
+        goto fail;
+    if (row == 1 && cur.pid != 0 && !same_owner(&cur, me) && cur.until >= now &&
+        !(stale && same_owner(&cur, stale) && cur.until == stale->until)) {
+        if (holder)
+            *holder = cur;
+        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+        return 1;
+    }
+    struct rt_store_rows *r = rt_store_rows_open(
+        s, row == 1 ? "UPDATE uploads SET owner_host = ?3, owner_pid = ?4, owner_until = ?5 "
+                      "WHERE run_id = ?1"
+                    : "INSERT INTO uploads (run_id, api_url, owner_host, owner_pid, owner_until) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5)");
+    if (!r)
+        goto fail;
+    rt_store_rows_bind_i(r, 1, run);
+    if (row != 1)
+        rt_store_rows_bind_t(r, 2, api_url);
+    rt_store_rows_bind_t(r, 3, me->host);
+    rt_store_rows_bind_i(r, 4, me->pid);
+    rt_store_rows_bind_f(r, 5, me->until);
+    if (run_write(r) != 0 || sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    return 0;
+fail:
+    store_read_err(s);
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+int rt_store_upload_release(struct rt_store *s, int64_t run, const struct rt_store_upload_owner *me)
+{
+    struct rt_store_rows *r = rt_store_rows_open(
+        s, "UPDATE uploads SET owner_host = NULL, owner_pid = NULL, owner_until = NULL "
+           "WHERE run_id = ?1 AND owner_host = ?2 AND owner_pid = ?3");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, run);
+    rt_store_rows_bind_t(r, 2, me->host);
+    rt_store_rows_bind_i(r, 3, me->pid);
+    if (run_write(r) != 0)
+        return -1;
+    /* a reservation that came to nothing: as if it had never been made */
+    r = rt_store_rows_open(s, "DELETE FROM uploads WHERE run_id = ?1 AND remote_run_id IS NULL "
+                              "AND register_sent_at IS NULL AND owner_pid IS NULL");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, run);
+    return run_write(r);
+}
+
+int rt_store_upload_registering(struct rt_store *s, int64_t run, const char *api_url, double now)
+{
+    struct rt_store_rows *r = rt_store_rows_open(
+        s, "UPDATE uploads SET api_url = ?2, register_sent_at = ?3, register_error = NULL "
+           "WHERE run_id = ?1 AND remote_run_id IS NULL");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, run);
+    rt_store_rows_bind_t(r, 2, api_url);
+    rt_store_rows_bind_f(r, 3, now);
+    return run_write(r);
+}
+
+int rt_store_upload_register_outcome(struct rt_store *s, int64_t run, const char *why)
+{
+    struct rt_store_rows *r = rt_store_rows_open(
+        s,
+        why ? "UPDATE uploads SET register_error = ?2 WHERE run_id = ?1 AND remote_run_id IS NULL"
+            : "UPDATE uploads SET register_sent_at = NULL, register_error = NULL "
+              "WHERE run_id = ?1 AND remote_run_id IS NULL");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, run);
+    if (why)
+        rt_store_rows_bind_t(r, 2, why);
+    return run_write(r);
 }
 
 int rt_store_upload_register(struct rt_store *s, int64_t run, const char *api_url,
                              const char *remote_run_id, const char *upload_uri_prefix, double now)
 {
-    struct rt_store_rows *r =
-        rt_store_rows_open(s, "INSERT INTO uploads (run_id, api_url, remote_run_id, "
-                              "upload_uri_prefix, registered_at) VALUES (?1, ?2, ?3, ?4, ?5)");
+    struct rt_store_rows *r = rt_store_rows_open(
+        s, "INSERT INTO uploads (run_id, api_url, remote_run_id, upload_uri_prefix, "
+           "registered_at) VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (run_id) DO UPDATE SET "
+           "api_url = excluded.api_url, remote_run_id = excluded.remote_run_id, "
+           "upload_uri_prefix = excluded.upload_uri_prefix, "
+           "registered_at = excluded.registered_at, register_sent_at = NULL, "
+           "register_error = NULL WHERE uploads.remote_run_id IS NULL RETURNING run_id");
     if (!r)
         return -1;
     rt_store_rows_bind_i(r, 1, run);
@@ -131,7 +266,12 @@ int rt_store_upload_register(struct rt_store *s, int64_t run, const char *api_ur
     rt_store_rows_bind_t(r, 3, remote_run_id);
     rt_store_rows_bind_t(r, 4, upload_uri_prefix);
     rt_store_rows_bind_f(r, 5, now);
-    return run_write(r);
+    /* a run registered already keeps its id (its batches are under it): refused, not replaced */
+    int rc = rt_store_rows_next(r);
+    rt_store_rows_close(r);
+    if (rc == 0)
+        return store_err(s, "run %lld is registered with sentinel already", (long long)run);
+    return rc == 1 ? 0 : -1;
 }
 
 /* The batch's row and the new progress commit together or not at all: a batch recorded without

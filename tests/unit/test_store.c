@@ -866,6 +866,131 @@ static void test_upgrade_from_4(void **state)
     rt_store_close(s);
 }
 
+/* One uploader per run: the claim is taken in a write transaction, refused to another owner
+ * while it lasts, renewed by its owner, taken over when it ran out or its owner is the one the
+ * caller found dead; a reservation that came to nothing leaves no row; a registration in doubt
+ * stays until its outcome is stored. */
+static void test_upload_claims(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run;
+    store_case(s, "03-process-tree", &c, &run);
+    struct rt_store_upload_owner a = {"host-a", 100, 2000.0}, b = {"host-b", 200, 2100.0}, h;
+    sqlite3 *db = rt_store_db(s);
+    assert_int_equal(rt_store_upload_claim(s, run, "https://api", &a, 1000.0, NULL, &h), 0);
+    assert_int_equal(q1(db, "SELECT count(*) FROM uploads WHERE owner_pid = 100 AND api_url = "
+                            "'https://api' AND remote_run_id IS NULL"),
+                     1);
+    /* another owner, while it lasts: refused, told who */
+    memset(&h, 0, sizeof(h));
+    assert_int_equal(rt_store_upload_claim(s, run, "https://api", &b, 1000.0, NULL, &h), 1);
+    assert_string_equal(h.host, "host-a");
+    assert_int_equal(h.pid, 100);
+    assert_true(h.until == 2000.0);
+    assert_int_equal(sqlite3_get_autocommit(db), 1);
+    /* found dead, but renewed meanwhile: still refused; exactly that holder: taken over */
+    struct rt_store_upload_owner old = h;
+    a.until = 2500.0;
+    assert_int_equal(rt_store_upload_claim(s, run, "https://api", &a, 1000.0, NULL, &h), 0);
+    assert_int_equal(rt_store_upload_claim(s, run, "https://api", &b, 1000.0, &old, &h), 1);
+    old.until = 2500.0;
+    assert_int_equal(rt_store_upload_claim(s, run, "https://api", &b, 1000.0, &old, &h), 0);
+    /* ran out: taken over */
+    assert_int_equal(rt_store_upload_claim(s, run, "https://api", &a, 2200.0, NULL, &h), 0);
+    /* released by someone else: nothing happens; by its owner: the empty reservation goes */
+    assert_int_equal(rt_store_upload_release(s, run, &b), 0);
+    assert_int_equal(q1(db, "SELECT count(*) FROM uploads WHERE owner_pid = 100"), 1);
+    assert_int_equal(rt_store_upload_release(s, run, &a), 0);
+    assert_int_equal(q1(db, "SELECT count(*) FROM uploads"), 0);
+
+    /* a POST that went out: in doubt until its outcome is stored, and kept after release */
+    struct rt_store_upload u;
+    assert_int_equal(rt_store_upload_claim(s, run, "https://api", &a, 1000.0, NULL, &h), 0);
+    assert_int_equal(rt_store_upload_registering(s, run, "https://api2", 1001.0), 0);
+    assert_int_equal(rt_store_upload_register_outcome(s, run, "it timed out"), 0);
+    assert_int_equal(rt_store_upload_release(s, run, &a), 0);
+    assert_int_equal(rt_store_upload_load(s, run, &u), 0);
+    assert_null(u.remote_run_id);
+    assert_true(u.register_sent_at == 1001.0);
+    assert_string_equal(u.register_error, "it timed out");
+    assert_string_equal(u.api_url, "https://api2");
+    assert_int_equal(strlen(u.uuid), 36);
+    rt_store_upload_free(&u);
+    /* refused at the next try: the doubt is cleared, and the empty row goes on release */
+    assert_int_equal(rt_store_upload_claim(s, run, "https://api", &a, 1000.0, NULL, &h), 0);
+    assert_int_equal(rt_store_upload_registering(s, run, "https://api", 1002.0), 0);
+    assert_int_equal(rt_store_upload_register_outcome(s, run, NULL), 0);
+    assert_int_equal(rt_store_upload_load(s, run, &u), 0);
+    assert_true(isnan(u.register_sent_at));
+    assert_null(u.register_error);
+    rt_store_upload_free(&u);
+    assert_int_equal(rt_store_upload_release(s, run, &a), 0);
+    assert_int_equal(q1(db, "SELECT count(*) FROM uploads"), 0);
+    /* registered: the doubt gone, the row stays; registering it again is refused */
+    assert_int_equal(rt_store_upload_claim(s, run, "https://api", &a, 1000.0, NULL, &h), 0);
+    assert_int_equal(rt_store_upload_registering(s, run, "https://api", 1003.0), 0);
+    assert_int_equal(rt_store_upload_register(s, run, "https://api", "r-1", "s3://b/p", 1004.0), 0);
+    assert_int_equal(rt_store_upload_release(s, run, &a), 0);
+    assert_int_equal(rt_store_upload_load(s, run, &u), 0);
+    assert_string_equal(u.remote_run_id, "r-1");
+    assert_true(isnan(u.register_sent_at));
+    rt_store_upload_free(&u);
+    assert_int_equal(q1(db, "SELECT count(*) FROM uploads WHERE owner_pid IS NULL"), 1);
+    assert_int_equal(rt_store_upload_register(s, run, "https://api", "r-2", "s3://b/q", 1005.0),
+                     -1);
+    assert_non_null(strstr(rt_store_error(s), "registered with sentinel already"));
+    assert_int_equal(q1(db, "SELECT count(*) FROM uploads WHERE remote_run_id = 'r-1'"), 1);
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
+/* A database of schema version 5 keeps its upload progress through version 6 (the uploads
+ * table rebuilt to let a reservation exist before the run has a Sentinel id). */
+static void test_upgrade_from_5(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run;
+    store_case(s, "03-process-tree", &c, &run);
+    rt_store_close(s);
+    fx_case_free(&c);
+    sqlite3 *db;
+    char sql[1024];
+    assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+    snprintf(sql, sizeof(sql),
+             "DROP TABLE uploads; CREATE TABLE uploads (run_id INTEGER PRIMARY KEY REFERENCES "
+             "runs (id) ON DELETE CASCADE, api_url TEXT NOT NULL, remote_run_id TEXT NOT NULL, "
+             "upload_uri_prefix TEXT NOT NULL, registered_at REAL NOT NULL, last_seq INTEGER NOT "
+             "NULL DEFAULT 0, finished_at REAL) STRICT; INSERT INTO uploads VALUES (%lld, "
+             "'https://api', 'r-9', 's3://b/p', 1000.5, 1, 1001.5); PRAGMA user_version = 5",
+             (long long)run);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    assert_int_equal(q1(rt_store_db(s), "PRAGMA user_version"), rt_store_schema_version());
+    assert_int_equal(rt_store_schema_fingerprint(rt_store_db(s)), RT_SCHEMA_FINGERPRINT);
+    struct rt_store_upload u;
+    assert_int_equal(rt_store_upload_load(s, run, &u), 0);
+    assert_string_equal(u.remote_run_id, "r-9");
+    assert_string_equal(u.upload_uri_prefix, "s3://b/p");
+    assert_string_equal(u.api_url, "https://api");
+    assert_int_equal(u.last_seq, 1);
+    assert_int_equal(u.finished, 1);
+    assert_true(isnan(u.register_sent_at));
+    rt_store_upload_free(&u);
+    assert_int_equal(q1(rt_store_db(s), "SELECT registered_at = 1000.5 AND finished_at = 1001.5 "
+                                        "AND owner_pid IS NULL FROM uploads"),
+                     1);
+    rt_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -879,6 +1004,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_live_sample_fills_every_column, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_side, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upload_progress, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upload_claims, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upgrade_from_5, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upgrade_from_4, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampler_failed_commit_keeps_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampler_keeps_up_to_bound, setup, teardown),
