@@ -45,6 +45,21 @@ const struct cmd_def cmd_upload_def = {
               "                               instead of S3 (default 65536)\n",
 };
 
+/* s in single quotes for a shell command the user may paste (a ' inside becomes '\''). */
+static void shell_quote(const char *s, char *out, size_t cap)
+{
+    struct rt_buf b = {0};
+    rt_buf_puts(&b, "'");
+    for (; *s; s++)
+        if (*s == '\'')
+            rt_buf_puts(&b, "'\\''");
+        else
+            rt_buf_append(&b, s, 1);
+    rt_buf_puts(&b, "'");
+    snprintf(out, cap, "%s", b.p);
+    rt_buf_free(&b);
+}
+
 static int cmd_upload(int argc, char **argv, const struct rt_env *env)
 {
     const char *db_path = rt_env_db(env), *run = NULL;
@@ -93,6 +108,7 @@ static int cmd_upload(int argc, char **argv, const struct rt_env *env)
         rt_err("upload: SENTINEL_API_TOKEN is not set (the Sentinel API token; see docs/usage.md)");
         return RT_EXIT_USAGE;
     }
+
     if (access(db_path, F_OK) != 0) {
         rt_err("upload: no database '%s'", db_path);
         rt_sentinel_free(&s);
@@ -129,6 +145,17 @@ static int cmd_upload(int argc, char **argv, const struct rt_env *env)
         if (rt_upload_run(store, ids[i], &s, &o, &r, err, sizeof(err)) != 0) {
             if (r.skipped) {
                 rt_note("upload: run %lld skipped: %s", (long long)ids[i], err);
+                continue;
+            }
+            if (r.in_doubt) {
+                /* only the user can tell whether Sentinel has it: how to say "it has not" */
+                char qdb[1024];
+                shell_quote(db_path, qdb, sizeof(qdb));
+                rt_err("upload: run %lld: %s; if sentinel has no such run, clear the doubt with "
+                       "sqlite3 %s \"DELETE FROM uploads WHERE run_id = %lld AND remote_run_id "
+                       "IS NULL\" and upload again",
+                       (long long)ids[i], err, qdb, (long long)ids[i]);
+                rc = RT_EXIT_FAILURE;
                 continue;
             }
             rt_err("upload: run %lld: %s; what was sent is kept, 'rtrack upload' again resumes",

@@ -8,7 +8,11 @@
  * - POST {base}/runs/{id}/refresh-credentials, an empty body without Content-Type, answers
  *   {"upload_credentials": {...}};
  * - POST {base}/runs/{id}/finish, a JSON body without run_id; HTTP 200 exactly.
- * No call is retried here: the caller decides.
+ * No call is retried here: the caller decides. A POST /runs that went out and got no usable
+ * answer (a timeout, a lost connection, a gateway's 502/504, a 2xx that cannot be read) may
+ * have registered the run all the same: r->in_doubt says so, and upload.c never sends it blindly
+ * again. The run's stable key goes with it as an Idempotency-Key header, which the contract
+ * leaves room for (RunCreate forbids extra body fields; headers it ignores).
  *
  * Secrets: the token and the credentials never reach an error message. An answer that may
  * carry credentials (any 2xx of /runs, any answer of refresh) is never quoted; other error
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rtrack/base/json.h"
 #include "rtrack/net/http.h"
@@ -90,6 +95,58 @@ static int quotes_creds(const struct rt_buf *body)
         found = memmem(body->p, body->len, seen[i], strlen(seen[i])) != NULL;
     pthread_mutex_unlock(&seen_lock);
     return found;
+}
+
+/* How many bytes at p are the secret or its beginning, when they are 8 or more (the whole secret
+ * when it is shorter); else 0. The beginning counts: an answer cut short by a length limit (an
+ * excerpt, a column) still carries what it kept of the secret. */
+static size_t secret_at(const char *p, const char *secret)
+{
+    size_t k = 0;
+    while (secret[k] && p[k] == secret[k])
+        k++;
+    size_t len = strlen(secret), min = len < 8 ? len : 8;
+    return k > 0 && k >= min ? k : 0;
+}
+
+/* The longest secret stretch at p: the token, or an S3 credential handed out in this process
+ * (under seen_lock). */
+static size_t any_secret_at(const char *p, const char *token)
+{
+    size_t k = token && *token ? secret_at(p, token) : 0;
+    for (size_t i = 0; i < nseen; i++) {
+        size_t m = secret_at(p, seen[i]);
+        if (m > k)
+            k = m;
+    }
+    return k;
+}
+
+/* Each secret stretch of text (any_secret_at) becomes "***", in place (cap: text's size). */
+static void redact(char *text, size_t cap, const char *token)
+{
+    if (!text || !cap)
+        return;
+    struct rt_buf out = {0};
+    pthread_mutex_lock(&seen_lock);
+    for (const char *p = text; *p;) {
+        size_t k = any_secret_at(p, token);
+        if (k) {
+            rt_buf_puts(&out, "***");
+            p += k;
+        } else {
+            rt_buf_append(&out, p, 1);
+            p++;
+        }
+    }
+    pthread_mutex_unlock(&seen_lock);
+    snprintf(text, cap, "%s", out.p ? out.p : "");
+    rt_buf_free(&out);
+}
+
+void rt_sentinel_redact(const struct rt_sentinel *s, char *text, size_t cap)
+{
+    redact(text, cap, s ? s->token : NULL);
 }
 
 /* --- token and address ----------------------------------------------------------------- */
@@ -233,6 +290,12 @@ static void display_base(const char *base, char *out, size_t cap)
         snprintf(out, cap, "%s", base);
 }
 
+void rt_sentinel_where(const struct rt_sentinel *s, char *out, size_t cap)
+{
+    display_base(s && s->base ? s->base : SENTINEL_DEFAULT_URL, out, cap);
+    rt_sentinel_redact(s, out, cap);
+}
+
 /* Percent-encode one path segment (the run id comes from the server). */
 static void encode_segment(struct rt_buf *b, const char *s)
 {
@@ -284,12 +347,16 @@ static void append_excerpt(char *err, size_t errlen, const struct rt_buf *body, 
         snprintf(err + have, errlen - have, ": %s", ex);
 }
 
-/* POST base+path with body (NULL: an empty body without Content-Type). On a transport failure
- * fills err and returns -1; otherwise 0 with *status and the answer in out. */
+/* POST base+path with body (NULL: an empty body without Content-Type) and one more header line
+ * (NULL: none). On a transport failure fills err and returns -1 (*status: what status line came
+ * before it broke, if any); otherwise 0 with *status and the answer in out. *sent: the request
+ * went out (the server may have acted on it), whatever came back. */
 static int sentinel_post(const struct rt_sentinel *s, const char *path, const char *body,
-                         long *status, struct rt_buf *out, char *err, size_t errlen)
+                         const char *header, long *status, struct rt_buf *out, int *sent, char *err,
+                         size_t errlen)
 {
     *status = 0;
+    *sent = 0;
     if (!s || !s->base || !s->token || !*s->token) {
         rt_set_err(err, errlen, "no sentinel api token");
         return -1;
@@ -322,7 +389,8 @@ static int sentinel_post(const struct rt_sentinel *s, const char *path, const ch
     struct rt_http h;
     int ready = rt_http_open(&h, &req) == 0 && rt_http_add_header(&h, auth.p) == 0 &&
                 rt_http_add_header(&h, "Accept: application/json") == 0 &&
-                rt_http_add_header(&h, ctype) == 0 && rt_http_add_header(&h, "Expect:") == 0;
+                rt_http_add_header(&h, ctype) == 0 && rt_http_add_header(&h, "Expect:") == 0 &&
+                (!header || rt_http_add_header(&h, header) == 0);
     wipe_buf(&auth);
     if (!ready) {
         rt_set_err(err, errlen, "cannot initialise libcurl");
@@ -336,6 +404,7 @@ static int sentinel_post(const struct rt_sentinel *s, const char *path, const ch
 
     rt_http_perform(&h);
     *status = h.status;
+    *sent = h.request_size > 0 || h.status != 0;
     char why[128];
     if (h.too_large) {
         rt_set_err(err, errlen, "sentinel's answer to POST %s is larger than %ld MiB", path,
@@ -436,75 +505,72 @@ static struct rt_json *open_object(const struct rt_buf *body, const char *what, 
 
 /* --- the calls -------------------------------------------------------------------------- */
 
-/* The token out of an error message, whatever carried it there: a run id Sentinel made of it
- * (quoted in the path of the next call), an answer echoing it, cut short by the excerpt's limit.
- * Each stretch that is the token or its beginning, 8 bytes or more (the whole token when it is
- * shorter), becomes "***". */
+/* The secrets out of an error message, whatever carried them there: a run id Sentinel made of
+ * the token (quoted in the path of the next call), an answer echoing it, cut short by the
+ * excerpt's limit. Each stretch that is the token or an S3 credential handed out in this
+ * process, or its beginning, 8 bytes or more (the whole secret when it is shorter), becomes
+ * "***". */
 static int sentinel_failed(const struct rt_sentinel *s, char *err, size_t errlen)
 {
-    const char *tok = s ? s->token : NULL;
-    size_t tl = tok ? strlen(tok) : 0, min = tl < 8 ? tl : 8;
-    if (!err || !errlen || !tl)
-        return -1;
-    struct rt_buf out = {0};
-    for (const char *p = err; *p;) {
-        size_t k = 0;
-        while (k < tl && p[k] && p[k] == tok[k])
-            k++;
-        if (k >= min) {
-            rt_buf_puts(&out, "***");
-            p += k;
-        } else {
-            rt_buf_append(&out, p, 1);
-            p++;
-        }
-    }
-    snprintf(err, errlen, "%s", out.p ? out.p : "");
-    rt_buf_free(&out);
+    redact(err, errlen, s ? s->token : NULL);
     return -1;
 }
 
-int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, struct rt_sentinel_run *r,
-                          char *err, size_t errlen)
+int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, const char *key,
+                          struct rt_sentinel_run *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
     static const char what[] = "POST /runs";
     long status;
+    int sent;
     struct rt_buf resp = {0};
-    if (sentinel_post(s, "/runs", body ? body : "{}", &status, &resp, err, errlen) != 0)
+    /* a key that could break the header line is not sent: it is an optimisation only */
+    char header[192], *hdr = NULL;
+    if (key && *key && strlen(key) <= 128 && !strpbrk(key, "\r\n")) {
+        snprintf(header, sizeof(header), "Idempotency-Key: %s", key);
+        hdr = header;
+    }
+    if (sentinel_post(s, "/runs", body ? body : "{}", hdr, &status, &resp, &sent, err, errlen) !=
+        0) {
+        /* went out, and what came back (if anything) does not say no */
+        r->in_doubt = sent && (status == 0 || (status >= 200 && status <= 299) || status == 502 ||
+                               status == 504);
         return sentinel_failed(s, err, errlen);
+    }
     int rc = -1;
     struct rt_json *j = NULL;
+    char *run_id = NULL, *prefix = NULL;
     if (status < 200 || status > 299) {
-        /* 3xx included: redirects are not followed. No credentials in an error answer. */
+        /* 3xx included: redirects are not followed. No credentials in an error answer. A
+         * gateway's 502 or 504 says nothing of what the API behind it did. */
         rt_set_err(err, errlen, "sentinel answered HTTP %ld for %s", status, what);
         append_excerpt(err, errlen, &resp, s->token);
+        r->in_doubt = status == 502 || status == 504;
         goto out;
     }
+    /* 2xx: the run was registered, whatever follows */
     if (!(j = open_object(&resp, what, err, errlen)))
         goto out;
-    char *run_id = NULL, *prefix = NULL;
     enum rt_json_type t = rt_json_get(j, "$.run_id", &run_id);
     if ((t != RT_JSON_TEXT && t != RT_JSON_INTEGER && t != RT_JSON_REAL) || !run_id[0]) {
         rt_set_err(err, errlen, "sentinel's answer to %s has no run_id", what);
-        free(run_id);
         goto out;
     }
     if (rt_json_get(j, "$.upload_uri_prefix", &prefix) != RT_JSON_TEXT || !prefix[0]) {
         rt_set_err(err, errlen, "sentinel's answer to %s has no upload_uri_prefix", what);
-        free(run_id);
-        free(prefix);
         goto out;
     }
-    if (read_creds(j, what, &r->creds, &r->expires_at, err, errlen) != 0) {
-        free(run_id);
-        free(prefix);
+    if (read_creds(j, what, &r->creds, &r->expires_at, err, errlen) != 0)
         goto out;
-    }
     r->run_id = run_id;
     r->upload_uri_prefix = prefix;
+    run_id = prefix = NULL;
     rc = 0;
 out:
+    if (rc != 0 && status >= 200 && status <= 299)
+        r->in_doubt = 1;
+    free(run_id);
+    free(prefix);
     rt_json_close(j);
     wipe_buf(&resp);
     return rc == 0 ? 0 : sentinel_failed(s, err, errlen);
@@ -530,8 +596,9 @@ int rt_sentinel_refresh(const struct rt_sentinel *s, struct rt_sentinel_run *r, 
     rt_buf_puts(&what, path.p);
     int rc = -1;
     long status;
+    int sent;
     struct rt_json *j = NULL;
-    if (sentinel_post(s, path.p, NULL, &status, &resp, err, errlen) != 0)
+    if (sentinel_post(s, path.p, NULL, NULL, &status, &resp, &sent, err, errlen) != 0)
         goto out;
     if (status < 200 || status > 299) {
         /* never quoted: this endpoint's answers carry credentials */
@@ -566,8 +633,8 @@ int rt_sentinel_finish(const struct rt_sentinel *s, const char *run_id, const ch
     struct rt_buf path = {0}, resp = {0};
     run_path(&path, run_id, "/finish");
     long status;
-    int rc = -1;
-    if (sentinel_post(s, path.p, body, &status, &resp, err, errlen) != 0)
+    int rc = -1, sent;
+    if (sentinel_post(s, path.p, body, NULL, &status, &resp, &sent, err, errlen) != 0)
         goto out;
     if (status != 200) {
         rt_set_err(err, errlen, "sentinel answered HTTP %ld for POST %s", status, path.p);

@@ -3,22 +3,40 @@
  * Progress lives in the database (uploads, upload_batches: the store's uploads.h), committed
  * after every batch, so an upload that stops anywhere (network down, kill -9) resumes with the
  * first sample not yet in an uploaded batch, and a finished run is never sent again. A batch is
- * the combined 32-column CSV of `rtrack export` (header + rows), gzip'ed with zlib. */
+ * the combined 32-column CSV of `rtrack export` (header + rows), gzip'ed with zlib.
+ *
+ * One uploader per run: whatever sends anything runs under the run's claim in the database
+ * (rt_store_upload_claim), taken before POST /runs and renewed before each request, so a second
+ * `rtrack upload` (or a streaming recorder) sees it and leaves the run alone instead of
+ * registering it again. A claim whose owner died (same host, no such process) or whose time ran
+ * out is taken over. POST /runs is recorded as sent before it goes out: when its answer is lost
+ * (a timeout, a closed connection, a kill -9 in between) the registration is in doubt, and the
+ * run is not posted again by itself; the user is told why and how to clear it. Every message
+ * that leaves this file is stripped of the token and the S3 credentials (rt_sentinel_redact). */
 #include "rtrack/upload/upload_run.h"
 
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "rtrack/net/http.h"
 #include "rtrack/net/libs.h"
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
 #include "rtrack/store/store.h"
 #include "rtrack/store/uploads.h"
 #include "rtrack/upload/upload.h"
+
+/* A claim lasts this long past its last renewal (and longer than any one step can take: an S3
+ * object's three tries at the longest time limit): long enough that a live uploader is never
+ * taken over, short enough that a dead one on another host frees the run the same day. */
+#define CLAIM_MIN_S 600.0
 
 static double now_s(void)
 {
@@ -96,6 +114,12 @@ struct rt_upload_session {
     int registered, finished;
     int64_t last_seq, batches;
     struct rt_buf gz;
+    char api[512];                   /* the API's URL as stored and shown (no secret in it) */
+    char *uuid;                      /* runs.uuid: the Idempotency-Key of POST /runs */
+    struct rt_store_upload_owner me; /* this process, as its claims name it */
+    int claims;                      /* how deep inside claim_begin() this session is */
+    double doubt_at;                 /* a POST /runs whose answer was lost went out then (NAN) */
+    char *doubt_api, *doubt_why;     /* to that API, for that reason (NULL: its sender died) */
 };
 
 /* Where the upload of a run stands (uploads, upload_batches) and the newest sample's seq. */
@@ -114,11 +138,105 @@ static int load_state(struct rt_upload_session *u, int64_t *max_seq, char *err, 
     u->finished = st.finished;
     u->batches = st.batches;
     *max_seq = st.max_seq;
+    free(u->uuid);
+    free(u->doubt_api);
+    free(u->doubt_why);
+    u->uuid = st.uuid;
+    u->doubt_at = st.register_sent_at;
+    u->doubt_api = st.api_url;
+    u->doubt_why = st.register_error;
+    st.uuid = st.api_url = st.register_error = NULL;
     rt_store_upload_free(&st);
     return 0;
 }
 
-/* Register the run (POST /runs), or get fresh credentials for one registered before. */
+/* --- one uploader per run ------------------------------------------------------------------- */
+
+static double claim_lease_s(void)
+{
+    return CLAIM_MIN_S + 4.0 * (double)rt_http_timeout_ms(60000) / 1000.0;
+}
+
+/* The holder of a claim is gone: a process of this host that no longer exists. (A process of
+ * another host cannot be asked: its claim runs out instead. A reused pid keeps the claim alive
+ * until then: the safe side.) */
+static int holder_gone(const struct rt_upload_session *u, const struct rt_store_upload_owner *h)
+{
+    return h->pid > 0 && strcmp(h->host, u->me.host) == 0 && kill((pid_t)h->pid, 0) != 0 &&
+           errno == ESRCH;
+}
+
+/* Take the run's claim, or renew it when this session holds it. -1 with err when another
+ * uploader holds it (res->busy) or the database fails. */
+static int claim_take(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                      size_t errlen)
+{
+    double now = now_s();
+    u->me.until = now + claim_lease_s();
+    struct rt_store_upload_owner holder, stale;
+    const struct rt_store_upload_owner *gone = NULL;
+    for (;;) {
+        int k = rt_store_upload_claim(u->store, u->run, u->api, &u->me, now, gone, &holder);
+        if (k < 0)
+            return db_fail(u->store, err, errlen);
+        if (k == 0)
+            return 0;
+        if (gone || !holder_gone(u, &holder))
+            break;
+        stale = holder; /* taken over only if it is still exactly that dead holder's */
+        gone = &stale;
+    }
+    snprintf(err, errlen, "another rtrack (pid %lld on %s) is uploading it; it is not sent twice",
+             (long long)holder.pid, holder.host);
+    if (res)
+        res->busy = 1;
+    return -1;
+}
+
+static int claim_begin(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                       size_t errlen)
+{
+    if (u->claims == 0 && claim_take(u, res, err, errlen) != 0)
+        return -1;
+    u->claims++;
+    return 0;
+}
+
+static void claim_end(struct rt_upload_session *u)
+{
+    /* a claim that cannot be given back runs out, or is taken over once this process is gone */
+    if (--u->claims == 0)
+        rt_store_upload_release(u->store, u->run, &u->me);
+}
+
+/* What leaves this file carries no secret, whoever wrote it (sentinel, S3, libcurl). */
+static int upload_failed(struct rt_upload_session *u, char *err, size_t errlen)
+{
+    rt_sentinel_redact(u->s, err, errlen);
+    return -1;
+}
+
+/* --- registering -------------------------------------------------------------------------- */
+
+/* The registration at u->api is in doubt: why, and that it is not sent again. */
+static void doubt_message(const struct rt_upload_session *u, char *err, size_t errlen)
+{
+    char when[32] = "?";
+    time_t t = (time_t)u->doubt_at;
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(err, errlen,
+             "its registration is in doubt: POST /runs to %s at %s got no usable answer (%s), so "
+             "sentinel may hold the run already; it is not registered again by itself",
+             u->doubt_api ? u->doubt_api : u->api, when,
+             u->doubt_why ? u->doubt_why
+                          : "the rtrack that sent it stopped before its answer "
+                            "was stored");
+}
+
+/* Register the run (POST /runs), or get fresh credentials for one registered before. Never
+ * posts twice to the same API when the first answer was lost (res->in_doubt). */
 static int ensure_registered(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
                              size_t errlen)
 {
@@ -126,18 +244,47 @@ static int ensure_registered(struct rt_upload_session *u, struct rt_upload_resul
         return 0;
     if (u->registered)
         return rt_sentinel_refresh(u->s, &u->r, err, errlen);
+    /* a doubt about another API says nothing of this one (the scheme and host are any case) */
+    if (!isnan(u->doubt_at) && (!u->doubt_api || strcasecmp(u->doubt_api, u->api) == 0)) {
+        doubt_message(u, err, errlen);
+        if (res)
+            res->in_doubt = 1;
+        return -1;
+    }
     /* host and cloud facts as recorded: an upload measures nothing (a database copied
      * elsewhere and uploaded there still says where the job ran) */
     char *body = rt_store_upload_start_body(u->store, u->run);
     if (!body)
         return db_fail(u->store, err, errlen);
-    int k = rt_sentinel_start_run(u->s, body, &u->r, err, errlen);
-    free(body);
-    if (k != 0)
-        return -1;
-    if (rt_store_upload_register(u->store, u->run, u->s->base, u->r.run_id, u->r.upload_uri_prefix,
-                                 now_s()) != 0)
+    /* sent, as far as the database knows, before it is: a kill -9 during the POST leaves the
+     * doubt behind, not a run that looks never registered */
+    double sent_at = now_s();
+    if (rt_store_upload_registering(u->store, u->run, u->api, sent_at) != 0) {
+        free(body);
         return db_fail(u->store, err, errlen);
+    }
+    int k = rt_sentinel_start_run(u->s, body, u->uuid, &u->r, err, errlen);
+    free(body);
+    if (k != 0) {
+        rt_sentinel_redact(u->s, err, errlen); /* stored below: no secret in the database */
+        if (!u->r.in_doubt) {
+            /* refused or never sent: nothing was registered, the next attempt may post */
+            rt_store_upload_register_outcome(u->store, u->run, NULL);
+            return -1;
+        }
+        rt_store_upload_register_outcome(u->store, u->run, err);
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n,
+                 "; sentinel may have registered the run all the same: it is not registered "
+                 "again by itself");
+        u->doubt_at = sent_at;
+        if (res)
+            res->in_doubt = 1;
+        return -1;
+    }
+    if (rt_store_upload_register(u->store, u->run, u->api, u->r.run_id, u->r.upload_uri_prefix,
+                                 now_s()) != 0)
+        return db_fail(u->store, err, errlen); /* still in doubt: the answer is not stored */
     u->registered = 1;
     if (res)
         res->registered = 1;
@@ -173,13 +320,20 @@ static int put_with_retries(struct rt_upload_session *u, const char *key, char *
     return -1;
 }
 
-int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
-                   size_t errlen)
+/* rt_upload_send under the claim. */
+static int send_claimed(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                        size_t errlen)
 {
     int64_t max_seq;
-    if (load_state(u, &max_seq, err, errlen) != 0 || ensure_registered(u, res, err, errlen) != 0)
+    if (load_state(u, &max_seq, err, errlen) != 0)
+        return -1;
+    if (u->finished) /* by another uploader meanwhile: nothing more belongs to it */
+        return 0;
+    if (ensure_registered(u, res, err, errlen) != 0)
         return -1;
     while (u->last_seq < max_seq) {
+        if (claim_take(u, res, err, errlen) != 0) /* renewed for the next object */
+            return -1;
         int64_t from = u->last_seq + 1, to = u->last_seq + u->o.batch_rows;
         if (to > max_seq)
             to = max_seq;
@@ -219,8 +373,9 @@ int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, ch
     return 0;
 }
 
-int rt_upload_finish(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
-                     size_t errlen)
+/* rt_upload_finish under the claim. */
+static int finish_claimed(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                          size_t errlen)
 {
     int64_t max_seq;
     if (load_state(u, &max_seq, err, errlen) != 0)
@@ -253,12 +408,16 @@ int rt_upload_finish(struct rt_upload_session *u, struct rt_upload_result *res, 
             csv = NULL;
         }
     }
-    if (!inline_data && rt_upload_send(u, res, err, errlen) != 0)
+    if (!inline_data && send_claimed(u, res, err, errlen) != 0)
         return -1;
     char *body = rt_store_upload_finish_body(u->store, u->run, inline_data ? csv : NULL, csv_len);
     free(csv);
     if (!body)
         return db_fail(u->store, err, errlen);
+    if (claim_take(u, res, err, errlen) != 0) {
+        free(body);
+        return -1;
+    }
     int k = rt_sentinel_finish(u->s, u->r.run_id, body, err, errlen);
     free(body);
     if (k != 0)
@@ -273,6 +432,26 @@ int rt_upload_finish(struct rt_upload_session *u, struct rt_upload_result *res, 
     return 0;
 }
 
+int rt_upload_send(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                   size_t errlen)
+{
+    if (claim_begin(u, res, err, errlen) != 0)
+        return upload_failed(u, err, errlen);
+    int rc = send_claimed(u, res, err, errlen);
+    claim_end(u);
+    return rc == 0 ? 0 : upload_failed(u, err, errlen);
+}
+
+int rt_upload_finish(struct rt_upload_session *u, struct rt_upload_result *res, char *err,
+                     size_t errlen)
+{
+    if (claim_begin(u, res, err, errlen) != 0)
+        return upload_failed(u, err, errlen);
+    int rc = finish_claimed(u, res, err, errlen);
+    claim_end(u);
+    return rc == 0 ? 0 : upload_failed(u, err, errlen);
+}
+
 struct rt_upload_session *rt_upload_open(struct rt_store *store, int64_t run,
                                          const struct rt_sentinel *s,
                                          const struct rt_upload_opts *o)
@@ -282,6 +461,11 @@ struct rt_upload_session *rt_upload_open(struct rt_store *store, int64_t run,
     u->run = run;
     u->s = s;
     u->o = *o;
+    u->doubt_at = RT_NAN;
+    rt_sentinel_where(s, u->api, sizeof(u->api));
+    if (gethostname(u->me.host, sizeof(u->me.host) - 1) != 0)
+        snprintf(u->me.host, sizeof(u->me.host), "?");
+    u->me.pid = (int64_t)getpid();
     return u;
 }
 
@@ -290,6 +474,9 @@ void rt_upload_close(struct rt_upload_session *u)
     if (!u)
         return;
     rt_buf_free(&u->gz);
+    free(u->uuid);
+    free(u->doubt_api);
+    free(u->doubt_why);
     rt_s3_target_free(&u->t);
     rt_sentinel_run_free(&u->r);
     free(u);
@@ -334,6 +521,8 @@ int rt_upload_run(struct rt_store *store, int64_t run, const struct rt_sentinel 
     } else if (rc == 0) {
         res->pending_rows = max_seq > u->last_seq ? max_seq - u->last_seq : 0;
         rc = rt_upload_finish(u, res, err, errlen);
+        if (rc != 0 && res->busy)
+            res->skipped = 1; /* the other uploader sends it: said, not an error */
     }
     rt_upload_close(u);
     return rc;

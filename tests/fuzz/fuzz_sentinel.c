@@ -169,7 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int ok2xx = status >= 200 && status <= 299;
     struct rt_sentinel_run r = {0};
     if (call == 0) {
-        if (rt_sentinel_start_run(&api, "{\"job_name\":\"fuzz\"}", &r, err, sizeof(err)) == 0) {
+        if (rt_sentinel_start_run(&api, "{\"job_name\":\"fuzz\"}", NULL, &r, err, sizeof(err)) ==
+            0) {
             if (!r.run_id || !*r.run_id || !r.upload_uri_prefix || !*r.upload_uri_prefix ||
                 !r.creds.access_key || !*r.creds.access_key || !r.creds.secret_key ||
                 !*r.creds.secret_key || !r.creds.session_token || !*r.creds.session_token) {

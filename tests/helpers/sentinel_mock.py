@@ -17,6 +17,10 @@ Endpoints (the contract resource-tracker-rs validated against the live API):
       when present (else 422). Answers 200:
         {"run_id": "run-N", "upload_uri_prefix": "s3://test-bucket/sentinel/<org>",
          "upload_credentials": {"access_key", "secret_key", "session_token", "expiration"}}
+      Each run made is also appended to LOGFILE + ".runs" as one line: "run-N KEY" (KEY: the
+      request's Idempotency-Key header, "-" without one). With "idempotency": true in the
+      control file, a repeat of a key answers the run that key made first (an API that honours
+      the header); otherwise every POST makes a new run (the contract as validated).
   POST /runs/{id}/refresh-credentials
       Authorization as above; the body must be empty (else 422). Answers 200
       {"upload_credentials": {...}} with a new session token and expiration. Unknown id: 404.
@@ -44,10 +48,14 @@ The control file is read at every request (missing or empty: no faults). A JSON 
    "expiration": "2030-01-01T00:00:00+00:00",  # sent verbatim instead of now+ttl; null: omitted
    "expiration_key": "expires_at",     # the key name (default "expiration")
    "run_id": 42,                        # any JSON value instead of "run-N"
+   "org": "x",                          # overrides MOCK_ORG for the runs made from now on
+   "idempotency": true,                 # honour Idempotency-Key (see POST /runs)
    "faults": {"start" | "refresh" | "finish" | "any": FAULT}}
   FAULT = {"count": N,       # how many requests it applies to (default 1; -1: all of them)
            "sleep": S,       # sleep S seconds first (then the other parts, or a normal answer)
-           "close": true,    # close the connection without answering
+           "close": true,    # close the connection without answering (nothing done)
+           "lose": true,     # do the work (make the run), then close without answering:
+                             # the answer is lost on the way back
            "status": 500,    # answer this status ...
            "body": ...}      # ... with this body (a string verbatim, else JSON); default a
                              # FastAPI-like {"detail": ...}
@@ -84,6 +92,7 @@ class State:
         self.org = os.environ.get("MOCK_ORG", "org-test")
         self.runs = {}  # run id (text) -> {"issued": n, "finished": bool}
         self.next_run = 1
+        self.by_key = {}  # Idempotency-Key -> run id (text), with "idempotency": true
 
     def control(self):
         try:
@@ -215,6 +224,9 @@ class Handler(BaseHTTPRequestHandler):
                     body = body.encode("utf-8")
                 self.answer(int(fault["status"]), body)
                 return
+            if fault.get("lose"):  # the work done below, its answer written nowhere
+                self.wfile = open(os.devnull, "wb")
+                self.close_connection = True
         if endpoint is None:
             known = path == "/runs" or re.fullmatch(r"/runs/[^/]+/[a-z-]+", path)
             self.answer(405 if known else 404, {"detail": "Not Found"})
@@ -269,10 +281,18 @@ class Handler(BaseHTTPRequestHandler):
         ):
             self.answer(422, detail("list_type", ["tags"], "Input should be a valid list"))
             return
+        key = self.headers.get("Idempotency-Key")
         with st.lock:
-            run_id = "run-%d" % st.next_run
-            st.next_run += 1
-            st.runs[run_id] = {"issued": 0, "finished": False}
+            if ctl.get("idempotency") and key and key in st.by_key:
+                run_id = st.by_key[key]
+            else:
+                run_id = "run-%d" % st.next_run
+                st.next_run += 1
+                st.runs[run_id] = {"issued": 0, "finished": False}
+                if key:
+                    st.by_key.setdefault(key, run_id)
+                with open(st.log_path + ".runs", "a", encoding="utf-8") as f:
+                    f.write("%s %s\n" % (run_id, key or "-"))
             creds = st.creds(ctl, run_id)
         answer_id = ctl.get("run_id", run_id)
         if answer_id != run_id:  # the test's own id must be finishable too
@@ -282,7 +302,7 @@ class Handler(BaseHTTPRequestHandler):
             200,
             {
                 "run_id": answer_id,
-                "upload_uri_prefix": "s3://test-bucket/sentinel/" + st.org,
+                "upload_uri_prefix": "s3://test-bucket/sentinel/" + ctl.get("org", st.org),
                 "upload_credentials": creds,
             },
         )

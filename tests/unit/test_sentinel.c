@@ -173,7 +173,7 @@ static double now_s(void)
 static void start_ok(struct rt_sentinel_run *r)
 {
     char err[512] = "";
-    if (rt_sentinel_start_run(&api, "{\"job_name\":\"j\"}", r, err, sizeof(err)) != 0)
+    if (rt_sentinel_start_run(&api, "{\"job_name\":\"j\"}", NULL, r, err, sizeof(err)) != 0)
         fail_msg("start_run: %s", err);
 }
 
@@ -302,7 +302,7 @@ static void test_start_run(void **state)
     struct rt_sentinel_run r;
     char err[512] = "";
     double t0 = now_s();
-    assert_int_equal(rt_sentinel_start_run(&api, body, &r, err, sizeof(err)), 0);
+    assert_int_equal(rt_sentinel_start_run(&api, body, NULL, &r, err, sizeof(err)), 0);
     assert_string_equal(err, "");
     assert_non_null(r.run_id);
     assert_true(strncmp(r.run_id, "run-", 4) == 0);
@@ -398,7 +398,7 @@ static void expect_start_error(const char *ctl, const char *want)
     memset(&r, 0x5a, sizeof(r)); /* start_run owns r: it is reset even on failure */
     char err[512] = "";
     log_reset();
-    assert_int_equal(rt_sentinel_start_run(&api, "{}", &r, err, sizeof(err)), -1);
+    assert_int_equal(rt_sentinel_start_run(&api, "{}", NULL, &r, err, sizeof(err)), -1);
     if (strcmp(err, want) != 0)
         fail_msg("control %s:\n error '%s'\n want  '%s'", ctl, err, want);
     assert_clean(err);
@@ -424,12 +424,12 @@ static void test_start_errors(void **state)
     struct rt_sentinel_run r;
     char err[512] = "";
     ctl_set("{}");
-    assert_int_equal(rt_sentinel_start_run(&bad, "{}", &r, err, sizeof(err)), -1);
+    assert_int_equal(rt_sentinel_start_run(&bad, "{}", NULL, &r, err, sizeof(err)), -1);
     assert_string_equal(
         err, "sentinel answered HTTP 401 for POST /runs: {\"detail\": \"Invalid or missing API "
              "token\"}");
     assert_clean(err);
-    assert_int_equal(rt_sentinel_start_run(&api, "{\"pid\": 12}", &r, err, sizeof(err)), -1);
+    assert_int_equal(rt_sentinel_start_run(&api, "{\"pid\": 12}", NULL, &r, err, sizeof(err)), -1);
     assert_string_equal(err, "sentinel answered HTTP 422 for POST /runs: {\"detail\": [{\"type\": "
                              "\"extra_forbidden\", \"loc\": [\"body\", \"pid\"], \"msg\": \"Extra "
                              "inputs are not permitted\"}]}");
@@ -505,7 +505,7 @@ static void test_long_error_body(void **state)
     ctl_set(ctl);
     struct rt_sentinel_run r;
     char err[1024] = "";
-    assert_int_equal(rt_sentinel_start_run(&api, "{}", &r, err, sizeof(err)), -1);
+    assert_int_equal(rt_sentinel_start_run(&api, "{}", NULL, &r, err, sizeof(err)), -1);
     static const char prefix[] = "sentinel answered HTTP 422 for POST /runs: ";
     assert_true(strncmp(err, prefix, strlen(prefix)) == 0);
     const char *ex = err + strlen(prefix);
@@ -516,12 +516,12 @@ static void test_long_error_body(void **state)
     /* a short err buffer is cut, still NUL-terminated */
     ctl_set(ctl);
     char small[32];
-    assert_int_equal(rt_sentinel_start_run(&api, "{}", &r, small, sizeof(small)), -1);
+    assert_int_equal(rt_sentinel_start_run(&api, "{}", NULL, &r, small, sizeof(small)), -1);
     assert_int_equal(strlen(small), sizeof(small) - 1);
     assert_true(strncmp(small, prefix, sizeof(small) - 1) == 0);
     /* and err may be NULL */
     ctl_set(ctl);
-    assert_int_equal(rt_sentinel_start_run(&api, "{}", &r, NULL, 0), -1);
+    assert_int_equal(rt_sentinel_start_run(&api, "{}", NULL, &r, NULL, 0), -1);
     ctl_set("{}");
 }
 
@@ -764,7 +764,7 @@ static void test_timeout(void **state)
     ctl_set("{\"faults\": {\"start\": {\"sleep\": 3}}}");
     struct rt_sentinel_run r2;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    assert_int_equal(rt_sentinel_start_run(&api, "{}", &r2, err, sizeof(err)), -1);
+    assert_int_equal(rt_sentinel_start_run(&api, "{}", NULL, &r2, err, sizeof(err)), -1);
     assert_true(elapsed(&a) < 2.5);
     snprintf(want, sizeof(want), "sentinel api %s did not answer POST /runs within 1 s", base);
     assert_string_equal(err, want);
@@ -812,7 +812,7 @@ static void test_closed(void **state)
     char err[512] = "", want[512];
     ctl_set("{\"faults\": {\"start\": {\"close\": true}}}");
     struct rt_sentinel_run r2;
-    assert_int_equal(rt_sentinel_start_run(&api, "{}", &r2, err, sizeof(err)), -1);
+    assert_int_equal(rt_sentinel_start_run(&api, "{}", NULL, &r2, err, sizeof(err)), -1);
     snprintf(want, sizeof(want), "sentinel api %s gave no complete answer to POST /runs: ", base);
     assert_true(strncmp(err, want, strlen(want)) == 0);
     assert_clean(err);
@@ -850,7 +850,7 @@ static void test_refused(void **state)
 
     struct rt_sentinel_run r;
     char err[512] = "";
-    assert_int_equal(rt_sentinel_start_run(&off, "{}", &r, err, sizeof(err)), -1);
+    assert_int_equal(rt_sentinel_start_run(&off, "{}", NULL, &r, err, sizeof(err)), -1);
     assert_string_equal(err, want);
     assert_clean(err);
     struct rt_sentinel_run fake = {.run_id = "run-1"};
@@ -867,7 +867,7 @@ static void test_refused(void **state)
     snprintf(tls, sizeof(tls), "https://127.0.0.1:%d", mock_port);
     struct rt_sentinel https = {.base = tls, .token = TOKEN};
     snprintf(want, sizeof(want), "cannot reach sentinel api %s: ", tls);
-    assert_int_equal(rt_sentinel_start_run(&https, "{}", &r, err, sizeof(err)), -1);
+    assert_int_equal(rt_sentinel_start_run(&https, "{}", NULL, &r, err, sizeof(err)), -1);
     if (strncmp(err, want, strlen(want)) != 0)
         fail_msg("error '%s', want '%s...'", err, want);
     assert_clean(err);
@@ -875,11 +875,108 @@ static void test_refused(void **state)
     /* no token: nothing is sent */
     struct rt_sentinel notok = {.base = base, .token = ""};
     log_reset();
-    assert_int_equal(rt_sentinel_start_run(&notok, "{}", &r, err, sizeof(err)), -1);
+    assert_int_equal(rt_sentinel_start_run(&notok, "{}", NULL, &r, err, sizeof(err)), -1);
     assert_string_equal(err, "no sentinel api token");
     char *log = fx_slurp(log_path);
     assert_string_equal(log, "");
     free(log);
+}
+
+/* --- one registration: the key, the doubt ---------------------------------------------------- */
+
+/* The run's key goes as an Idempotency-Key header, the same each time; none without a key, and
+ * none that could break the header line. */
+static void test_idempotency_key(void **state)
+{
+    (void)state;
+    ctl_set("{}");
+    static const char key[] = "0b7c5d1e-1f2a-4c3b-9d8e-7f6a5b4c3d2e";
+    struct rt_sentinel_run r;
+    char err[512] = "";
+    for (int i = 0; i < 2; i++) {
+        log_reset();
+        assert_int_equal(rt_sentinel_start_run(&api, "{}", key, &r, err, sizeof(err)), 0);
+        char *log = log_one();
+        assert_jget(log, "$.headers.idempotency-key", key);
+        free(log);
+        rt_sentinel_run_free(&r);
+    }
+    static const char *const none[] = {NULL, "", "a\r\nX-Evil: 1"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(none); i++) {
+        log_reset();
+        assert_int_equal(rt_sentinel_start_run(&api, "{}", none[i], &r, err, sizeof(err)), 0);
+        char *log = log_one();
+        assert_jnull(log, "$.headers.idempotency-key");
+        assert_jnull(log, "$.headers.x-evil");
+        free(log);
+        rt_sentinel_run_free(&r);
+    }
+}
+
+/* r.in_doubt after a start that fails under the mock's control ctl */
+static int start_doubt(const char *ctl, const char *want_err)
+{
+    ctl_set(ctl);
+    struct rt_sentinel_run r;
+    memset(&r, 0x5a, sizeof(r));
+    char err[512] = "";
+    assert_int_equal(rt_sentinel_start_run(&api, "{}", "k", &r, err, sizeof(err)), -1);
+    if (want_err && !strstr(err, want_err))
+        fail_msg("control %s: error '%s', want '%s' in it", ctl, err, want_err);
+    assert_clean(err);
+    assert_null(r.run_id);
+    assert_null(r.creds.secret_key);
+    ctl_set("{}");
+    return r.in_doubt;
+}
+
+/* Only a POST that went out and got no usable answer may have registered the run. */
+static void test_start_in_doubt(void **state)
+{
+    (void)state;
+    /* the server said no, or nothing was sent: certainly not registered */
+    assert_int_equal(start_doubt(FAULT_START(500, "\"\""), "HTTP 500"), 0);
+    assert_int_equal(start_doubt(FAULT_START(503, "\"\""), "HTTP 503"), 0);
+    assert_int_equal(start_doubt(FAULT_START(422, "\"\""), "HTTP 422"), 0);
+    assert_int_equal(start_doubt(FAULT_START(302, "\"\""), "HTTP 302"), 0);
+    /* a gateway's 502 or 504 says nothing of the API behind it */
+    assert_int_equal(start_doubt(FAULT_START(502, "\"\""), "HTTP 502"), 1);
+    assert_int_equal(start_doubt(FAULT_START(504, "\"\""), "HTTP 504"), 1);
+    /* a 2xx that cannot be used: the run was made */
+    assert_int_equal(start_doubt(FAULT_START(200, "\"<html>\""), "is not JSON"), 1);
+    assert_int_equal(
+        start_doubt(FAULT_START(201, "{\"upload_uri_prefix\": \"s3://b/p\"}"), "has no run_id"), 1);
+    /* no answer at all: the server may or may not have acted */
+    assert_int_equal(
+        start_doubt("{\"faults\": {\"start\": {\"close\": true}}}", "gave no complete answer"), 1);
+    assert_int_equal(
+        start_doubt("{\"faults\": {\"start\": {\"lose\": true}}}", "gave no complete answer"), 1);
+    timeout_env("1");
+    assert_int_equal(start_doubt("{\"faults\": {\"start\": {\"sleep\": 2}}}", "did not answer"), 1);
+    timeout_env(NULL);
+}
+
+/* Messages that leave the upload room lose every stretch of a secret. */
+static void test_redact(void **state)
+{
+    (void)state;
+    struct rt_sentinel_run r;
+    start_ok(&r); /* its credentials are remembered */
+    char text[256];
+    snprintf(text, sizeof(text),
+             "a " TOKEN " b tok-Bearer-5e c tok-Bea d " S3_KEY " e s3-SECRET-ab f %s g",
+             r.creds.session_token);
+    rt_sentinel_redact(&api, text, sizeof(text));
+    assert_string_equal(text, "a *** b *** c tok-Bea d *** e *** f *** g");
+    rt_sentinel_run_free(&r);
+    snprintf(text, sizeof(text), "no secret here");
+    rt_sentinel_redact(NULL, text, sizeof(text));
+    assert_string_equal(text, "no secret here");
+    char where[128];
+    struct rt_sentinel userinfo = {.base = "https://u:" TOKEN "@h.example/api?t=" TOKEN,
+                                   .token = TOKEN};
+    rt_sentinel_where(&userinfo, where, sizeof(where));
+    assert_string_equal(where, "https://h.example/api?t=***");
 }
 
 int main(void)
@@ -891,6 +988,8 @@ int main(void)
         cmocka_unit_test(test_long_error_body), cmocka_unit_test(test_refresh),
         cmocka_unit_test(test_finish),          cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_closed),          cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_idempotency_key), cmocka_unit_test(test_start_in_doubt),
+        cmocka_unit_test(test_redact),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -61,11 +61,18 @@ struct rt_sentinel_run {
     char *upload_uri_prefix; /* s3://bucket/prefix */
     struct rt_s3_creds creds;
     double expires_at; /* epoch seconds; far future when the API gives none */
+    /* After a failed start: the request went out and no usable answer came back (a timeout, a
+     * lost connection, a gateway's 502 or 504, a 2xx that cannot be used), so Sentinel may have
+     * registered the run all the same. 0: it certainly did not (never sent, or refused). */
+    int in_doubt;
 };
 
-/* POST {base}/runs with `body` (a flat JSON object, see rt_sentinel_run_body()); fills r.
- * 0, or -1 with a one-line reason (HTTP status, or what was missing in the answer). */
-int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body,
+/* POST {base}/runs with `body` (a flat JSON object: rt_store_upload_start_body()) and, when key
+ * is not NULL, the header "Idempotency-Key: KEY" (the run's UUID: the same key for every
+ * attempt; an API that knows the header answers a repeat with the run it made first, one that
+ * does not ignores it). Fills r. 0, or -1 with a one-line reason (HTTP status, or what was
+ * missing in the answer) and r->in_doubt. */
+int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, const char *key,
                           struct rt_sentinel_run *r, char *err, size_t errlen);
 /* POST {base}/runs/{id}/refresh-credentials: replaces r->creds and r->expires_at. */
 int rt_sentinel_refresh(const struct rt_sentinel *s, struct rt_sentinel_run *r, char *err,
@@ -84,6 +91,14 @@ void rt_sentinel_run_free(struct rt_sentinel_run *r);
 int rt_sentinel_init(struct rt_sentinel *s, const char *token, const char *url);
 /* Zeroes the token before freeing it. */
 void rt_sentinel_free(struct rt_sentinel *s);
+
+/* The API's URL as messages and the database show it: without user:password@, no secret. */
+void rt_sentinel_where(const struct rt_sentinel *s, char *out, size_t cap);
+
+/* Each stretch of text that is the token or an S3 credential Sentinel handed out in this
+ * process, or the beginning of one (8 bytes or more), becomes "***", in place (cap: text's
+ * size). For every message that leaves the upload room. */
+void rt_sentinel_redact(const struct rt_sentinel *s, char *text, size_t cap);
 
 /* "YYYY-MM-DDTHH:MM:SS" with optional fractional seconds and "Z", "+HH:MM" or no zone (read as
  * UTC) as epoch seconds; 0 (long expired) when s is not such a timestamp. */

@@ -18,7 +18,10 @@ struct rt_upload_opts {
 
 struct rt_upload_result {
     int already;                  /* finished before: nothing to do */
-    int skipped;                  /* still being recorded */
+    int skipped;                  /* still being recorded, or busy */
+    int busy;                     /* another rtrack is uploading it (its claim, uploads.h) */
+    int in_doubt;                 /* a POST /runs of it got no usable answer (now or before):
+                                   * Sentinel may hold it; not registered again by itself */
     int bad_input;                /* no such run */
     int registered;               /* POST /runs made now (else resumed) */
     int inline_data;              /* finished with data_csv instead of S3 objects */
@@ -29,7 +32,9 @@ struct rt_upload_result {
 
 /* Register (or resume) run `run`, upload the samples not yet in an uploaded batch as gzip CSV
  * objects, finish it. Progress is committed after every batch. 0 when the run is finished on
- * Sentinel (or was already, or dry_run); -1 with a one-line reason in err, progress kept. */
+ * Sentinel (or was already, or dry_run); -1 with a one-line reason in err (never a secret),
+ * progress kept. One uploader per run: while another holds the run's claim, -1 with busy and
+ * skipped set. A run whose registration is in doubt at this API is not posted: -1, in_doubt. */
 int rt_upload_run(struct rt_store *store, int64_t run, const struct rt_sentinel *s,
                   const struct rt_upload_opts *o, struct rt_upload_result *res, char *err,
                   size_t errlen);
@@ -37,7 +42,8 @@ int rt_upload_run(struct rt_store *store, int64_t run, const struct rt_sentinel 
 /* The steps, for streaming while recording (stream.c): a session registers the run on first
  * use (or resumes it with fresh credentials), sends every committed sample not yet sent in
  * batches, and finishes (inline when nothing was sent and the CSV is small). Each call may
- * fail and be repeated later; nothing is lost or sent twice. res may be NULL. */
+ * fail and be repeated later; nothing is lost or sent twice. Each holds the run's claim while
+ * it runs (busy when another uploader holds it). res may be NULL. */
 struct rt_upload_session;
 struct rt_upload_session *rt_upload_open(struct rt_store *store, int64_t run,
                                          const struct rt_sentinel *s,
