@@ -108,7 +108,13 @@ static int cmd_upload(int argc, char **argv, const struct rt_env *env)
         rt_err("upload: SENTINEL_API_TOKEN is not set (the Sentinel API token; see docs/usage.md)");
         return RT_EXIT_USAGE;
     }
-
+    /* the token goes over TLS, or no further than this machine */
+    char err[512];
+    if (!o.dry_run && rt_sentinel_url_check(env->sentinel_url, err, sizeof(err)) != 0) {
+        rt_err("upload: %s", err);
+        rt_sentinel_free(&s);
+        return RT_EXIT_USAGE;
+    }
     if (access(db_path, F_OK) != 0) {
         rt_err("upload: no database '%s'", db_path);
         rt_sentinel_free(&s);
@@ -123,7 +129,6 @@ static int cmd_upload(int argc, char **argv, const struct rt_env *env)
         return RT_EXIT_USAGE;
     }
     int rc = RT_EXIT_OK;
-    char err[512];
     /* the runs to send */
     int64_t *ids = NULL;
     int nids = 0, cap = 0;

@@ -452,16 +452,36 @@ static void s3_error_code(const struct rt_buf *b, char *code, size_t cap)
     code[e - s] = '\0';
 }
 
+/* Whether text holds a credential, or its first 8 bytes or more (a server may echo what it
+ * was sent, cut short). */
+static int holds_cred(const char *text, const struct rt_s3_creds *c)
+{
+    const char *v[] = {c->access_key, c->secret_key, c->session_token};
+    for (size_t i = 0; i < RT_ARRAY_LEN(v); i++) {
+        size_t len = v[i] ? strlen(v[i]) : 0, min = len < 8 ? len : 8;
+        for (const char *p = text; len && *p; p++) {
+            size_t k = 0;
+            while (k < len && p[k] == v[i][k])
+                k++;
+            if (k >= min)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* Why the PUT of uri to host did not succeed, in err: S3's answer (the status and S3's error
  * code), the endpoint's silence, or curl's reason. */
-static void s3_put_error(const struct rt_http *h, const char *host, const char *uri, char *err,
-                         size_t errlen)
+static void s3_put_error(const struct rt_http *h, const struct rt_s3_creds *c, const char *host,
+                         const char *uri, char *err, size_t errlen)
 {
     char why[CURL_ERROR_SIZE];
     if (h->status >= 300 || h->code == CURLE_OK) {
         /* An early 403 may also cut the upload short: the status is the reason then. */
         char code[64];
         s3_error_code(&h->body, code, sizeof(code));
+        if (holds_cred(code, c)) /* an identifier, and the access key is one too */
+            code[0] = '\0';
         if (code[0])
             rt_set_err(err, errlen, "s3 answered HTTP %ld (%s) for %s", h->status, code, uri);
         else
@@ -511,7 +531,7 @@ int rt_s3_put(struct rt_s3_target *t, const struct rt_s3_creds *c, const char *k
             memcpy(uri_out, uri.p, uri.len + 1);
         rc = 0;
     } else {
-        s3_put_error(&h, host, uri.p, err, errlen);
+        s3_put_error(&h, c, host, uri.p, err, errlen);
     }
 out:
     rt_http_close(&h);

@@ -14,6 +14,9 @@
  * again. The run's stable key goes with it as an Idempotency-Key header, which the contract
  * leaves room for (RunCreate forbids extra body fields; headers it ignores).
  *
+ * The token goes over TLS only, or to the loopback interface (127.0.0.0/8, ::1, localhost: the
+ * tests, a local tunnel): a plain http:// URL elsewhere is refused before anything is sent.
+ *
  * Secrets: the token and the credentials never reach an error message. An answer that may
  * carry credentials (any 2xx of /runs, any answer of refresh) is never quoted; other error
  * answers are quoted (200 bytes at most, one line) because FastAPI's 422 says which field was
@@ -22,6 +25,7 @@
 #include "rtrack/net/libs.h"
 #include "rtrack/upload/upload.h"
 
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +124,17 @@ static size_t any_secret_at(const char *p, const char *token)
             k = m;
     }
     return k;
+}
+
+/* Whether text holds a secret stretch (any_secret_at) anywhere. */
+static int holds_secret(const char *text, const char *token)
+{
+    int found = 0;
+    pthread_mutex_lock(&seen_lock);
+    for (const char *p = text; p && *p && !found; p++)
+        found = any_secret_at(p, token) > 0;
+    pthread_mutex_unlock(&seen_lock);
+    return found;
 }
 
 /* Each secret stretch of text (any_secret_at) becomes "***", in place (cap: text's size). */
@@ -296,6 +311,56 @@ void rt_sentinel_where(const struct rt_sentinel *s, char *out, size_t cap)
     rt_sentinel_redact(s, out, cap);
 }
 
+/* 127.0.0.0/8, ::1 or localhost: a connection that never leaves the machine. */
+static int loopback_host(const char *host)
+{
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (strcasecmp(host, "localhost") == 0)
+        return 1;
+    if (inet_pton(AF_INET, host, &a4) == 1)
+        return (ntohl(a4.s_addr) >> 24) == 127;
+    return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+int rt_sentinel_url_check(const char *url, char *err, size_t errlen)
+{
+    const char *u = url && *url ? url : SENTINEL_DEFAULT_URL;
+    char shown[512];
+    display_base(u, shown, sizeof(shown));
+    if (strncasecmp(u, "https://", 8) == 0)
+        return 0;
+    if (strncasecmp(u, "http://", 7) != 0) {
+        rt_set_err(err, errlen, "cannot use sentinel api '%s': not an http(s):// url", shown);
+        return -1;
+    }
+    /* the host: after any user:password@, before the port; [v6] in brackets */
+    const char *auth = u + 7, *h = auth;
+    size_t alen = strcspn(auth, "/?#");
+    for (const char *q = auth; q < auth + alen; q++)
+        if (*q == '@')
+            h = q + 1;
+    size_t hl = (size_t)(auth + alen - h);
+    char host[256] = "";
+    if (hl > 0 && *h == '[') {
+        const char *e = memchr(h, ']', hl);
+        if (e && (size_t)(e - h - 1) < sizeof(host))
+            snprintf(host, sizeof(host), "%.*s", (int)(e - h - 1), h + 1);
+    } else {
+        const char *colon = memchr(h, ':', hl);
+        size_t n = colon ? (size_t)(colon - h) : hl;
+        if (n < sizeof(host))
+            snprintf(host, sizeof(host), "%.*s", (int)n, h);
+    }
+    if (host[0] && loopback_host(host))
+        return 0;
+    rt_set_err(err, errlen,
+               "cannot use sentinel api '%s': plain http would send the api token unencrypted; "
+               "use https:// (plain http only to 127.0.0.0/8, ::1 or localhost)",
+               shown);
+    return -1;
+}
+
 /* Percent-encode one path segment (the run id comes from the server). */
 static void encode_segment(struct rt_buf *b, const char *s)
 {
@@ -361,7 +426,7 @@ static int sentinel_post(const struct rt_sentinel *s, const char *path, const ch
         rt_set_err(err, errlen, "no sentinel api token");
         return -1;
     }
-    if (rt_http_init(err, errlen) != 0)
+    if (rt_sentinel_url_check(s->base, err, errlen) != 0 || rt_http_init(err, errlen) != 0)
         return -1;
     char where[512];
     display_base(s->base, where, sizeof(where));
@@ -562,6 +627,15 @@ int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, const c
     }
     if (read_creds(j, what, &r->creds, &r->expires_at, err, errlen) != 0)
         goto out;
+    /* both are stored, printed and put in S3 keys: never with a secret in them */
+    if (holds_secret(run_id, s->token) || holds_secret(prefix, s->token)) {
+        rt_set_err(err, errlen,
+                   "sentinel's answer to %s carries the api token or an s3 credential in its %s; "
+                   "not used",
+                   what, holds_secret(run_id, s->token) ? "run_id" : "upload_uri_prefix");
+        creds_free(&r->creds);
+        goto out;
+    }
     r->run_id = run_id;
     r->upload_uri_prefix = prefix;
     run_id = prefix = NULL;

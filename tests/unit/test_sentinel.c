@@ -954,6 +954,76 @@ static void test_start_in_doubt(void **state)
     timeout_env("1");
     assert_int_equal(start_doubt("{\"faults\": {\"start\": {\"sleep\": 2}}}", "did not answer"), 1);
     timeout_env(NULL);
+    /* a run id or prefix that carries a secret is made, and not used */
+    assert_int_equal(start_doubt("{\"run_id\": \"" TOKEN "\"}",
+                                 "carries the api token or an s3 credential in its run_id; not "
+                                 "used"),
+                     1);
+    assert_int_equal(start_doubt("{\"run_id\": \"x-tok-Bearer-5e\"}", "in its run_id; not used"),
+                     1);
+    assert_int_equal(start_doubt("{\"run_id\": \"r-" S3_SECRET "\"}", "in its run_id; not used"),
+                     1);
+    assert_int_equal(start_doubt("{\"org\": \"" TOKEN "\"}", "in its upload_uri_prefix; not used"),
+                     1);
+
+    /* never sent: refused before or at the connection */
+    struct rt_sentinel_run r;
+    char err[512] = "";
+    struct rt_sentinel plain = {.base = "http://192.0.2.1:9", .token = TOKEN};
+    assert_int_equal(rt_sentinel_start_run(&plain, "{}", NULL, &r, err, sizeof(err)), -1);
+    assert_int_equal(r.in_doubt, 0);
+    assert_string_equal(err, "cannot use sentinel api 'http://192.0.2.1:9': plain http would "
+                             "send the api token unencrypted; use https:// (plain http only to "
+                             "127.0.0.0/8, ::1 or localhost)");
+}
+
+/* The token goes over TLS, or no further than this machine. */
+static void test_url_check(void **state)
+{
+    (void)state;
+    static const char *const ok[] = {
+        NULL,
+        "",
+        "https://api.sentinel.sparecores.net",
+        "HTTPS://example.com/x",
+        "http://127.0.0.1:9",
+        "http://127.200.3.4/api",
+        "http://localhost",
+        "http://LocalHost:8080/x?y",
+        "http://[::1]:8080",
+        "http://[::1]",
+        "http://user:pw@127.0.0.1:9",
+    };
+    char err[512];
+    for (size_t i = 0; i < RT_ARRAY_LEN(ok); i++)
+        if (rt_sentinel_url_check(ok[i], err, sizeof(err)) != 0)
+            fail_msg("'%s' refused: %s", ok[i] ? ok[i] : "(null)", err);
+    static const char *const plain[] = {
+        "http://example.com",
+        "http://10.0.0.1:80",
+        "http://128.0.0.1",
+        "http://127.0.0.1.nip.io",
+        "http://localhost.example.com",
+        "http://127.1",
+        "http://[::2]:80",
+        "http://[::ffff:10.0.0.1]",
+        "http://127.0.0.1@example.com",
+        "http://example.com/@127.0.0.1",
+        "http://",
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(plain); i++) {
+        err[0] = '\0';
+        if (rt_sentinel_url_check(plain[i], err, sizeof(err)) == 0)
+            fail_msg("'%s' allowed", plain[i]);
+        if (!strstr(err, "plain http would send the api token unencrypted"))
+            fail_msg("'%s': %s", plain[i], err);
+    }
+    assert_int_equal(rt_sentinel_url_check("http://u:" TOKEN "@example.com", err, sizeof(err)), -1);
+    assert_string_equal(err, "cannot use sentinel api 'http://example.com': plain http would "
+                             "send the api token unencrypted; use https:// (plain http only to "
+                             "127.0.0.0/8, ::1 or localhost)");
+    assert_int_equal(rt_sentinel_url_check("ftp://example.com", err, sizeof(err)), -1);
+    assert_string_equal(err, "cannot use sentinel api 'ftp://example.com': not an http(s):// url");
 }
 
 /* Messages that leave the upload room lose every stretch of a secret. */
@@ -989,7 +1059,7 @@ int main(void)
         cmocka_unit_test(test_finish),          cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_closed),          cmocka_unit_test(test_refused),
         cmocka_unit_test(test_idempotency_key), cmocka_unit_test(test_start_in_doubt),
-        cmocka_unit_test(test_redact),
+        cmocka_unit_test(test_url_check),       cmocka_unit_test(test_redact),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

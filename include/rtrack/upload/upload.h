@@ -71,7 +71,8 @@ struct rt_sentinel_run {
  * is not NULL, the header "Idempotency-Key: KEY" (the run's UUID: the same key for every
  * attempt; an API that knows the header answers a repeat with the run it made first, one that
  * does not ignores it). Fills r. 0, or -1 with a one-line reason (HTTP status, or what was
- * missing in the answer) and r->in_doubt. */
+ * missing in the answer) and r->in_doubt. A run_id or upload_uri_prefix that carries a secret
+ * (the token, an S3 credential) is refused. */
 int rt_sentinel_start_run(const struct rt_sentinel *s, const char *body, const char *key,
                           struct rt_sentinel_run *r, char *err, size_t errlen);
 /* POST {base}/runs/{id}/refresh-credentials: replaces r->creds and r->expires_at. */
@@ -91,6 +92,12 @@ void rt_sentinel_run_free(struct rt_sentinel_run *r);
 int rt_sentinel_init(struct rt_sentinel *s, const char *token, const char *url);
 /* Zeroes the token before freeing it. */
 void rt_sentinel_free(struct rt_sentinel *s);
+
+/* Whether the token may be sent to url (NULL or empty: the default): https://, or plain
+ * http:// to the loopback interface only (127.0.0.0/8, ::1, localhost), where nothing crosses a
+ * network. 0, or -1 with "cannot use sentinel api 'URL': reason" in err. Every API call checks
+ * it before anything is sent; the CLI checks it first, to refuse with a usage error. */
+int rt_sentinel_url_check(const char *url, char *err, size_t errlen);
 
 /* The API's URL as messages and the database show it: without user:password@, no secret. */
 void rt_sentinel_where(const struct rt_sentinel *s, char *out, size_t cap);
