@@ -951,9 +951,9 @@ static void test_start_in_doubt(void **state)
         start_doubt("{\"faults\": {\"start\": {\"close\": true}}}", "gave no complete answer"), 1);
     assert_int_equal(
         start_doubt("{\"faults\": {\"start\": {\"lose\": true}}}", "gave no complete answer"), 1);
-    timeout_env("1");
+    timeout_ms(1000);
     assert_int_equal(start_doubt("{\"faults\": {\"start\": {\"sleep\": 2}}}", "did not answer"), 1);
-    timeout_env(NULL);
+    timeout_ms(0);
     /* a run id or prefix that carries a secret is made, and not used */
     assert_int_equal(start_doubt("{\"run_id\": \"" TOKEN "\"}",
                                  "carries the api token or an s3 credential in its run_id; not "
