@@ -58,7 +58,7 @@ static void *streamer(void *arg)
     struct rt_store *store = NULL;
     struct rt_upload_session *u = NULL;
     char err[512];
-    int failing = 0;
+    int failing = 0, doubt = 0;
     if (rt_store_open(st->db_path, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
         rt_warn("sentinel: cannot open '%s' for streaming: %s; 'rtrack upload' sends the run "
                 "later",
@@ -80,9 +80,18 @@ static void *streamer(void *arg)
         pthread_mutex_unlock(&st->mu);
         if (stop)
             break;
+        if (doubt)
+            continue; /* nothing more to try: wait for the run's end */
         /* the first round only registers the run; later ones send what was committed */
-        if (rt_upload_send(u, NULL, err, sizeof(err)) != 0) {
-            if (!failing)
+        struct rt_upload_result res = {0};
+        if (rt_upload_send(u, &res, err, sizeof(err)) != 0) {
+            /* a registration in doubt is not retried (upload.c): saying so once is all */
+            doubt = res.in_doubt;
+            if (doubt)
+                rt_warn("sentinel: streaming stopped: %s; recording goes on, and 'rtrack upload' "
+                        "says how to clear the doubt",
+                        err);
+            else if (!failing)
                 rt_warn("sentinel: streaming paused: %s; recording goes on, retried every %.0f s",
                         err, st->interval);
             failing = 1;
@@ -91,8 +100,10 @@ static void *streamer(void *arg)
             failing = 0;
         }
     }
-    /* the run has ended: the rest, then finish */
-    if (rt_upload_finish(u, NULL, err, sizeof(err)) == 0) {
+    /* the run has ended: the rest, then finish (not in doubt: that was said) */
+    if (doubt) {
+        /* nothing sent: the run stays for 'rtrack upload' */
+    } else if (rt_upload_finish(u, NULL, err, sizeof(err)) == 0) {
         st->ok = 1;
     } else {
         rt_warn("sentinel: the run was not finished: %s; what was sent is kept, 'rtrack upload' "
