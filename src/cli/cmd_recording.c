@@ -14,6 +14,7 @@
 #include "rtrack/record/facts.h"
 #include "rtrack/store/store.h"
 #include "rtrack/upload/stream.h"
+#include "rtrack/upload/upload.h"
 #include "rtrack/upload/upload_run.h"
 
 /* The streamer registers the run only once its cloud is stored (or discovery gave up). */
@@ -26,6 +27,13 @@ static void cloud_stored(void *job)
 static struct rt_streamer *stream_start(const struct cmd_recording *c, const struct rt_config *cfg,
                                         const struct rt_env *env)
 {
+    /* an API the token may not go to is said once, before any thread or request; the job and
+     * the recording go on (streaming never changes them) */
+    char err[512];
+    if (env->sentinel_token && rt_sentinel_url_check(cfg->sentinel_url, err, sizeof(err)) != 0) {
+        rt_warn("sentinel: not streaming: %s; recording goes on", err);
+        return NULL;
+    }
     /* big batches: a streamed run sends what a whole upload interval committed at once */
     struct rt_upload_opts o = {.batch_rows = 100000,
                                .inline_max = c->inline_max,
