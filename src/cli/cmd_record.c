@@ -1,7 +1,7 @@
 /* cmd_record.c - `rtrack record [options]`: sample the system, and with --pid a process tree,
- * until SIGINT/SIGTERM/SIGHUP/SIGQUIT, until --duration has passed, or until the tree is gone.
- * The recording itself is record/loop.h's; this file turns the options into it and says how it
- * ended. */
+ * until SIGINT/SIGTERM/SIGHUP (not one nohup ignored)/SIGQUIT, until --duration has passed, or
+ * until the tree is gone. The recording itself is record/loop.h's; this file turns the options
+ * into it and says how it ended. */
 #include "cmd_recording.h"
 #include "rtrack/base/log.h"
 #include "rtrack/cli/cmd.h"

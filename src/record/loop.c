@@ -68,8 +68,17 @@ int rt_record_signals(struct rt_recording *r)
                 sigs[n++] = run_signals[i];
         r->sigfd = rt_signals_open(sigs, n);
     } else {
+        /* record has no job to protect, and a script stops `rtrack record &` (started with
+         * SIGINT and SIGQUIT ignored) with kill -INT: those stop it whatever their disposition.
+         * A SIGHUP ignored at start is nohup's, asking to survive the terminal: it stays so. */
+        sigset_t ign;
+        ignored_at_start(&ign);
+        int sigs[RT_ARRAY_LEN(record_signals)], n = 0;
+        for (size_t i = 0; i < RT_ARRAY_LEN(record_signals); i++)
+            if (record_signals[i] != SIGHUP || sigismember(&ign, SIGHUP) != 1)
+                sigs[n++] = record_signals[i];
         sigemptyset(&r->ignored);
-        r->sigfd = rt_signals_open(record_signals, (int)RT_ARRAY_LEN(record_signals));
+        r->sigfd = rt_signals_open(sigs, n);
     }
     r->sig_errno = r->sigfd < 0 ? errno : 0;
     if (r->sigfd < 0 && !r->argv) {

@@ -146,6 +146,26 @@ else
     fail "nohup: the job did not start"
 fi
 
+# nohup rtrack record: the hangup is ignored too (nothing else would stop it; it is nohup's point);
+# a script's kill -INT still stops a background `rtrack record &` although bash started it with
+# SIGINT ignored
+nohup "$RTRACK" record --quiet --db hup-rec.db --interval 0.1 >/dev/null 2>hup-rec.err &
+rt=$!
+PIDS+=("$rt")
+if wait_file hup-rec.db; then
+    sleep 0.5
+    kill -HUP "$rt"
+    sleep 0.5
+    check "nohup record: kill -HUP: still recording" "$(kill -0 "$rt" 2>/dev/null && echo alive)" alive
+    kill -INT "$rt"
+    wait_exit "$rt"
+    check "nohup record: kill -INT (ignored at start, as in any script) stops it, exit 0" "$RC" 0
+    check "nohup record: the run ended, interrupted" "$(last hup-rec.db "status || ',' || end_reason")" \
+        "finished,interrupted"
+else
+    fail "nohup record: it did not start"
+fi
+
 # the job's ignored signals are exactly those ignored when rtrack started (SIGPIPE included,
 # although rtrack ignores it itself; this script's background commands also ignore INT and QUIT)
 env --ignore-signal=USR1,PIPE,TERM "$RTRACK" run --quiet --db ign.db -- \
