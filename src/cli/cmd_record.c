@@ -29,7 +29,7 @@ static int cmd_record(int argc, char **argv, const struct rt_env *env)
 
     struct cmd_recording c;
     int exit_code = RT_EXIT_FAILURE;
-    if (cmd_recording_check_env(&c, env, "record") != 0)
+    if (cmd_recording_check(&c, &cfg, env, "record") != 0)
         exit_code = RT_EXIT_USAGE;
     else if (cmd_recording_open(&c, &cfg, env, "record", NULL, cfg.pid) == 0) {
         struct rt_record_result res;

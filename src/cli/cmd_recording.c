@@ -55,10 +55,15 @@ static struct rt_cloud_job *cloud_start(const struct cmd_recording *c, const str
     return rt_cloud_job_start(cfg->db, c->run_id, &o);
 }
 
-int cmd_recording_check_env(struct cmd_recording *c, const struct rt_env *env, const char *mode)
+int cmd_recording_check(struct cmd_recording *c, const struct rt_config *cfg,
+                        const struct rt_env *env, const char *mode)
 {
     memset(c, 0, sizeof(*c));
     c->loop.sigfd = -1;
+    /* a live output that is the database (or its -wal, -shm, -journal) would destroy it:
+     * refused before the database, the output or a job is opened or started */
+    if (cfg->output && cmd_out_check_db(mode, cfg->output, cfg->db) != 0)
+        return -1;
     if (env->sentinel_token && rt_env_check_streaming(env, mode) != 0)
         return -1;
     const char *keep = env->keep_token_in_job;
@@ -95,13 +100,7 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                        const struct rt_env *env, const char *mode, const char *command_json,
                        pid_t pid)
 {
-    /* a live output that is the database (or its -wal, -shm, -journal) would destroy it: a
-     * usage error, refused before the database, the output or a job is opened or started.
-     * Exit 2 from here: the callers' -1 means "could not record" (125 for run, 1 for record),
-     * and nothing is open yet to undo */
-    if (cfg->output && cmd_out_check_db(mode, cfg->output, cfg->db) != 0)
-        exit(RT_EXIT_USAGE);
-    int64_t inline_max = c->inline_max; /* cmd_recording_check_env's */
+    int64_t inline_max = c->inline_max; /* cmd_recording_check's */
     memset(c, 0, sizeof(*c));
     c->inline_max = inline_max;
     c->loop.sigfd = -1;

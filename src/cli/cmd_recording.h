@@ -24,10 +24,12 @@ struct cmd_recording {
     struct rt_recording loop;   /* what the loop needs, from the options */
 };
 
-/* The environment's values a recording uses (RTRACK_UPLOAD_INLINE_MAX; run:
- * RTRACK_KEEP_TOKEN_IN_JOB), checked before anything is done: -1 after saying which is invalid
- * (a usage error: exit 2). Called first; c is then ready for the open. */
-int cmd_recording_check_env(struct cmd_recording *c, const struct rt_env *env, const char *mode);
+/* What a recording is asked to do, checked before anything is done: a live output that is the
+ * database (or its -wal, -shm, -journal), the environment's values (streaming's time limits,
+ * RTRACK_UPLOAD_INLINE_MAX; run: RTRACK_KEEP_TOKEN_IN_JOB). -1 after saying what is wrong (a
+ * usage error: exit 2). Called first; c is then ready for the open. */
+int cmd_recording_check(struct cmd_recording *c, const struct rt_config *cfg,
+                        const struct rt_env *env, const char *mode);
 
 /* The database, the host's facts and the run's row, in that order, so any problem is reported
  * before a job starts; the live output; the loop's signals; the cloud's discovery (when

@@ -61,7 +61,7 @@ static int cmd_run(int argc, char **argv, const struct rt_env *env)
     char *cmd_json = argv_json(cfg.command, cfg.ncommand);
     struct cmd_recording c;
     int exit_code = RT_EXIT_RUN_FAILED, job_signal = 0;
-    if (cmd_recording_check_env(&c, env, "run") != 0)
+    if (cmd_recording_check(&c, &cfg, env, "run") != 0)
         exit_code = RT_EXIT_USAGE;
     else if (cmd_recording_open(&c, &cfg, env, "run", cmd_json, 0) == 0) {
         struct rt_record_result res;
