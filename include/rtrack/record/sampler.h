@@ -19,7 +19,7 @@ struct rt_slot;
 #define RT_SAMPLER_KEEP_BYTES (16u << 20)
 /* The samples of the open transaction are kept too, until it commits (a failed commit would
  * lose them otherwise); a transaction holding more than this is committed at once. */
-#define RT_SAMPLER_BATCH_BYTES (256u << 10)
+#define RT_SAMPLER_BATCH_BYTES (64u << 10)
 /* After a failed write, the oldest waiting sample is tried again this often. */
 #define RT_SAMPLER_RETRY_S 1.0
 /* At the end of the run, the run's end (and what waits) is tried for at most this long. */
