@@ -69,6 +69,22 @@ static int run_write(struct rt_store_rows *r)
     return rc == 0 ? 0 : -1;
 }
 
+/* The open transaction undone after a failure, SQLite's reason kept in s->err: -1. */
+static int rollback(struct rt_store *s)
+{
+    store_read_err(s);
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+/* The last statement of a transaction, then COMMIT; undone when either fails. */
+static int commit_last(struct rt_store *s, struct rt_store_rows *r)
+{
+    if (run_write(r) != 0 || sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        return rollback(s);
+    return 0;
+}
+
 /* The text of column 0 of the first row as a copy, then r closed. NULL for no row or NULL in
  * SQL (SQLite's word for it in s->err, as upload.c always printed it), or a failed read. */
 static char *first_text(struct rt_store *s, struct rt_store_rows *r)
@@ -191,13 +207,9 @@ int rt_store_upload_claim(struct rt_store *s, int64_t run, const char *api_url,
     rt_store_rows_bind_t(r, 3, me->host);
     rt_store_rows_bind_i(r, 4, me->pid);
     rt_store_rows_bind_f(r, 5, me->until);
-    if (run_write(r) != 0 || sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-        goto fail;
-    return 0;
+    return commit_last(s, r);
 fail:
-    store_read_err(s);
-    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    return -1;
+    return rollback(s);
 }
 
 int rt_store_upload_release(struct rt_store *s, int64_t run, const struct rt_store_upload_owner *me)
@@ -304,13 +316,9 @@ int rt_store_upload_commit_batch(struct rt_store *s, int64_t run,
         goto fail;
     rt_store_rows_bind_i(r, 1, run);
     rt_store_rows_bind_i(r, 2, b->last_seq);
-    if (run_write(r) != 0 || sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-        goto fail;
-    return 0;
+    return commit_last(s, r);
 fail:
-    store_read_err(s);
-    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    return -1;
+    return rollback(s);
 }
 
 int rt_store_upload_finished(struct rt_store *s, int64_t run, double now, int64_t max_seq)

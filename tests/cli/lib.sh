@@ -41,6 +41,32 @@ check_range() {
 # q DB SQL : one value
 q() { "$SQLITE" -batch -noheader "$1" "$2"; }
 
+# wait_file FILE [SECS]: wait until FILE exists and is not empty (default 10 s); 1 if it never is
+wait_file() {
+    local i n=$((${2:-10} * 20))
+    for ((i = 0; i < n; i++)); do
+        [ -s "$1" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+# wait_exit PID [SECS]: wait for the background PID (default 10 s) and set RC to its exit status,
+# or to 'timeout' after killing it when it does not end in time
+wait_exit() {
+    local i n=$((${2:-10} * 20))
+    for ((i = 0; i < n; i++)); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.05
+    done
+    if kill -0 "$1" 2>/dev/null; then
+        kill -KILL "$1" 2>/dev/null
+        wait "$1" 2>/dev/null
+        RC=timeout
+    else
+        wait "$1"
+        RC=$?
+    fi
+}
 finish() {
     printf '%d checks, %d failed\n' "$CHECKS" "$FAILS"
     exit "$FAILS"

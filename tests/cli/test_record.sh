@@ -19,22 +19,6 @@ wait_samples() {
     done
     return 1
 }
-# wait_exit PID [SECS]: RC = exit status of background PID, or 'timeout' (then it is killed)
-wait_exit() {
-    local i
-    for ((i = 0; i < ${2:-10} * 20; i++)); do
-        kill -0 "$1" 2>/dev/null || break
-        sleep 0.05
-    done
-    if kill -0 "$1" 2>/dev/null; then
-        kill -KILL "$1" 2>/dev/null
-        wait "$1" 2>/dev/null
-        RC=timeout
-    else
-        wait "$1"
-        RC=$?
-    fi
-}
 
 # --- --duration: ends by itself, baseline + periodic + final, end_reason duration
 DB=dur.db

@@ -25,31 +25,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wait_file FILE [SECS]: wait until FILE is not empty (default 5 s)
-wait_file() {
-    local i n=$((${2:-5} * 20))
-    for ((i = 0; i < n; i++)); do
-        [ -s "$1" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
-# wait_exit PID [SECS]: wait for the background PID, RC its status ('timeout' after killing it)
-wait_exit() {
-    local i n=$((${2:-5} * 20))
-    for ((i = 0; i < n; i++)); do
-        kill -0 "$1" 2>/dev/null || break
-        sleep 0.05
-    done
-    if kill -0 "$1" 2>/dev/null; then
-        kill -KILL "$1" 2>/dev/null
-        wait "$1" 2>/dev/null
-        RC=timeout
-    else
-        wait "$1"
-        RC=$?
-    fi
-}
 # how CMD... ended, as its parent's waitpid() says: "exit N" or "signal N" (+ " core" when it
 # dumped core); killed after 8 s. SIGPIPE and SIGXFSZ (ignored by Python) are reset for CMD.
 how() {

@@ -25,32 +25,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# wait_file FILE [SECS]: wait until FILE exists (default 10 s)
-wait_file() {
-    local i n=$(( ${2:-10} * 20 ))
-    for ((i = 0; i < n; i++)); do
-        [ -s "$1" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
-# wait_exit PID [SECS]: wait for the background PID, set RC to its status (or 'timeout' after
-# killing it when it does not end in time)
-wait_exit() {
-    local i n=$(( ${2:-10} * 20 ))
-    for ((i = 0; i < n; i++)); do
-        kill -0 "$1" 2>/dev/null || break
-        sleep 0.05
-    done
-    if kill -0 "$1" 2>/dev/null; then
-        kill -KILL "$1" 2>/dev/null
-        wait "$1" 2>/dev/null
-        RC=timeout
-    else
-        wait "$1"
-        RC=$?
-    fi
-}
 
 # A job that traps SIG, writes its name to marker.SIG and exits with CODE.
 cat >job.sh <<'EOF'
