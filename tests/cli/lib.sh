@@ -1,4 +1,5 @@
 # tests/cli/lib.sh - sourced by every shell suite: `bash tests/cli/test_X.sh path/to/rtrack`.
+# shellcheck shell=bash
 # Each suite runs in a fresh temporary directory (removed on exit) and counts failures; the
 # exit status is the number of failed checks (0 = pass), 77 is never used (no silent skips:
 # a check that cannot run prints SKIP with the reason).
@@ -52,6 +53,7 @@ wait_file() {
 }
 # wait_exit PID [SECS]: wait for the background PID (default 10 s) and set RC to its exit status,
 # or to 'timeout' after killing it when it does not end in time
+# shellcheck disable=SC2034 # RC is the caller's
 wait_exit() {
     local i n=$((${2:-10} * 20))
     for ((i = 0; i < n; i++)); do
