@@ -40,9 +40,9 @@ struct rt_store {
     sqlite3_stmt *st[ST_COUNT];
     int64_t run_id;
     int in_tx;
-    pid_t unsaved_pid; /* the job's pid, written in every transaction until one commits */
-    int gone;          /* the file was deleted or renamed while open: no write can succeed */
-    int needs_upgrade; /* opened for reading, schema older than this rtrack's */
+    pid_t unsaved_pid;  /* the job's pid, written in every transaction until one commits */
+    int gone;           /* the file was deleted or renamed while open: no write can succeed */
+    int needs_upgrade;  /* opened for reading, schema older than this rtrack's */
     int schema_version; /* the file's, as opened */
     int read_rc;        /* SQLite's code for the first read of the file (open.c) */
     char *uri;          /* opened by this URI (immutable, read where it cannot write), or NULL */

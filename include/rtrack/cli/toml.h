@@ -2,8 +2,9 @@
  *
  * Debian packages no C TOML library. Supported: comments, [table] headers with bare names,
  * `key = value` with bare or quoted keys, and basic strings, literal strings, integers, floats
- * and booleans as values; a UTF-8 byte order mark at the start of the text is skipped. Anything else (arrays, inline tables, dates, multi-line strings,
- * dotted keys) is rejected with file:line, never silently ignored. */
+ * and booleans as values; a UTF-8 byte order mark at the start of the text is skipped. Anything
+ * else (arrays, inline tables, dates, multi-line strings, dotted keys) is rejected with file:line,
+ * never silently ignored. */
 #ifndef RTRACK_TOML_H
 #define RTRACK_TOML_H
 

@@ -19,8 +19,8 @@ struct rt_export_query {
     enum rt_export_format format;
     enum rt_export_table table;
     int64_t run_id;
-    double since, until; /* epoch seconds; NAN = open */
-    int64_t sample_id;   /* > 0: only this sample (live output) */
+    double since, until;      /* epoch seconds; NAN = open */
+    int64_t sample_id;        /* > 0: only this sample (live output) */
     int64_t seq_from, seq_to; /* > 0: only samples with seq in [seq_from, seq_to] (batches) */
 };
 

@@ -80,8 +80,8 @@ int rt_sentinel_refresh(const struct rt_sentinel *s, struct rt_sentinel_run *r, 
                         size_t errlen);
 /* POST {base}/runs/{id}/finish with `body` ({exit_code, run_status, finished_at, data_source,
  * data_uris | data_csv}); 200 required. */
-int rt_sentinel_finish(const struct rt_sentinel *s, const char *run_id, const char *body,
-                       char *err, size_t errlen);
+int rt_sentinel_finish(const struct rt_sentinel *s, const char *run_id, const char *body, char *err,
+                       size_t errlen);
 void rt_sentinel_run_free(struct rt_sentinel_run *r);
 
 /* s from the API token (required: -1 and s zeroed when NULL or empty, which means "no Sentinel
