@@ -769,7 +769,9 @@ static void test_upload_progress(void **state)
     assert_int_equal(u.finished, 0);
     assert_int_equal(u.batches, 0);
     assert_int_equal(u.max_seq, 1);
+    rt_store_upload_free(&u);
     assert_int_not_equal(rt_store_upload_load(s, run + 1, &u), 0); /* no such run */
+    rt_store_upload_free(&u);
     char *status;
     assert_int_equal(rt_store_upload_run_status(s, run, &status), 0);
     assert_string_equal(status, "finished");
