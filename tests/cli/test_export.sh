@@ -132,6 +132,191 @@ EOF
 )
 check "JSON Lines parse, reference fields with their types" "$out" ok
 
+# --- JSON Lines values: each per-interval number worked out again from the raw cumulative
+# counters the store keeps (ticks, sectors, bytes, KiB) of the sample and the one before it
+out=$("$PY" - r.db r.jsonl <<'EOF'
+import json, sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+objs = [json.loads(l) for l in open(sys.argv[2])]
+problems = []
+def near(what, got, want, tol=1e-9):
+    if got is None or want is None or abs(got - want) > tol * max(1.0, abs(want)):
+        problems.append("%s: %r, want %r" % (what, got, want))
+def same(what, got, want):
+    if got != want or type(got) != type(want):
+        problems.append("%s: %r, want %r" % (what, got, want))
+tck, = con.execute("SELECT clk_tck FROM runs WHERE id = 1").fetchone()
+rows = con.execute("SELECT id, mono FROM samples WHERE run_id = 1 ORDER BY seq").fetchall()
+if len(objs) != len(rows) - 1: problems.append("%d lines for %d samples" % (len(objs), len(rows)))
+CPU = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+SAMPLE_CPU = "SELECT %s FROM samples WHERE id = ?" % ", ".join("cpu_" + f for f in CPU)
+CORE_CPU = "SELECT %s FROM cpu_core_samples WHERE sample_id = ? AND core = ?" % ", ".join(CPU)
+def ticks(sql, *args):
+    r = con.execute(sql, args).fetchone()
+    return None if r is None else [v or 0 for v in r]
+nd = nn = 0
+for o, (sid, mono), (psid, pmono) in zip(objs, rows[1:], rows):
+    dt = mono - pmono
+    near("interval_s", o["interval_s"], dt)
+    c, m = o["cpu"], o["memory"]
+    # cpu: the /proc/stat ticks of this sample less the previous one's
+    a, b = ticks(SAMPLE_CPU, psid), ticks(SAMPLE_CPU, sid)
+    d = [y - x for x, y in zip(a, b)]
+    near("cpu.utime_secs", c["utime_secs"], (d[0] + d[1]) / tck)
+    near("cpu.stime_secs", c["stime_secs"], d[2] / tck)
+    ncores = len(c["per_core_pct"])
+    if sum(d) > 0:
+        near("cpu.utilization_pct", c["utilization_pct"], (sum(d) - d[3] - d[4]) / sum(d) * ncores)
+    for k in range(ncores):
+        a, b = ticks(CORE_CPU, psid, k), ticks(CORE_CPU, sid, k)
+        d = [y - x for x, y in zip(a, b)]
+        if sum(d) > 0:
+            near("per_core_pct[%d]" % k, c["per_core_pct"][k],
+                 min(100.0, max(0.0, (sum(d) - d[3] - d[4]) / sum(d) * 100)))
+    # memory: MiB are /proc/meminfo KiB // 1024; used = MemTotal - MemAvailable
+    tot, free, avail, buf, cached, srec = con.execute(
+        "SELECT mem_total_kib, mem_free_kib, mem_available_kib, mem_buffers_kib, mem_cached_kib, "
+        "mem_sreclaimable_kib FROM samples WHERE id = ?", (sid,)).fetchone()
+    same("memory.total_mib", m["total_mib"], tot // 1024)
+    same("memory.free_mib", m["free_mib"], free // 1024)
+    same("memory.used_mib", m["used_mib"], (tot - avail) // 1024)
+    same("memory.available_mib", m["available_mib"], avail // 1024)
+    same("memory.buffers_mib", m["buffers_mib"], buf // 1024)
+    same("memory.cached_mib", m["cached_mib"], cached // 1024 + (srec or 0) // 1024)
+    near("memory.used_pct", m["used_pct"], ((tot - avail) // 1024) * 100 / (tot // 1024))
+    # disks: 512-byte sectors of diskstats (whatever the device's sector size)
+    for dk in o["disk"]:
+        nd += 1
+        q = ("SELECT sectors_read, sectors_written FROM disk_samples ds JOIN disks k "
+             "ON k.id = ds.disk_id WHERE ds.sample_id = ? AND k.name = ?")
+        b = con.execute(q, (sid, dk["device"])).fetchone()
+        a = con.execute(q, (psid, dk["device"])).fetchone()
+        same(dk["device"] + " read_bytes_total", dk["read_bytes_total"], b[0] * 512)
+        same(dk["device"] + " write_bytes_total", dk["write_bytes_total"], b[1] * 512)
+        if a is None: continue
+        rd, wr = max(0, b[0] - a[0]) * 512, max(0, b[1] - a[1]) * 512
+        same(dk["device"] + " read_bytes", dk["read_bytes"], rd)
+        same(dk["device"] + " write_bytes", dk["write_bytes"], wr)
+        near(dk["device"] + " read_bytes_per_sec", dk["read_bytes_per_sec"], rd / dt)
+        near(dk["device"] + " write_bytes_per_sec", dk["write_bytes_per_sec"], wr / dt)
+        for mt in dk["mounts"]:
+            if mt["total_bytes"] > 0:
+                near(mt["mount_point"] + " used_pct", mt["used_pct"],
+                     mt["used_bytes"] * 100 / mt["total_bytes"])
+            if not 0 <= mt["used_bytes"] <= mt["total_bytes"]:
+                problems.append(mt["mount_point"] + " used_bytes %r" % mt["used_bytes"])
+    # NICs: the byte counters of /proc/net/dev
+    for n in o["network"]:
+        nn += 1
+        q = ("SELECT rx_bytes_total, tx_bytes_total FROM nic_samples ns JOIN nics i "
+             "ON i.id = ns.nic_id WHERE ns.sample_id = ? AND i.name = ?")
+        b = con.execute(q, (sid, n["interface"])).fetchone()
+        a = con.execute(q, (psid, n["interface"])).fetchone()
+        same(n["interface"] + " rx_bytes_total", n["rx_bytes_total"], b[0])
+        same(n["interface"] + " tx_bytes_total", n["tx_bytes_total"], b[1])
+        if a is None: continue
+        rx, tx = max(0, b[0] - a[0]), max(0, b[1] - a[1])
+        same(n["interface"] + " rx_bytes", n["rx_bytes"], rx)
+        same(n["interface"] + " tx_bytes", n["tx_bytes"], tx)
+        near(n["interface"] + " rx_bytes_per_sec", n["rx_bytes_per_sec"], rx / dt)
+        near(n["interface"] + " tx_bytes_per_sec", n["tx_bytes_per_sec"], tx / dt)
+    # the tree: its totals are the sums of its process rows
+    ps = o["processes"]
+    near("process_utime_secs", c["process_utime_secs"], sum(p["cpu_utime_secs"] or 0 for p in ps))
+    near("process_stime_secs", c["process_stime_secs"], sum(p["cpu_stime_secs"] or 0 for p in ps))
+    same("process_disk_read_bytes", c["process_disk_read_bytes"], sum(p["disk_read_bytes"] or 0 for p in ps))
+    same("process_disk_write_bytes", c["process_disk_write_bytes"], sum(p["disk_write_bytes"] or 0 for p in ps))
+    same("process_pss_kib", c["process_pss_kib"], sum(p["pss_kib"] or 0 for p in ps))
+    same("process_pss_mib", c["process_pss_mib"], c["process_pss_kib"] // 1024)
+    same("process_rss_mib", c["process_rss_mib"], c["process_rss_kib"] // 1024)
+    if dt > 0:
+        near("process_cores_used", c["process_cores_used"],
+             (c["process_utime_secs"] + c["process_stime_secs"]) / dt, 1e-6)
+if nd == 0: problems.append("no disk in any line")
+if nn == 0: problems.append("no NIC in any line")
+print("ok" if not problems else "; ".join(problems[:8]))
+EOF
+)
+check "JSON Lines values = the raw counters' differences over the interval" "$out" ok
+
+# --- JSON Lines GPU values, from the fake NVML library (tests/fake_nvml/fake_nvml.c): device i
+# has gpu utilization 20+10i %, memory utilization 5+i %, 80 GiB of which (i+1) GiB plus its
+# processes' memory are used, 40+i C, 100+i W, clocks 1500+i / 1400+i / 2600+i MHz, 6912+i
+# cores, PCI bus 0x10+i. The job's shell and its child register with the fake driver; this
+# shell (not in the tree) uses GPU 0 too.
+if [ -n "${RT_FAKE_NVML:-}" ] && [ -e "$RT_FAKE_NVML" ]; then
+    cat >gjob.sh <<'EOF'
+sleep 1.4 &
+child=$!
+{
+    echo "0 $$ 2048 45 12 C"
+    echo "1 $$ 640 25 4 CG"
+    echo "1 $child 128 15 3 G"
+} >>"$1"
+wait
+EOF
+    echo "0 $$ 3072 60 20 C" >g.procs
+    RTRACK_NVML_LIBRARY=$RT_FAKE_NVML FAKE_NVML_GPUS=2 FAKE_NVML_PROC_FILE=$T/g.procs \
+        "$RTRACK" run --quiet --db g.db --interval 0.2 -- sh gjob.sh "$T/g.procs"
+    check "gpu run" "$?" 0
+    "$RTRACK" export --db g.db --format jsonl -o g.jsonl
+    # the last periodic sample: the job and its child are up and registered
+    seq=$(q g.db "SELECT max(seq) FROM samples WHERE kind = 'periodic'")
+    out=$("$PY" - g.jsonl "$seq" "$(q g.db "SELECT pid FROM runs")" <<'EOF'
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])][int(sys.argv[2]) - 1]
+root = int(sys.argv[3])
+GIB, MIB = 1 << 30, 1 << 20
+problems = []
+def same(what, got, want):
+    if got != want or type(got) != type(want):
+        problems.append("%s: %r, want %r" % (what, got, want))
+want = [
+    {"uuid": "GPU-fa4e0000-0000-0000-0000-000000000000", "name": "NVIDIA Fake GPU 0",
+     "device_type": "GPU", "host_id": "0",
+     "detail": {"vendor": "nvidia", "driver_version": "550.00-fake",
+                "pci_bus_id": "00000000:10:00.0"},
+     "utilization_pct": 20.0, "memory_utilization_pct": 5.0,
+     "vram_total_bytes": 80 * GIB,
+     "vram_used_bytes": 1 * GIB + (2048 + 3072) * MIB,  # 1 GiB + job 2048 + outsider 3072 MiB
+     "vram_used_pct": 6.0 * 100 / 80,                   # 6 GiB of 80
+     "temperature_celsius": 40, "power_watts": 100.0,
+     "frequency_mhz": 1500, "sm_clock_mhz": 1400, "memory_clock_mhz": 2600, "core_count": 6912},
+    {"uuid": "GPU-fa4e0000-0000-0000-0000-000000000001", "name": "NVIDIA Fake GPU 1",
+     "device_type": "GPU", "host_id": "1",
+     "detail": {"vendor": "nvidia", "driver_version": "550.00-fake",
+                "pci_bus_id": "00000000:11:00.0"},
+     "utilization_pct": 30.0, "memory_utilization_pct": 6.0,
+     "vram_total_bytes": 80 * GIB,
+     "vram_used_bytes": 2 * GIB + (640 + 128) * MIB,   # the job listed twice (CG) counts once
+     "vram_used_pct": 2.75 * 100 / 80,                 # 2.75 GiB of 80
+     "temperature_celsius": 41, "power_watts": 101.0,
+     "frequency_mhz": 1501, "sm_clock_mhz": 1401, "memory_clock_mhz": 2601, "core_count": 6913},
+]
+same("gpu count", len(o["gpu"]), 2)
+for i, (g, w) in enumerate(zip(o["gpu"], want)):
+    for k, v in w.items():
+        same("gpu[%d].%s" % (i, k), g.get(k), v)
+c = o["cpu"]
+same("process_gpu_usage", c["process_gpu_usage"], (45 + 25 + 15) / 100)  # the tree's SM %, in GPUs
+same("process_gpu_vram_mib", c["process_gpu_vram_mib"], 2048.0 + 640 + 128)
+same("process_gpu_utilized", c["process_gpu_utilized"], 2)
+ps = {p["pid"]: p for p in o["processes"]}
+same("root gpu_vram_bytes", ps.get(root, {}).get("gpu_vram_bytes"), (2048 + 640) * MIB)
+same("root gpu_util_pct", ps.get(root, {}).get("gpu_util_pct"), 45.0 + 25)
+kids = [p for p in o["processes"] if p["ppid"] == root]
+same("one child", len(kids), 1)
+if kids:
+    same("child gpu_vram_bytes", kids[0]["gpu_vram_bytes"], 128 * MIB)
+    same("child gpu_util_pct", kids[0]["gpu_util_pct"], 15.0)
+print("ok" if not problems else "; ".join(problems[:8]))
+EOF
+)
+    check "JSON Lines gpu objects, tree and process GPU values" "$out" ok
+else
+    skip "JSON Lines gpu values: RT_FAKE_NVML does not name the fake NVML library (run under ctest)"
+fi
+
 # --- a system-only recording: the process columns are empty strings, JSON has nulls
 "$RTRACK" record --quiet --db r.db --interval 0.2 --duration 0.7
 "$RTRACK" export --db r.db --run latest >sys.csv

@@ -279,9 +279,10 @@ static void test_tree_cascade_reap(void **state)
     fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .stime = 10,
                             .starttime = 100, .rss_pages = 100, .pss_kib = 300, .read_bytes = 1000,
                             .write_bytes = 2000));
+    /* the child has reaped an earlier child of its own: cutime 3, cstime 2 */
     fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 50, .stime = 5,
-                            .starttime = 200, .rss_pages = 50, .pss_kib = 100, .read_bytes = 500,
-                            .write_bytes = 600));
+                            .cutime = 3, .cstime = 2, .starttime = 200, .rss_pages = 50,
+                            .pss_kib = 100, .read_bytes = 500, .write_bytes = 600));
     fx_write_proc(g.root, P(.pid = 12, .ppid = 11, .comm = "grandchild", .utime = 30, .stime = 3,
                             .starttime = 300, .rss_pages = 50, .pss_kib = 100, .read_bytes = 70,
                             .write_bytes = 80));
@@ -295,20 +296,22 @@ static void test_tree_cascade_reap(void **state)
     assert_int_equal(s->proc_rss_kib, 200 * 4);
     assert_int_equal(s->processes, 4);
     /* grandchild ends at u=40 s=4 (io 90/95), child ends at u=60 s=6 (io 550/650) having
-     * reaped it (cutime 40, cstime 4); root reaps the child: cutime += 60+40, cstime += 6+4,
-     * io += 550+90 / 650+95; root itself +1 tick and +10 bytes each */
+     * reaped it (cutime 3+40, cstime 2+4); root reaps the child: cutime += 60+43,
+     * cstime += 6+6, io += 550+90 / 650+95; root itself +1 tick and +10 bytes each */
     fx_remove_proc(g.root, 11);
     fx_remove_proc(g.root, 12);
     fx_write_proc(g.root,
-                  P(.pid = 10, .ppid = 1, .comm = "root", .utime = 101, .stime = 10, .cutime = 100,
-                    .cstime = 10, .starttime = 100, .rss_pages = 100, .pss_kib = 300,
+                  P(.pid = 10, .ppid = 1, .comm = "root", .utime = 101, .stime = 10, .cutime = 103,
+                    .cstime = 12, .starttime = 100, .rss_pages = 100, .pss_kib = 300,
                     .read_bytes = 1000 + 10 + 640, .write_bytes = 2000 + 10 + 745));
     s = gen_sample(&g);
     assert_int_equal(s->proc_count, 1);
     assert_int_equal(s->proc_children, 0);
-    /* counted: root 1, child's last 10, grandchild's last 10 */
+    /* counted: root 1, child's last 10, grandchild's last 10: root's 1 + 103 less what was
+     * already counted, child 50+3 and grandchild 30 */
     assert_true(fabs(s->proc_utime_s - 0.21) < 1e-9);
-    assert_true(fabs(s->proc_stime_s - 0.02) < 1e-9); /* child +1, grandchild +1 */
+    /* child +1, grandchild +1: root's cstime grew 12, less child 5+2 and grandchild 3 */
+    assert_true(fabs(s->proc_stime_s - 0.02) < 1e-9);
     assert_true(fabs(s->proc_cpu_usage - 0.23) < 1e-9);
     assert_int_equal(s->proc_read_bytes, 10 + 50 + 20); /* root 10, child 50, grandchild 20 */
     assert_int_equal(s->proc_write_bytes, 10 + 50 + 15);
@@ -317,6 +320,8 @@ static void test_tree_cascade_reap(void **state)
     const struct rt_proc_sample *r = find_proc(s, 10);
     assert_non_null(r);
     assert_true(fabs(r->cpu_utime_s - 0.21) < 1e-9);
+    assert_true(fabs(r->cpu_stime_s - 0.02) < 1e-9);
+    assert_int_equal(r->read_bytes, 80);
     assert_int_equal(r->write_bytes, 75);
     assert_int_equal(r->first_seen, 0);
     assert_rows_sum(s);
@@ -325,23 +330,57 @@ static void test_tree_cascade_reap(void **state)
 
 /* A child that vanishes while its tracked parent's cutime does not grow (auto-reaped, or
  * reaped elsewhere) took nothing with it: nothing may be subtracted (the Rust reference
- * subtracts it anyway and undercounts). */
+ * subtracts it anyway and undercounts). What could not be taken back is carried to the next
+ * sample only, and dropped after it. */
 static void test_tree_vanished_not_reaped_by_tree(void **state)
 {
     (void)state;
     struct gen g;
     gen_init(&g);
-    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .starttime = 1,
-                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
-    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 50, .starttime = 2,
-                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .stime = 30,
+                            .starttime = 1, .pss_kib = 1, .read_bytes = 1000, .write_bytes = 2000));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 50, .stime = 20,
+                            .starttime = 2, .pss_kib = 1, .read_bytes = 5000, .write_bytes = 700));
     gen_open(&g, 10, 0);
     gen_sample(&g);
+    /* the child is gone; the root's cutime, cstime and io did not take it in: its own +7 user
+     * and +4 system ticks, no I/O */
     fx_remove_proc(g.root, 11);
-    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 107, .starttime = 1,
-                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 107, .stime = 34,
+                            .starttime = 1, .pss_kib = 1, .read_bytes = 1000, .write_bytes = 2000));
     struct rt_sample *s = gen_sample(&g);
     assert_true(fabs(s->proc_utime_s - 0.07) < 1e-9);
+    assert_true(fabs(s->proc_stime_s - 0.04) < 1e-9); /* not 4 - 20 ticks */
+    assert_int_equal(s->proc_read_bytes, 0);          /* not 0 - 5000 */
+    assert_int_equal(s->proc_write_bytes, 0);         /* not 0 - 700 */
+    const struct rt_proc_sample *r = find_proc(s, 10);
+    assert_true(fabs(r->cpu_stime_s - 0.04) < 1e-9);
+    assert_int_equal(r->read_bytes, 0);
+    assert_int_equal(r->write_bytes, 0);
+    assert_rows_sum(s);
+    /* next interval: a short child nobody saw was born and reaped (cutime +10, cstime +4,
+     * io +100 / +50); root +1 user +1 system. The child carried from the last sample (50, 20,
+     * 5000, 700) cannot be told from it: what it covers (10, 4, 100, 50) is taken back */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 108, .stime = 35,
+                            .cutime = 10, .cstime = 4, .starttime = 1, .pss_kib = 1,
+                            .read_bytes = 1100, .write_bytes = 2050));
+    s = gen_sample(&g);
+    assert_true(fabs(s->proc_utime_s - 0.01) < 1e-9); /* 1 + 10 - 10 */
+    assert_true(fabs(s->proc_stime_s - 0.01) < 1e-9); /* 1 + 4 - 4 */
+    assert_int_equal(s->proc_read_bytes, 0);          /* 100 - 100 */
+    assert_int_equal(s->proc_write_bytes, 0);         /* 50 - 50 */
+    assert_rows_sum(s);
+    /* the rest of the carry (40, 16, 4900, 650) was dropped: another unseen child (cutime
+     * +30, cstime +7, io +400 / +90) and root +1 / +1 count in full */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 109, .stime = 36,
+                            .cutime = 40, .cstime = 11, .starttime = 1, .pss_kib = 1,
+                            .read_bytes = 1500, .write_bytes = 2140));
+    s = gen_sample(&g);
+    assert_true(fabs(s->proc_utime_s - 0.31) < 1e-9); /* 1 + 30 */
+    assert_true(fabs(s->proc_stime_s - 0.08) < 1e-9); /* 1 + 7 */
+    assert_int_equal(s->proc_read_bytes, 400);
+    assert_int_equal(s->proc_write_bytes, 90);
+    assert_rows_sum(s);
     gen_free(&g);
 }
 
@@ -353,29 +392,44 @@ static void test_tree_reap_between_reads(void **state)
     (void)state;
     struct gen g;
     gen_init(&g);
-    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .starttime = 1,
-                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
-    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 50, .starttime = 2,
-                            .pss_kib = 1, .read_bytes = 5000, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .stime = 10,
+                            .starttime = 1, .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 50, .stime = 20,
+                            .starttime = 2, .pss_kib = 1, .read_bytes = 5000, .write_bytes = 700));
     gen_open(&g, 10, 0);
     gen_sample(&g);
     fx_remove_proc(g.root, 11);
-    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 101, .starttime = 1,
-                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 101, .stime = 12,
+                            .starttime = 1, .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
     struct rt_sample *s = gen_sample(&g);
-    assert_true(fabs(s->proc_utime_s - 0.01) < 1e-9);
-    /* the child ended at 60 ticks and 6000 bytes, now in the root's counters */
-    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 102, .cutime = 60,
-                            .starttime = 1, .pss_kib = 1, .read_bytes = 6000, .write_bytes = 0));
+    assert_true(fabs(s->proc_utime_s - 0.01) < 1e-9); /* root +1, nothing taken yet */
+    assert_true(fabs(s->proc_stime_s - 0.02) < 1e-9); /* root +2, not 2 - 20 */
+    assert_int_equal(s->proc_read_bytes, 0);          /* not 0 - 5000 */
+    assert_int_equal(s->proc_write_bytes, 0);         /* not 0 - 700 */
+    assert_rows_sum(s);
+    /* the child ended at 60 user and 24 system ticks, 6000 bytes read and 900 written, now in
+     * the root's counters */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 102, .stime = 13,
+                            .cutime = 60, .cstime = 24, .starttime = 1, .pss_kib = 1,
+                            .read_bytes = 6000, .write_bytes = 900));
     s = gen_sample(&g);
-    assert_true(fabs(s->proc_utime_s - 0.11) < 1e-9); /* root +1, the child's last 10 */
-    assert_int_equal(s->proc_read_bytes, 1000);
+    assert_true(fabs(s->proc_utime_s - 0.11) < 1e-9); /* root +1, the child's last 60 - 50 */
+    assert_true(fabs(s->proc_stime_s - 0.05) < 1e-9); /* root +1, the child's last 24 - 20 */
+    assert_int_equal(s->proc_read_bytes, 1000);       /* 6000 - 5000 */
+    assert_int_equal(s->proc_write_bytes, 200);       /* 900 - 700 */
+    const struct rt_proc_sample *r = find_proc(s, 10);
+    assert_true(fabs(r->cpu_stime_s - 0.05) < 1e-9);
+    assert_int_equal(r->write_bytes, 200);
     assert_rows_sum(s);
     /* carried once only: later growth is counted in full */
-    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 102, .cutime = 90,
-                            .starttime = 1, .pss_kib = 1, .read_bytes = 6000, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 102, .stime = 13,
+                            .cutime = 90, .cstime = 31, .starttime = 1, .pss_kib = 1,
+                            .read_bytes = 6400, .write_bytes = 1000));
     s = gen_sample(&g);
     assert_true(fabs(s->proc_utime_s - 0.30) < 1e-9);
+    assert_true(fabs(s->proc_stime_s - 0.07) < 1e-9);
+    assert_int_equal(s->proc_read_bytes, 400);
+    assert_int_equal(s->proc_write_bytes, 100);
     gen_free(&g);
 }
 
@@ -390,21 +444,32 @@ static void test_tree_births(void **state)
                             .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
     gen_open(&g, 10, 0);
     gen_sample(&g);
-    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .cutime = 25,
-                            .starttime = 1, .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
-    fx_write_proc(g.root, P(.pid = 20, .ppid = 10, .comm = "new", .utime = 12, .stime = 3,
-                            .starttime = 150, .pss_kib = 1, .read_bytes = 4096, .write_bytes = 0));
+    /* one child born and reaped in the interval (25 user, 6 system ticks, 1000 bytes read and
+     * 300 written, all now the root's), one born and still there */
+    fx_write_proc(g.root,
+                  P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .cutime = 25, .cstime = 6,
+                    .starttime = 1, .pss_kib = 1, .read_bytes = 1000, .write_bytes = 300));
+    fx_write_proc(g.root,
+                  P(.pid = 20, .ppid = 10, .comm = "new", .utime = 12, .stime = 3, .starttime = 150,
+                    .pss_kib = 1, .read_bytes = 4096, .write_bytes = 512));
     struct rt_sample *s = gen_sample(&g);
     assert_true(fabs(s->proc_utime_s - 0.37) < 1e-9); /* 25 via cutime + 12 */
-    assert_true(fabs(s->proc_stime_s - 0.03) < 1e-9);
-    assert_int_equal(s->proc_read_bytes, 4096);
+    assert_true(fabs(s->proc_stime_s - 0.09) < 1e-9); /* 6 via cstime + 3 */
+    assert_int_equal(s->proc_read_bytes, 1000 + 4096);
+    assert_int_equal(s->proc_write_bytes, 300 + 512);
     const struct rt_proc_sample *n = find_proc(s, 20);
     assert_non_null(n);
     assert_int_equal(n->first_seen, 1);
     assert_true(fabs(n->cpu_utime_s - 0.12) < 1e-9);
+    assert_true(fabs(n->cpu_stime_s - 0.03) < 1e-9);
     assert_int_equal(n->read_bytes, 4096);
+    assert_int_equal(n->write_bytes, 512);
     assert_string_equal(n->cmdline_json, "[\"new\"]");
-    assert_true(fabs(find_proc(s, 10)->cpu_utime_s - 0.25) < 1e-9);
+    const struct rt_proc_sample *r = find_proc(s, 10);
+    assert_true(fabs(r->cpu_utime_s - 0.25) < 1e-9);
+    assert_true(fabs(r->cpu_stime_s - 0.06) < 1e-9);
+    assert_int_equal(r->read_bytes, 1000);
+    assert_int_equal(r->write_bytes, 300);
     assert_rows_sum(s);
     gen_free(&g);
 }
@@ -442,19 +507,31 @@ static void test_tree_pid_reuse(void **state)
     gen_init(&g);
     fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .starttime = 1,
                             .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
-    fx_write_proc(g.root, P(.pid = 77, .ppid = 10, .comm = "old", .utime = 50, .starttime = 500,
-                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root,
+                  P(.pid = 77, .ppid = 10, .comm = "old", .utime = 50, .stime = 20,
+                    .starttime = 500, .pss_kib = 1, .read_bytes = 5000, .write_bytes = 700));
     gen_open(&g, 10, 0);
     gen_sample(&g);
-    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .cutime = 55,
-                            .starttime = 1, .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
-    fx_write_proc(g.root, P(.pid = 77, .ppid = 10, .comm = "new", .utime = 3, .starttime = 900,
-                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    /* old ended at 55 user, 26 system ticks, 5500 bytes read, 800 written: the root reaped it */
+    fx_write_proc(g.root,
+                  P(.pid = 10, .ppid = 1, .comm = "root", .utime = 100, .cutime = 55, .cstime = 26,
+                    .starttime = 1, .pss_kib = 1, .read_bytes = 5500, .write_bytes = 800));
+    fx_write_proc(g.root, P(.pid = 77, .ppid = 10, .comm = "new", .utime = 3, .stime = 1,
+                            .starttime = 900, .pss_kib = 1, .read_bytes = 40, .write_bytes = 0));
     struct rt_sample *s = gen_sample(&g);
     assert_true(fabs(s->proc_utime_s - 0.08) < 1e-9); /* old's last 5 + new's 3 */
+    assert_true(fabs(s->proc_stime_s - 0.07) < 1e-9); /* old's last 6 + new's 1 */
+    assert_int_equal(s->proc_read_bytes, 500 + 40);   /* old's last 5500 - 5000, new's 40 */
+    assert_int_equal(s->proc_write_bytes, 100);       /* old's last 800 - 700 */
+    const struct rt_proc_sample *r = find_proc(s, 10);
+    assert_true(fabs(r->cpu_stime_s - 0.06) < 1e-9);
+    assert_int_equal(r->read_bytes, 500);
+    assert_int_equal(r->write_bytes, 100);
     const struct rt_proc_sample *n = find_proc(s, 77);
     assert_int_equal(n->starttime, 900);
     assert_int_equal(n->first_seen, 1);
+    assert_true(fabs(n->cpu_stime_s - 0.01) < 1e-9);
+    assert_int_equal(n->read_bytes, 40);
     assert_rows_sum(s);
     gen_free(&g);
 }

@@ -262,6 +262,44 @@ void fx_rmtree(const char *path)
     nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static size_t copy_from_len;
+static const char *copy_to;
+
+static int copy_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)ftw;
+    char to[4096], link[4096];
+    snprintf(to, sizeof(to), "%s%s", copy_to, p + copy_from_len);
+    if (flag == FTW_D)
+        return mkdir(to, 0755) == 0 || errno == EEXIST ? 0 : -1;
+    if (flag == FTW_SL) {
+        ssize_t n = readlink(p, link, sizeof(link) - 1);
+        if (n < 0)
+            return -1;
+        link[n] = '\0';
+        return symlink(link, to);
+    }
+    if (flag != FTW_F)
+        return -1;
+    FILE *in = fopen(p, "rb"), *out = fopen(to, "wb");
+    int rc = in && out ? 0 : -1;
+    char buf[8192];
+    for (size_t n; rc == 0 && (n = fread(buf, 1, sizeof(buf), in)) > 0;)
+        rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        rc = -1;
+    return rc == 0 ? chmod(to, sb->st_mode & 07777) : -1;
+}
+
+void fx_copytree(const char *src, const char *dst)
+{
+    copy_from_len = strlen(src);
+    copy_to = dst;
+    assert_int_equal(nftw(src, copy_cb, 16, FTW_PHYS), 0);
+}
+
 void fx_write_proc(const char *root, const struct fx_proc *p)
 {
     char rel[256], text[1024];

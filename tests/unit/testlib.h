@@ -66,6 +66,9 @@ void fx_mkdirs(const char *path);
 void fx_write(const char *root, const char *rel, const char *text);
 void fx_symlink(const char *root, const char *rel, const char *target);
 void fx_rmtree(const char *path);
+/* Copy the tree src to dst (a new directory): files byte for byte, directories, and symbolic
+ * links as links (a case's relative b/sys -> ../a/sys keeps working in the copy). */
+void fx_copytree(const char *src, const char *dst);
 struct fx_proc {
     pid_t pid, ppid;
     const char *comm;
