@@ -242,11 +242,42 @@ static struct kept *kept_of(struct proc_state *st, const struct scan_ent *e)
     return e->kept >= 0 ? &st->kept[e->kept] : NULL;
 }
 
+/* The process of k is still the one its kept stat belongs to: that descriptor reads. */
+static int kept_alive(const struct kept *k)
+{
+    char b[64];
+    return k && k->stat_fd >= 0 && pread(k->stat_fd, b, sizeof(b), 0) > 0;
+}
+
+/* read_pidfile of a file kept in *fdp, for a member whose stat was read this sample. A
+ * descriptor can fail while its process lives on: smaps_rollup (and io) pin the address space
+ * they were opened on, and an exec replaces it (ESRCH). Then the file is opened again by path,
+ * within this sample, and kept only when the process's own stat descriptor still reads after
+ * the open: while that process lives its pid cannot be another's. */
+static ssize_t read_kept(struct proc_state *st, struct kept *k, int *fdp, pid_t pid,
+                         const char *name)
+{
+    int had = k && *fdp >= 0;
+    ssize_t n = read_pidfile(st, k ? fdp : NULL, pid, name, RT_READ_SINGLE, &st->buf);
+    if (n >= 0 || !had || !kept_alive(k))
+        return n;
+    n = read_pidfile(st, fdp, pid, name, RT_READ_SINGLE, &st->buf);
+    if (n >= 0 && !kept_alive(k)) {
+        /* gone (or replaced) between the two reads: what was read may be another's */
+        if (*fdp >= 0) {
+            close(*fdp);
+            *fdp = -1;
+            st->nfds--;
+        }
+        return -ESRCH;
+    }
+    return n;
+}
+
 static int64_t pss_kib(struct proc_state *st, struct scan_ent *e)
 {
     struct kept *k = kept_of(st, e);
-    if (read_pidfile(st, k ? &k->smaps_fd : NULL, e->pid, "smaps_rollup", RT_READ_SINGLE,
-                     &st->buf) <= 0)
+    if (read_kept(st, k, k ? &k->smaps_fd : NULL, e->pid, "smaps_rollup") <= 0)
         return RT_NA; /* EACCES (other users, pid 1 here), ESRCH (zombie), ENOENT (gone) */
     return rt_parse_smaps_pss(st->buf.p);
 }
@@ -255,7 +286,7 @@ static void read_io(struct proc_state *st, struct scan_ent *e, int64_t *rd, int6
 {
     struct kept *k = kept_of(st, e);
     *rd = *wr = RT_NA;
-    if (read_pidfile(st, k ? &k->io_fd : NULL, e->pid, "io", RT_READ_SINGLE, &st->buf) <= 0)
+    if (read_kept(st, k, k ? &k->io_fd : NULL, e->pid, "io") <= 0)
         return;
     rt_parse_pid_io(st->buf.p, rd, wr);
 }

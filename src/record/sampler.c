@@ -257,6 +257,15 @@ void rt_sampler_store(struct rt_sampler *s)
         slot_release(s, slot_of(old));
 }
 
+void rt_sampler_drop(struct rt_sampler *s)
+{
+    struct rt_sample *cur = s->cur;
+    s->cur = NULL;
+    if (cur)
+        slot_release(s, slot_of(cur));
+    s->last_final = 1;
+}
+
 int rt_sampler_end(struct rt_sampler *s, const struct rt_run_end *e)
 {
     double give_up = rt_clock_s(CLOCK_MONOTONIC) + RT_SAMPLER_END_WAIT_S;
@@ -268,6 +277,8 @@ int rt_sampler_end(struct rt_sampler *s, const struct rt_run_end *e)
             rc = write_waiting(s, CATCH_UP_MAX, 1);
         if (rc == 0)
             rc = write_waiting(s, s->nkept, 0);
+        if (rc == 0 && s->last_final)
+            rc = rt_store_last_is_final(s->store);
         if (rc == 0)
             rc = rt_store_end_run(s->store, e);
         if (rc == 0) {

@@ -669,6 +669,27 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     return rc;
 }
 
+int rt_store_last_is_final(struct rt_store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE samples SET kind = 'final' WHERE run_id = ?1 AND "
+                           "kind = 'periodic' AND seq = (SELECT max(seq) FROM samples "
+                           "WHERE run_id = ?1)",
+                           -1, &st, NULL) != SQLITE_OK) {
+        store_db_err(s, "cannot write database");
+        if (s->in_tx)
+            rollback_keep_err(s);
+        return -1;
+    }
+    sqlite3_bind_int64(st, 1, s->run_id);
+    int rc = store_step(s, st, NULL);
+    sqlite3_finalize(st);
+    if (rc != 0 && s->in_tx)
+        rollback_keep_err(s);
+    return rc;
+}
+
 /* --- samples ------------------------------------------------------------------------------------
  */
 

@@ -93,7 +93,9 @@ check "--pid: end_reason tree-gone" "$(runcol "end_reason || ',' || status")" "t
 check "--pid: runs.pid" "$(runcol pid)" "$P"
 check "--pid: proc_root_pid in every sample" "$(s "count(*)" "WHERE proc_root_pid IS NOT $P")" 0
 check "--pid: the process is live in the periodic samples" "$(s "min(proc_count)" "WHERE kind = 'periodic'")" 1
-check "--pid: last sample final, with no live process" "$(s "kind || ',' || proc_count" "ORDER BY seq DESC LIMIT 1")" "final,0"
+# the sample that found the process gone is not stored: the one before it is the final one
+check "--pid: last sample final, with the process live" "$(s "kind || ',' || proc_count" "ORDER BY seq DESC LIMIT 1")" "final,1"
+check "--pid: one final sample" "$(s "count(*)" "WHERE kind = 'final'")" 1
 check "--pid: processes row" "$(q $DB "SELECT name || '|' || cmdline FROM processes WHERE pid = $P")" 'sleep|["sleep","2"]'
 wait $P 2>/dev/null
 

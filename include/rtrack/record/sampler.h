@@ -49,6 +49,7 @@ struct rt_sampler {
     int64_t stored, failed; /* samples committed / lost */
     struct rt_live *live;   /* --output, or NULL */
     int warned, warned_full;
+    int last_final; /* rt_sampler_drop: the last stored sample is the final one */
 };
 
 void rt_sampler_open(struct rt_sampler *s, const struct rt_sysenv *env,
@@ -65,6 +66,10 @@ struct rt_sample *rt_sampler_collect(struct rt_sampler *s, enum rt_sample_kind k
  * written, oldest first, once a try (every RT_SAMPLER_RETRY_S) succeeds. The job is never
  * affected. */
 void rt_sampler_store(struct rt_sampler *s);
+/* The sample just collected is not stored, and ends the recording: the last stored sample
+ * becomes the final one at rt_sampler_end (record --pid: the sample that finds the tree gone
+ * measures nothing of it; stored, its zeros would read as a tree that used nothing). */
+void rt_sampler_drop(struct rt_sampler *s);
 /* Record the run's end, committing it with what is still uncommitted (the final sample, and
  * any samples still waiting): one commit for the end and the last of them. A failure is tried
  * again for up to RT_SAMPLER_END_WAIT_S (only then, and never for a deleted file). Returns 0 or

@@ -71,6 +71,10 @@ int rt_store_others_wrote(struct rt_store *s);
 int64_t rt_store_last_sample_id(const struct rt_store *s);
 
 int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e);
+/* The run's last stored sample becomes its final one (a periodic sample before it): for a
+ * recording whose ending sample was not stored (rt_sampler_drop). Within the open transaction,
+ * before rt_store_end_run. 0, or -1 with the transaction rolled back. */
+int rt_store_last_is_final(struct rt_store *s);
 
 /* The cloud run `run` was recorded on (collect/cloud.h), once its discovery has answered: an
  * autocommitted update of the run's row, so the thread that discovered it can store it through

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# What the recommendation is built on (issue 16): no sample of a live tree with an empty memory
+# reading, no row of a tree that is gone.
+. "$(dirname "$0")/lib.sh" "$1"
+
+# --- a process that execs keeps its memory reading in the sample right after the exec: the
+# smaps_rollup kept open pins the old address space and fails (ESRCH) after an exec; it is
+# opened again within the same sample. 'sh -c "sleep 1.2; exec sleep 2"' at 0.5 s: the exec
+# falls between the samples at 1.0 and 1.5 s.
+DB=exec.db
+"$RTRACK" run --quiet --db $DB --interval 0.5 -- sh -c 'sleep 1.2; exec sleep 2'
+check "exec: exit 0" "$?" 0
+check_range "exec: periodic samples" "$(q $DB "SELECT count(*) FROM samples WHERE kind = 'periodic'")" 5 8
+check "exec: no periodic sample with the tree's memory 0 or unknown" \
+    "$(q $DB "SELECT count(*) FROM samples WHERE kind = 'periodic' AND coalesce(proc_pss_kib, 0) = 0")" 0
+check "exec: no live process row without its memory" \
+    "$(q $DB "SELECT count(*) FROM process_samples ps JOIN samples s ON s.id = ps.sample_id
+              WHERE s.kind = 'periodic' AND ps.state NOT IN ('Z', 'X') AND coalesce(ps.pss_kib, 0) = 0")" 0
+# the exec is seen: the job's process now runs sleep 2
+check "exec: the job's process after the exec" \
+    "$(q $DB "SELECT name || ' ' || cmdline FROM processes WHERE pid = (SELECT pid FROM runs)")" \
+    'sleep ["sleep","2"]'
+# --- record --pid of a tree that exits: the sample that finds it gone is not stored (its zeros
+# would read as a tree that used nothing): no trailing all-zero row, means unchanged by it. A
+# process holding 100 MiB (written, so resident) for 2 s, sampled every 0.25 s.
+DB=pidgone.db
+python3 -c 'import time; b = bytearray(100 << 20); open("held", "w").write("1"); time.sleep(2)' &
+P=$!
+wait_file held 10 || fail "pid gone: the process did not start"
+"$RTRACK" record --quiet --db $DB --interval 0.25 --pid $P
+check "pid gone: exit 0" "$?" 0
+check "pid gone: end_reason" "$(q $DB "SELECT end_reason FROM runs")" tree-gone
+check "pid gone: last sample is final and sees the process" \
+    "$(q $DB "SELECT kind || ',' || proc_count FROM samples ORDER BY seq DESC LIMIT 1")" "final,1"
+"$RTRACK" export --db $DB --format csv --table process -o p.csv
+check "pid gone: csv rows = samples after the baseline" "$(($(wc -l <p.csv) - 1))" \
+    "$(q $DB "SELECT count(*) - 1 FROM samples")"
+# memory_mib is column 7 of the Python ProcessTracker layout: every row holds the 100 MiB
+check_range "pid gone: least memory_mib of any csv row" \
+    "$(awk -F, 'NR > 1 { print $7 }' p.csv | sort -g | head -1)" 99 130
+"$RTRACK" summary --db $DB --format json >s.json
+check_range "pid gone: summary mean memory (MiB)" \
+    "$(python3 -c 'import json; print(json.load(open("s.json"))["process"]["memory_mib"]["mean"])')" 99 130
+finish
