@@ -64,8 +64,9 @@ parse() {
     done <"$LIST"
     local i
     for i in "${!names[@]}"; do
-        [ -n "${files[i]}" ] && [ -n "${froms[i]}" ] && [ -n "${testss[i]}" ] ||
+        if [ -z "${files[i]}" ] || [ -z "${froms[i]}" ] || [ -z "${testss[i]}" ]; then
             die "mutant '${names[i]}': file, from and tests are required"
+        fi
     done
 }
 parse
