@@ -34,8 +34,9 @@ fake_run() { # DB [rtrack run options...]: run job.sh under the fake, 2 GPUs
     RTRACK_NVML_LIBRARY=${LIB:-$FULL} FAKE_NVML_GPUS=2 FAKE_NVML_PROC_FILE="$T/$db.procs" \
         "$RTRACK" run --db "$db" --interval 0.2 "$@" -- sh job.sh "$T/$db.procs" 2>"$db.err"
 }
-# the last periodic sample: the job's processes are all up and registered by then
-last() { q "$1" "SELECT max(id) FROM samples WHERE kind = 'periodic'"; }
+# the last periodic sample in which the job and its child are both live: all registered by
+# then (on a loaded machine the child's exit can come a sample before the job's)
+last() { q "$1" "SELECT max(id) FROM samples WHERE kind = 'periodic' AND proc_count >= 2"; }
 gs() { # DB IDX COLUMNS: one gpu_samples row of the last periodic sample
     q "$1" "SELECT $3 FROM gpu_samples gs JOIN gpus g ON g.id = gs.gpu_id WHERE g.idx = $2 AND gs.sample_id = $(last "$1")"
 }
