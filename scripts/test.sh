@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Build rtrack and run its tests, three ways (.ci/run runs exactly this, with no arguments):
+# Build rtrack and run its tests, three ways (.ci/run runs this with no arguments, requiring all):
 #   normal  $BUILD (build/)            gcc, warnings as errors: the whole ctest suite
 #   asan    $ASAN_BUILD (build-asan/)  gcc, Debug, AddressSanitizer + UndefinedBehaviorSanitizer:
 #                                      the whole ctest suite again; any report fails its test
 #   fuzz    $FUZZ_BUILD (build-fuzz/)  clang + libFuzzer: each harness of tests/fuzz replays its
 #                                      seed corpus, then fuzzes for $RTRACK_FUZZ_SECONDS (5) s
-# An empty suite fails. Every stage runs; the script fails when any of them failed. Tests run
+# An empty suite fails. A shell suite that cannot run here (not root, say) is reported skipped by
+# ctest; one that skips a part CI requires fails when RTRACK_TEST_REQUIRE names it (.ci/run: all;
+# tests/cli/lib.sh). Every stage runs; the script fails when any of them failed. Tests run
 # $RTRACK_TEST_JOBS (default: one per CPU) at a time: most shell suites wait on sleeping jobs,
 # and every suite is written to hold under that load.
 # Usage: bash scripts/test.sh [normal] [asan] [fuzz]      (default: all three)

@@ -150,7 +150,8 @@ for _ in $(seq 6); do
         { summary_bad=$((summary_bad + 1)); echo "# summary: '$s', samples committed: $c1 before, $c2 after"; }
 done
 kill -INT $rec
-wait $rec
+wait_exit $rec 5
+check "recording stopped by SIGINT: exit 0" "$RC" 0
 check "export during recording: 6 exports, each of the committed samples" "$export_bad" 0
 check "summary during recording: 6 summaries, each in progress, of the committed samples" "$summary_bad" 0
 "$RTRACK" summary --db live.db --format json >end.json

@@ -6,16 +6,11 @@
 # affected and rtrack exits with its code. Needs root (a small tmpfs).
 . "$(dirname "$0")/lib.sh" "$1"
 
-if [ "$(id -u)" != 0 ]; then
-    skip "disk full suite: needs root to mount a small tmpfs (running as uid $(id -u))"
-    finish
-fi
+[ "$(id -u)" = 0 ] || skip_all root "disk full suite: needs root to mount a small tmpfs (running as uid $(id -u))"
 MNT=$T/mnt
 mkdir "$MNT"
-if ! mount -t tmpfs -o size=1m tmpfs "$MNT" 2>mount.err; then
-    skip "disk full suite: cannot mount a tmpfs: $(cat mount.err)"
-    finish
-fi
+mount -t tmpfs -o size=1m tmpfs "$MNT" 2>mount.err ||
+    skip_all tmpfs "disk full suite: cannot mount a tmpfs: $(cat mount.err)"
 helper=
 trap '[ -n "$helper" ] && kill "$helper" 2>/dev/null; umount "$MNT" 2>/dev/null; rm -rf "$T"' EXIT
 now() { date +%s.%N; }

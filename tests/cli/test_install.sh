@@ -183,7 +183,7 @@ remove_pkg() {
 if [ -n "${RTRACK_TEST_NO_DPKG_INSTALL:-}" ]; then
     skip "dpkg -i into this machine: RTRACK_TEST_NO_DPKG_INSTALL is set"
 elif [ "$(id -u)" -ne 0 ]; then
-    skip "dpkg -i into this machine: not root (the fresh-root install above still ran)"
+    skip_req root "dpkg -i into this machine: not root (the fresh-root install above still ran)"
 elif ! command -v flock >/dev/null; then
     skip "dpkg -i into this machine: flock (util-linux) is missing"
 else

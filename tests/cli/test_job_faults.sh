@@ -101,8 +101,8 @@ if [ -n "$job" ]; then
     check "ignored SIGTERM (twice): rtrack and the job still run" \
         "$(kill -0 $rt 2>/dev/null && kill -0 "$job" 2>/dev/null && echo both)" both
     touch term.go
-    wait $rt
-    check "ignored SIGTERM: rtrack exits with the job's code" "$?" 3
+    wait_exit $rt 10
+    check "ignored SIGTERM: rtrack exits with the job's code" "$RC" 3
     check "ignored SIGTERM: the run ended when the job exited" \
         "$(q term.db "SELECT end_reason || ',' || exit_code || ',' || (exit_signal IS NULL) FROM runs")" "exited,3,1"
     check_range "ignored SIGTERM: periodic samples after the signal (about 2 s at 0.1 s)" \

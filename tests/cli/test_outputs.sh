@@ -184,7 +184,7 @@ if [ $ROOT = 1 ] && id nobody >/dev/null 2>&1; then
     "$RTRACK" run --quiet --db live.db -o theirs.csv -- touch started 2>/dev/null
     check "run -o another user's link: target untouched, no job" "$(cat precious.txt; ls started 2>/dev/null)" precious
 else
-    skip "links owned by another user: needs root and a user 'nobody'"
+    skip_req root "links owned by another user: needs root and a user 'nobody'"
 fi
 mkdir adir
 "$RTRACK" export --db x.db -o adir 2>err.txt
@@ -224,7 +224,7 @@ if [ $ROOT = 1 ] && id nobody >/dev/null 2>&1; then
         "600 nobody $grp 600 nobody $grp 600 nobody $grp "
     cmp -s their.csv exp.csv && pass "another user's file: written" || fail "their.csv differs"
 else
-    skip "owners kept: needs root and a user 'nobody'"
+    skip_req root "owners kept: needs root and a user 'nobody'"
 fi
 
 # --- 14. every write to stdout is checked --------------------------------------------------------

@@ -8,10 +8,8 @@
 
 SPIN=$RT_HELPERS/rt_spin
 FAKE_NVML=${RT_FAKE_NVML:-}
-if [ "$(id -u)" != 0 ]; then
-    skip "pid faults: needs root for PID namespaces, ns_last_pid, cgroups and setpriv (running as uid $(id -u))"
-    finish
-fi
+[ "$(id -u)" = 0 ] ||
+    skip_all root "pid faults: needs root for PID namespaces, ns_last_pid, cgroups and setpriv (running as uid $(id -u))"
 # CPU seconds of the whole tree from bash's `times` output (the shell and its reaped children)
 times_total() { awk '{ for (i = 1; i <= NF; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] } } END { print s }' "$1"; }
 

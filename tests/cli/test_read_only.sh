@@ -8,10 +8,8 @@
 # setpriv).
 . "$(dirname "$0")/lib.sh" "$1"
 
-if [ "$(id -u)" != 0 ]; then
-    skip "read-only places suite: needs root for a read-only bind mount and another user (running as uid $(id -u))"
-    finish
-fi
+[ "$(id -u)" = 0 ] ||
+    skip_all root "read-only places suite: needs root for a read-only bind mount and another user (running as uid $(id -u))"
 mkdir src view out
 chmod 755 "$T" src
 chmod 777 out
@@ -92,7 +90,7 @@ if mount --bind src view 2>mount.err && mount -o remount,bind,ro view 2>>mount.e
         "$(grep -c "'view/old.db' has schema version 4, older than this rtrack's .*needs write access (cannot write database 'view/old.db': read-only file system)" old.err)" 1
     umount view
 else
-    skip "read-only mount: cannot make a read-only bind mount: $(cat mount.err)"
+    skip_req tmpfs "read-only mount: cannot make a read-only bind mount: $(cat mount.err)"
 fi
 
 # --- another user reading root's 0644 files in a 0755 directory

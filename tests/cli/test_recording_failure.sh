@@ -6,16 +6,12 @@
 # (tmpfs mounts, chattr).
 . "$(dirname "$0")/lib.sh" "$1"
 
-if [ "$(id -u)" != 0 ]; then
-    skip "recording failure suite: needs root to mount a small tmpfs (running as uid $(id -u))"
-    finish
-fi
+[ "$(id -u)" = 0 ] ||
+    skip_all root "recording failure suite: needs root to mount a small tmpfs (running as uid $(id -u))"
 MNT=$T/mnt
 mkdir "$MNT"
-if ! mount -t tmpfs -o size=1m tmpfs "$MNT" 2>mount.err; then
-    skip "recording failure suite: cannot mount a tmpfs: $(cat mount.err)"
-    finish
-fi
+mount -t tmpfs -o size=1m tmpfs "$MNT" 2>mount.err ||
+    skip_all tmpfs "recording failure suite: cannot mount a tmpfs: $(cat mount.err)"
 trap 'umount "$MNT" 2>/dev/null; umount "$T/ro" 2>/dev/null; chattr -i "$T/imm.db" 2>/dev/null; rm -rf "$T"' EXIT
 now() { date +%s.%N; }
 DB=$MNT/r.db

@@ -269,7 +269,7 @@ if command -v chromium >/dev/null 2>&1; then
     secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     echo "     chromium: $secs s for a screenshot and two DOM dumps"
 else
-    skip "headless chromium: 'chromium' is not on PATH (scripts/bootstrap.sh installs it)"
+    skip_req chromium "headless chromium: 'chromium' is not on PATH (scripts/bootstrap.sh installs it)"
 fi
 
 finish

@@ -169,7 +169,7 @@ if [ "$(id -u)" -eq 0 ]; then
         "$(q $DB "SELECT count(*) FROM mount_samples ms JOIN mounts m ON m.id = ms.mount_id WHERE m.mount_point = '$mp' AND ms.sample_id = (SELECT max(id) FROM samples)")" 0
     rmdir "$mp"
 else
-    skip "mount: needs root to mount a tmpfs"
+    skip_req root "mount: needs root to mount a tmpfs"
 fi
 
 finish

@@ -7,21 +7,19 @@
 #    in the job and are never forwarded to it; SIGCHLD ignored does not hang rtrack;
 #  - a signal after the job ended cuts the end-of-run upload wait short (a hung Sentinel API):
 #    the exit status stays the job's, what was sent is kept for `rtrack upload`.
-# Every rtrack started here is waited for at most a few seconds, then killed.
+# Every rtrack started here is waited for at most a few seconds, then killed with what it started;
+# lib.sh kills whatever is left in the suite's process group when it exits, and the cleanup here
+# the Ctrl-C loop's session (setsid: a group of its own).
 HERE=$(cd "$(dirname "$0")" && pwd)
 MOCK=$HERE/../helpers/sentinel_mock.py
 . "$HERE/lib.sh" "$1"
 export RTRACK_CLOUD_DISCOVERY=0
 
 PGIDS=()
-PIDS=()
-mock=
 cleanup() {
-    local g p
+    local g
     for g in "${PGIDS[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done
-    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    [ -n "$mock" ] && kill "$mock" 2>/dev/null
-    rm -rf "$T"
+    rt_exit
 }
 trap cleanup EXIT
 
@@ -90,10 +88,9 @@ EOF
 # (a script's background commands start with SIGINT ignored: the loop's shell gets the default)
 RTRACK=$RTRACK env --default-signal=INT setsid bash loop.sh &
 loop=$!
-PIDS+=("$loop")
+PGIDS+=("$loop") # (setsid made it the leader of a group of its own: not forked, the same pid)
 if wait_file ready.1; then
     pg=$(awk '{ print $5 }' "/proc/$(cat ready.1)/stat")
-    PGIDS+=("$pg")
     kill -INT -- "-$pg"
     wait_exit "$loop" 3
     check "Ctrl-C: the loop's shell died of SIGINT" "$RC" 130
@@ -108,7 +105,6 @@ fi
 nohup "$RTRACK" run --quiet --db hup.db -- sh -c 'echo $$ >ready.hup; sleep 1; echo survived >hup.out' \
     >/dev/null 2>hup.err &
 rt=$!
-PIDS+=("$rt")
 if wait_file ready.hup; then
     job=$(cat ready.hup)
     check "nohup: the job ignores SIGHUP" "$(($(std "$(awk '/^SigIgn:/ { print $2 }' "/proc/$job/status")") & 1))" 1
@@ -126,7 +122,6 @@ fi
 # SIGINT ignored
 nohup "$RTRACK" record --quiet --db hup-rec.db --interval 0.1 >/dev/null 2>hup-rec.err &
 rt=$!
-PIDS+=("$rt")
 if wait_file hup-rec.db; then
     sleep 0.5
     kill -HUP "$rt"
@@ -146,7 +141,6 @@ fi
 env --ignore-signal=USR1,PIPE,TERM "$RTRACK" run --quiet --db ign.db -- \
     sh -c 'echo $$ >ready.ign; sleep 0.5' &
 rt=$!
-PIDS+=("$rt")
 if wait_file ready.ign; then
     job=$(cat ready.ign)
     want=$(( (1 << 9) | (1 << 12) | (1 << 14) | (1 << 1) | (1 << 2) )) # USR1 PIPE TERM INT QUIT (bit N-1)
@@ -168,7 +162,6 @@ time.sleep(1.0)
 EOF
 env --ignore-signal=USR1 "$RTRACK" run --quiet --db usr1.db -- python3 usr1.py &
 rt=$!
-PIDS+=("$rt")
 if wait_file ready.usr1; then
     kill -USR1 "$rt"
     wait_exit "$rt"
@@ -181,7 +174,6 @@ fi
 rm -f ready.usr1
 "$RTRACK" run --quiet --db usr1.db -- python3 usr1.py &
 rt=$!
-PIDS+=("$rt")
 if wait_file ready.usr1; then
     kill -USR1 "$rt"
     wait_exit "$rt"
@@ -198,7 +190,6 @@ check "SIGCHLD ignored at start: rtrack ends with the job's code" \
 TOKEN=tok-$RANDOM-signal-wait
 : >"$T/api.log"
 python3 "$MOCK" "$T/api.log" "$TOKEN" >mock.port &
-mock=$!
 for _ in $(seq 100); do [ -s mock.port ] && break; sleep 0.05; done
 API=http://127.0.0.1:$(head -n 1 mock.port)
 export RTRACK_S3_ENDPOINT=http://127.0.0.1:1 # (S3 refused at once: see the orphan's check)
@@ -214,8 +205,7 @@ for sig in TERM INT HUP; do
     SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API RTRACK_UPLOAD_WAIT=30 env --default-signal=INT \
         "$RTRACK" run --db "wait$n.db" --interval 0.1 -- sh -c 'sleep 0.3; exit 3' 2>"wait$n.err" &
     rt=$!
-    PIDS+=("$rt")
-    # the finish call has reached the (hung) API: rtrack is in its end-of-run wait
+        # the finish call has reached the (hung) API: rtrack is in its end-of-run wait
     for _ in $(seq 100); do [ "$(finishes)" -gt "$before" ] && break; sleep 0.05; done
     t0=$(date +%s.%N)
     kill -s "$sig" "$rt"
@@ -241,7 +231,6 @@ before=$(finishes)
 SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API RTRACK_UPLOAD_WAIT=30 "$RTRACK" record \
     --db waitrec.db --interval 0.1 2>waitrec.err &
 rt=$!
-PIDS+=("$rt")
 for _ in $(seq 100); do [ "$(q waitrec.db "SELECT count(*) FROM samples" 2>/dev/null)" -ge 3 ] 2>/dev/null && break; sleep 0.05; done
 kill -TERM "$rt"
 for _ in $(seq 100); do [ "$(finishes)" -gt "$before" ] && break; sleep 0.05; done
@@ -257,7 +246,6 @@ ctl '{"faults": {"finish": {"count": 1, "sleep": 1.5}}}'
 SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API RTRACK_UPLOAD_WAIT=6 "$RTRACK" run --quiet \
     --db orphan.db --interval 0.1 -- sh -c '(sleep 0.6) & exit 4' 2>orphan.err &
 rt=$!
-PIDS+=("$rt")
 wait_exit "$rt" 6
 check "an orphan exiting in the wait: the job's code" "$RC" 4
 # (no S3 here: a first streaming round that a loaded machine delays until samples are committed

@@ -3,7 +3,10 @@
 # the job, keeps running while the job lives, and exits with the job's status.
 #
 # rtrack is started in the background of this (non-interactive) shell and the signals go to its
-# pid only, so the test shell is never signalled. Bash starts background commands with SIGINT
+# pid only, so the test shell is never signalled. Every wait is bounded (3 s for what a signal
+# should end at once): a signal that is not forwarded fails its check within seconds, and
+# wait_exit kills the rtrack and the job it left running (lib.sh kills whatever else is left in
+# the suite's process group when it exits). Bash starts background commands with SIGINT
 # and SIGQUIT ignored, and a signal ignored when rtrack starts stays ignored in the job and is
 # not forwarded (test_signal_exit.sh checks that): rtrack is started here with both at their
 # defaults (DFL), as a terminal or a scheduler starts it. The job starts with nothing blocked
@@ -12,19 +15,6 @@
 
 # "${DFL[@]}" CMD...: CMD with SIGINT and SIGQUIT at their defaults (env execs CMD: $! is its pid)
 DFL=(env --default-signal=INT,QUIT)
-
-# a job left running by a failed check (each wrote its pid to ready.*) is killed on exit
-HERE_T=$(pwd -P)
-cleanup() {
-    local f p
-    for f in ready.*; do
-        p=$(cat "$f" 2>/dev/null)
-        [ -n "$p" ] && [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$HERE_T" ] && kill -KILL "$p"
-    done
-    rm -rf "$T"
-}
-trap cleanup EXIT
-
 
 # A job that traps SIG, writes its name to marker.SIG and exits with CODE.
 cat >job.sh <<'EOF'
@@ -45,7 +35,12 @@ for sig in INT TERM HUP QUIT USR1 USR2; do
         continue
     fi
     kill -s "$sig" "$rt"
-    wait_exit "$rt"
+    if wait_file "marker.$sig" 3; then
+        wait_exit "$rt" 3
+    else
+        fail "SIG$sig: the job did not get it within 3 s: not forwarded"
+        wait_exit "$rt" 0
+    fi
     check "SIG$sig: rtrack exits with the job's code" "$RC" "$code"
     check "SIG$sig: the job received it (marker)" "$(cat "marker.$sig" 2>/dev/null)" "$sig"
     check "SIG$sig: runs row: job exited with its code" \
@@ -67,7 +62,7 @@ if wait_file ready.term; then
     ign=$(awk '/^SigIgn:/ { print $2 }' "/proc/$job/status")
     check "job ignores no standard signal (SigIgn $ign)" "$(( 16#${ign:-1} & 0x7fffffff ))" 0
     kill -s TERM "$rt"
-    wait_exit "$rt"
+    wait_exit "$rt" 3
     check "untrapped SIGTERM: rtrack exits 143" "$RC" 143
     check "untrapped SIGTERM: runs.exit_signal/end_reason" \
         "$(q term.db "SELECT exit_signal || ',' || end_reason FROM runs")" "15,signaled"
@@ -82,7 +77,7 @@ fi
 rt=$!
 if wait_file ready.int; then
     kill -s INT "$rt"
-    wait_exit "$rt"
+    wait_exit "$rt" 3
     check "untrapped SIGINT: rtrack exits 130" "$RC" 130
     check "untrapped SIGINT: runs.exit_signal" "$(q int.db "SELECT exit_signal FROM runs")" 2
 else
@@ -106,7 +101,7 @@ if wait_file ready.survive; then
     sleep 0.3
     check "handled SIGUSR1: rtrack is still running" "$(kill -0 "$rt" 2>/dev/null && echo alive || echo gone)" alive
     touch go
-    wait_exit "$rt"
+    wait_exit "$rt" 3
     check "handled SIGUSR1: rtrack exits 0 when the job does" "$RC" 0
     check "handled SIGUSR1: run finished normally" \
         "$(q survive.db "SELECT status || ',' || end_reason || ',' || exit_code FROM runs")" "finished,exited,0"

@@ -35,8 +35,17 @@ wait'
         sleep 1
     done
     kill -TERM "$rpid" 2>/dev/null
-    wait "$rpid"
-    echo "$?" >rtrack.rc
+    # bounded: a SIGTERM not forwarded to the job would leave both running (killed after 20 s;
+    # the PID namespace ends with this shell, and lib.sh kills what is left of the suite's group)
+    for _ in $(seq 200); do [ -d "/proc/$rpid" ] || break; sleep 0.1; done
+    if [ -d "/proc/$rpid" ]; then
+        kill -KILL "$rpid"
+        wait "$rpid"
+        echo "timeout (rtrack did not end within 20 s of SIGTERM)" >rtrack.rc
+    else
+        wait "$rpid"
+        echo "$?" >rtrack.rc
+    fi
     exit 0
 fi
 
