@@ -1,10 +1,12 @@
 /* test_s3.c - the S3 half of upload.h: SHA-256, key encoding, targets, and PUTs against the local
  * SigV4-verifying server that tests/s3/with-s3.sh starts (S3_ENDPOINT, S3_DATA_DIR, ...).
  *
- * The server accepts unsigned requests and does not check the payload hash against the body
- * (shared reference test-infrastructure §1), so signing is proven by the wrong-secret case and
- * the hash by the SHA-256 vectors. The AWS (virtual-hosted) path is checked without a network
- * through a fake https proxy that records the CONNECT lines and hangs up. */
+ * The server accepts unsigned requests (shared reference test-infrastructure §1), so signing is
+ * proven by the wrong-secret case. It checks x-amz-content-sha256 against the body as S3 does
+ * (tests/s3/s3-server.js), which test_payload_hash shows with requests of this test's own
+ * libcurl client, so an rtrack PUT whose hash is not its body's fails every test_put_* case. The
+ * AWS (virtual-hosted) path is checked without a network through a fake https proxy that records
+ * the CONNECT lines and hangs up. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -26,7 +28,10 @@
 #include "rtrack/base/util.h"
 #include "testlib.h"
 
+/* SHA-256 of "", "ab" and "abc" (FIPS 180-2's vector; the others by sha256sum) */
 #define EMPTY_SHA "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+#define AB_SHA    "fb8e20fc2e4c3f248c60c39bd652f3c1347298bb977b8b4d5903b85055620603"
+#define ABC_SHA   "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 
 /* --- helpers -----------------------------------------------------------------------------------
  */
@@ -178,8 +183,27 @@ static size_t get_header(char *data, size_t size, size_t nmemb, void *ud)
     return size * nmemb;
 }
 
-/* A signed GET with libcurl, as any S3 client would read the object back. */
-static void s3_get(const char *objkey, struct get_result *r)
+struct put_src {
+    const char *p;
+    size_t len, off;
+};
+
+static size_t put_read(char *dst, size_t size, size_t nmemb, void *ud)
+{
+    struct put_src *s = ud;
+    size_t n = size * nmemb, left = s->len - s->off;
+    if (n > left)
+        n = left;
+    memcpy(dst, s->p + s->off, n);
+    s->off += n;
+    return n;
+}
+
+/* method on the object objkey with this test's own libcurl client, not rtrack's code: signed
+ * with SigV4 by libcurl when sign is set (libcurl takes x-amz-content-sha256 from the headers
+ * given as the payload hash it signs), the headers as given; a PUT sends body. */
+static void s3_request(const char *method, const char *objkey, const char *body, size_t len,
+                       struct curl_slist *h, int sign, struct get_result *r)
 {
     memset(r, 0, sizeof(*r));
     struct rt_buf url = {0};
@@ -190,12 +214,22 @@ static void s3_get(const char *objkey, struct get_result *r)
     rt_s3_encode_key(&url, objkey);
     CURL *c = curl_easy_init();
     assert_non_null(c);
-    struct curl_slist *h = curl_slist_append(NULL, "x-amz-content-sha256: " EMPTY_SHA);
+    struct put_src src = {body, len, 0};
     curl_easy_setopt(c, CURLOPT_URL, url.p);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_AWS_SIGV4, "aws:amz:us-east-1:s3");
-    curl_easy_setopt(c, CURLOPT_USERNAME, need_env("S3_TEST_KEY"));
-    curl_easy_setopt(c, CURLOPT_PASSWORD, need_env("S3_TEST_SECRET"));
+    if (strcmp(method, "PUT") == 0) {
+        curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+        curl_easy_setopt(c, CURLOPT_READFUNCTION, put_read);
+        curl_easy_setopt(c, CURLOPT_READDATA, &src);
+        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
+    } else if (strcmp(method, "GET") != 0) {
+        fail_msg("s3_request: %s", method);
+    }
+    if (sign) {
+        curl_easy_setopt(c, CURLOPT_AWS_SIGV4, "aws:amz:us-east-1:s3");
+        curl_easy_setopt(c, CURLOPT_USERNAME, need_env("S3_TEST_KEY"));
+        curl_easy_setopt(c, CURLOPT_PASSWORD, need_env("S3_TEST_SECRET"));
+    }
     curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, get_write);
@@ -207,9 +241,17 @@ static void s3_get(const char *objkey, struct get_result *r)
     char *ct = NULL;
     curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
     snprintf(r->content_type, sizeof(r->content_type), "%s", ct ? ct : "");
-    curl_slist_free_all(h);
+    rt_buf_append(&r->body, "", 0); /* a string, also when empty */
     curl_easy_cleanup(c);
     rt_buf_free(&url);
+}
+
+/* A signed GET with libcurl, as any S3 client would read the object back. */
+static void s3_get(const char *objkey, struct get_result *r)
+{
+    struct curl_slist *h = curl_slist_append(NULL, "x-amz-content-sha256: " EMPTY_SHA);
+    s3_request("GET", objkey, NULL, 0, h, 1, r);
+    curl_slist_free_all(h);
 }
 
 /* PUT body under key, then check the answer, the stored bytes, a GET and the stored metadata. */
@@ -537,6 +579,130 @@ static void test_put_wrong_secret(void **state)
     rt_s3_target_free(&t);
 }
 
+/* The answer is S3's error XML with this status and <Code>. */
+static void assert_s3_error(const struct get_result *r, long status, const char *code)
+{
+    char *want = xasprintf("<Code>%s</Code>", code);
+    if (r->status != status || !strstr(r->body.p, want))
+        fail_msg("HTTP %ld, want %ld with %s: %s", r->status, status, want, r->body.p);
+    free(want);
+}
+
+static void assert_not_stored(const char *objkey)
+{
+    char *path = object_path(objkey);
+    if (access(path, F_OK) == 0)
+        fail_msg("stored although refused: %s", path);
+    free(path);
+}
+
+/* The server checks x-amz-content-sha256 against the body as S3 does: requests signed
+ * correctly by libcurl (which signs the hash it is given) with a hash that is not the body's
+ * get 400 XAmzContentSHA256Mismatch and store nothing; the body's own hash gets 200. */
+static void test_payload_hash(void **state)
+{
+    (void)state;
+    struct get_result r;
+    struct curl_slist *h;
+    static const struct {
+        const char *name, *claimed;
+    } wrong[] = {
+        {"the body minus its last byte", "x-amz-content-sha256: " AB_SHA},
+        {"the empty string", "x-amz-content-sha256: " EMPTY_SHA},
+        {"the right hash in upper case", "x-amz-content-sha256: "
+                                         "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61"
+                                         "F20015AD"},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(wrong); i++) {
+        h = curl_slist_append(NULL, wrong[i].claimed);
+        s3_request("PUT", "hash/wrong.csv.gz", "abc", 3, h, 1, &r);
+        curl_slist_free_all(h);
+        if (r.status != 400 || !strstr(r.body.p, "<Code>XAmzContentSHA256Mismatch</Code>"))
+            fail_msg("PUT of 'abc' with the hash of %s: HTTP %ld: %s", wrong[i].name, r.status,
+                     r.body.p);
+        /* what S3 computed, and what the client claimed, as S3 reports them */
+        assert_non_null(
+            strstr(r.body.p, "<S3ComputedContentSHA256>" ABC_SHA "</S3ComputedContentSHA256>"));
+        char *claimed = xasprintf("<ClientComputedContentSHA256>%s</ClientComputedContentSHA256>",
+                                  wrong[i].claimed + strlen("x-amz-content-sha256: "));
+        assert_non_null(strstr(r.body.p, claimed));
+        free(claimed);
+        rt_buf_free(&r.body);
+        assert_not_stored("hash/wrong.csv.gz");
+    }
+
+    /* the body's hash: stored */
+    h = curl_slist_append(NULL, "x-amz-content-sha256: " ABC_SHA);
+    s3_request("PUT", "hash/right.csv.gz", "abc", 3, h, 1, &r);
+    curl_slist_free_all(h);
+    if (r.status != 200)
+        fail_msg("PUT of 'abc' with its hash: HTTP %ld: %s", r.status, r.body.p);
+    rt_buf_free(&r.body);
+    assert_stored("hash/right.csv.gz", "abc", 3);
+
+    /* a big body (curl sends Expect: 100-continue) one byte short of what was hashed */
+    size_t n = 3 * (1 << 20) / 2;
+    unsigned char *big = lcg_bytes(n);
+    char hex[65], *hdr;
+    rt_sha256_hex(big, n, hex);
+    hdr = xasprintf("x-amz-content-sha256: %s", hex);
+    h = curl_slist_append(NULL, hdr);
+    s3_request("PUT", "hash/big.csv.gz", (const char *)big, n - 1, h, 1, &r);
+    curl_slist_free_all(h);
+    assert_s3_error(&r, 400, "XAmzContentSHA256Mismatch");
+    rt_buf_free(&r.body);
+    assert_not_stored("hash/big.csv.gz");
+    free(hdr);
+    free(big);
+
+    /* reads are checked too: a GET's body is empty */
+    h = curl_slist_append(NULL, "x-amz-content-sha256: " ABC_SHA);
+    s3_request("GET", "hash/right.csv.gz", NULL, 0, h, 1, &r);
+    curl_slist_free_all(h);
+    assert_s3_error(&r, 400, "XAmzContentSHA256Mismatch");
+    rt_buf_free(&r.body);
+    h = curl_slist_append(NULL, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+    s3_request("GET", "hash/right.csv.gz", NULL, 0, h, 1, &r);
+    curl_slist_free_all(h);
+    assert_int_equal(r.status, 200); /* as S3: reads may leave the payload unsigned */
+    assert_int_equal(r.body.len, 3);
+    assert_memory_equal(r.body.p, "abc", 3);
+    rt_buf_free(&r.body);
+
+    /* the test server's own rule: a PUT must carry the body's hash, not UNSIGNED-PAYLOAD (S3
+     * would take it; rtrack never sends it) */
+    h = curl_slist_append(NULL, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+    s3_request("PUT", "hash/unsigned.csv.gz", "abc", 3, h, 1, &r);
+    curl_slist_free_all(h);
+    assert_s3_error(&r, 400, "InvalidRequest");
+    rt_buf_free(&r.body);
+    assert_not_stored("hash/unsigned.csv.gz");
+
+    /* a signed request without the header is refused as S3 does (before the signature is
+     * looked at, so this one is written by hand and not signed for real) */
+    char date[32], auth[256];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof(date), "x-amz-date: %Y%m%dT%H%M%SZ", &tm);
+    snprintf(auth, sizeof(auth),
+             "Authorization: AWS4-HMAC-SHA256 Credential=%s/%.8s/us-east-1/s3/aws4_request, "
+             "SignedHeaders=host;x-amz-date, Signature=%064d",
+             need_env("S3_TEST_KEY"), date + strlen("x-amz-date: "), 0);
+    h = curl_slist_append(NULL, date);
+    h = curl_slist_append(h, auth);
+    s3_request("PUT", "hash/missing.csv.gz", "abc", 3, h, 0, &r);
+    curl_slist_free_all(h);
+    assert_s3_error(&r, 400, "InvalidRequest");
+    assert_non_null(strstr(r.body.p, "Missing required header for this request: "
+                                     "x-amz-content-sha256"));
+    rt_buf_free(&r.body);
+    assert_not_stored("hash/missing.csv.gz");
+
+    /* and rtrack's own PUT of the same bytes goes through (its hash is the body's) */
+    put_and_check("s3://test-bucket/hash", "rtrack.csv.gz", NULL, "abc", 3);
+}
+
 static void test_put_no_bucket(void **state)
 {
     (void)state;
@@ -743,13 +909,13 @@ int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256_vectors),     cmocka_unit_test(test_encode_key),
-        cmocka_unit_test(test_target_parse_good),  cmocka_unit_test(test_target_parse_bad),
-        cmocka_unit_test(test_put_gzip),           cmocka_unit_test(test_put_session_token),
-        cmocka_unit_test(test_put_odd_keys),       cmocka_unit_test(test_put_large_and_empty),
-        cmocka_unit_test(test_put_wrong_secret),   cmocka_unit_test(test_put_no_bucket),
-        cmocka_unit_test(test_put_bad_arguments),  cmocka_unit_test(test_put_unreachable),
-        cmocka_unit_test(test_aws_virtual_hosted),
+        cmocka_unit_test(test_sha256_vectors),    cmocka_unit_test(test_encode_key),
+        cmocka_unit_test(test_target_parse_good), cmocka_unit_test(test_target_parse_bad),
+        cmocka_unit_test(test_put_gzip),          cmocka_unit_test(test_put_session_token),
+        cmocka_unit_test(test_put_odd_keys),      cmocka_unit_test(test_put_large_and_empty),
+        cmocka_unit_test(test_put_wrong_secret),  cmocka_unit_test(test_payload_hash),
+        cmocka_unit_test(test_put_no_bucket),     cmocka_unit_test(test_put_bad_arguments),
+        cmocka_unit_test(test_put_unreachable),   cmocka_unit_test(test_aws_virtual_hosted),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     curl_global_cleanup();
