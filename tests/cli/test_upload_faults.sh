@@ -5,7 +5,8 @@
 # S3, after the fact (`rtrack upload`: exit 1) and while streaming (`rtrack run`: the job's exit
 # code). Each is bounded in time (RTRACK_HTTP_TIMEOUT_S, RTRACK_UPLOAD_WAIT), says what failed
 # and where, and loses nothing: a later `rtrack upload` with working servers puts every sample
-# on S3 (objects and rows counted on the S3 server's disk).
+# on S3 (objects and rows counted on the S3 server's disk, their values checked against the
+# database's raw counters by tests/helpers/upload_rows.py).
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${S3_ENDPOINT:-}" ]; then
     exec bash "$HERE/../s3/with-s3.sh" bash "$0" "$@"
@@ -139,5 +140,19 @@ for db in f.db st-tls.db st-dns.db st-trickle.db st-s3trickle.db st-s3tls.db; do
     check "$db: S3 holds every batch the database lists and every exported row" \
         "$(on_s3 "$db")" "$(q "$db" "SELECT count(*) || ' ' || coalesce(sum(rows), 0) FROM upload_batches")"
     check "$db: the rows on S3 are the run's $want_rows exported rows" "$(on_s3 "$db" | cut -d' ' -f2)" "$want_rows"
+    # and their values are the database's raw counters (tests/helpers/upload_rows.py: its own
+    # query of the tables, not the export views the objects were made from)
+    dir=$S3_DATA_DIR/test-bucket/sentinel/org-test/$(q "$db" "SELECT remote_run_id FROM uploads")
+    first=1
+    for f in "$dir"/*.csv.gz._S3rver_object; do # 000000, 000001, ...: in order
+        if [ "$first" = 1 ]; then gunzip -c "$f"; else gunzip -c "$f" | tail -n +2; fi
+        first=0
+    done >"$db.objects.csv"
+    SQLITE=$SQLITE python3 "$HERE/../helpers/upload_rows.py" "$db" "$(q "$db" "SELECT run_id FROM uploads")" \
+        "$db.objects.csv" >"$db.values"
+    check "$db: the values of every row on S3 are the raw columns' (cpu, memory, disk, space, network, process, gpu, time)" \
+        "$(awk '$2 != "ok"' "$db.values")" ""
+    check "$db: not a comparison of zeros: cpu and memory each have rows that are not 0" \
+        "$(awk '($1 == "cpu" || $1 == "memory") && $2 == "ok" && $3 > 0 { n++ } END { print n + 0 }' "$db.values")" 2
 done
 finish

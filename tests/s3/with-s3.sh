@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/s3/with-s3.sh CMD [ARGS...] - run CMD against a local S3 that verifies SigV4.
+# tests/s3/with-s3.sh CMD [ARGS...] - run CMD against a local S3 that verifies SigV4 and the
+# payload hash (s3-server.js says what it checks).
 #
 # Installs the pinned server (npm ci) when node_modules is missing or older than the lockfile,
 # starts it on a port the kernel picks with the bucket test-bucket, exports
