@@ -41,4 +41,23 @@ check_range "pid gone: least memory_mib of any csv row" \
 "$RTRACK" summary --db $DB --format json >s.json
 check_range "pid gone: summary mean memory (MiB)" \
     "$(python3 -c 'import json; print(json.load(open("s.json"))["process"]["memory_mib"]["mean"])')" 99 130
+# --- run's final sample is taken while the job is a zombie: its memory is unknown (NULL), not 0
+# (which dragged the mean down); the Python CSV layout prints its 0 there still. The job holds
+# 100 MiB from its first moment (python's own start-up is ~10 MiB) for 1.5 s at 0.25 s.
+DB=zombie.db
+"$RTRACK" run --quiet --db $DB --interval 0.25 -- \
+    python3 -c 'import time; b = bytearray(100 << 20); time.sleep(1.5)'
+check "zombie final: exit 0" "$?" 0
+check "zombie final: the final sample's tree memory is unknown" \
+    "$(q $DB "SELECT coalesce(proc_pss_kib, 'null') || ',' || coalesce(proc_rss_kib, 'null') FROM samples WHERE kind = 'final'")" "null,null"
+check "zombie final: its I/O and CPU are kept" \
+    "$(q $DB "SELECT proc_cpu_usage IS NOT NULL AND proc_read_bytes IS NOT NULL FROM samples WHERE kind = 'final'")" 1
+"$RTRACK" export --db $DB --format csv --table process -o z.csv
+check "zombie final: the Python layout prints 0.0 for it" "$(tail -1 z.csv | cut -d, -f7)" 0.0
+"$RTRACK" summary --db $DB --format json >z.json
+# the periodic samples after the first hold the 100 MiB; the first may catch python starting
+check_range "zombie final: summary p50 memory (MiB)" \
+    "$(python3 -c 'import json; print(json.load(open("z.json"))["process"]["memory_mib"]["p50"])')" 99 130
+check_range "zombie final: summary mean memory (MiB): no 0 from the final sample" \
+    "$(python3 -c 'import json; print(json.load(open("z.json"))["process"]["memory_mib"]["mean"])')" 99 130
 finish
