@@ -185,7 +185,8 @@ SELECT run_id, seq, sample_id,
        process_utime AS utime,
        process_stime AS stime,
        process_cpu_usage AS cpu_usage,
-       process_memory_mib AS memory_mib,
+       -- unknown memory (a tree of zombies) is Python's 0
+       CASE WHEN process_pid IS NOT NULL THEN coalesce(process_memory_mib, 0.0) END AS memory_mib,
        process_disk_read_bytes AS disk_read_bytes,
        process_disk_write_bytes AS disk_write_bytes,
        process_gpu_usage AS gpu_usage,
@@ -223,7 +224,8 @@ SELECT run_id, seq, sample_id,
        process_utime,
        process_stime,
        process_cpu_usage,
-       process_memory_mib,
+       CASE WHEN process_pid IS NOT NULL THEN coalesce(process_memory_mib, 0.0) END
+           AS process_memory_mib,
        process_disk_read_bytes,
        process_disk_write_bytes,
        process_gpu_usage,
@@ -263,8 +265,11 @@ json_object(
         'process_child_count', s.proc_children,
         'process_utime_secs', s.proc_utime_s,
         'process_stime_secs', s.proc_stime_s,
-        'process_pss_mib', s.proc_pss_kib / 1024,
-        'process_rss_mib', s.proc_rss_kib / 1024,
+        -- the reference's integer fields: its 0 where the memory is unknown (a tree of zombies)
+        'process_pss_mib', CASE WHEN s.proc_root_pid IS NOT NULL
+                                THEN coalesce(s.proc_pss_kib, 0) / 1024 END,
+        'process_rss_mib', CASE WHEN s.proc_root_pid IS NOT NULL
+                                THEN coalesce(s.proc_rss_kib, 0) / 1024 END,
         'process_pss_kib', s.proc_pss_kib,
         'process_rss_kib', s.proc_rss_kib,
         'process_disk_read_bytes', s.proc_read_bytes,

@@ -168,10 +168,18 @@ static void print_summary(struct jr *r, int md)
         human(b, sizeof(b), jd(r, "$.process.disk_write_bytes"), "B");
         printf("%sprocess tree disk read %s, written %s\n", md ? "- " : "          ", a, b);
     }
+    if (jt(r, "$.kernel")) {
+        human(a, sizeof(a), jd(r, "$.kernel.maxrss_mib") * 1048576.0, "B");
+        printf("%skernel:   largest resident set of one process %s; CPU time %.2f s user, "
+               "%.2f s system\n",
+               md ? "- " : "", a, jd(r, "$.kernel.user_s"), jd(r, "$.kernel.sys_s"));
+    }
 
     printf("\n%srecommendation\n\n", md ? "### " : "");
     printf("%snext time: %s (for 95 %% of the intervals: %s vCPUs)\n", md ? "- " : "",
            or_dash(jt(r, "$.recommendation.text")), or_dash(jt(r, "$.recommendation.cpu_p95")));
+    printf("%smemory:    %s\n", md ? "- " : "",
+           or_dash(jt(r, "$.recommendation.memory_basis.arithmetic")));
     printf("%smetaflow:  %s%s%s\n", md ? "- " : "", md ? "`" : "",
            or_dash(jt(r, "$.recommendation.metaflow")), md ? "`" : "");
     printf("%sused of the host: CPU %s %%, memory %s %%", md ? "- " : "",

@@ -679,7 +679,7 @@ struct proc_pass {
     int from_zero;
     /* the tree's sums, gathered row by row */
     int64_t tot_u, tot_s, pss, rss, live;
-    int root_live;
+    int root_live, pss_known; /* pss_known: members whose smaps_rollup was read */
 };
 
 /* A fixture tree's root may be another directory each sample, so its /proc is opened again
@@ -818,6 +818,7 @@ static void proc_fill_rows(struct proc_state *st, const struct rt_sysenv *env,
         ps->tot_u = rt_sat_add(ps->tot_u, p->utime + p->cutime);
         ps->tot_s = rt_sat_add(ps->tot_s, p->stime + p->cstime);
         ps->pss = rt_sat_add(ps->pss, nz(p->pss_kib));
+        ps->pss_known += p->pss_kib != RT_NA;
         ps->rss = rt_sat_add(ps->rss, p->rss_kib);
         if (p->state != 'Z' && p->state != 'X') {
             ps->live++;
@@ -968,8 +969,12 @@ static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *e
     cur->root_pid = st->cfg.root_pid;
     cur->proc_count = ps->live;
     cur->proc_children = ps->live - ps->root_live;
-    cur->proc_pss_kib = ps->pss;
-    cur->proc_rss_kib = ps->rss;
+    /* A tree none of whose members' memory could be read (run's final sample: the job is a
+     * zombie; another user's processes) has unknown memory, not none: stored as 0 it would read
+     * as a tree that used nothing and drag every mean down (the Python and Rust layouts print
+     * their 0 still: export views). */
+    cur->proc_pss_kib = ps->pss_known ? ps->pss : RT_NA;
+    cur->proc_rss_kib = ps->live ? ps->rss : RT_NA;
     cur->proc_utime_total = ps->tot_u;
     cur->proc_stime_total = ps->tot_s;
     if (ps->prev) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -156,8 +157,14 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
         char why[4608];
         rt_spawn_why(r->argv[0], r->envp, err, why, sizeof(why));
         rt_err("cannot run '%s': %s", r->argv[0], why);
-        struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), "failed", out->exit_code, RT_NA,
-                               out->reason};
+        struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME),
+                               "failed",
+                               out->exit_code,
+                               RT_NA,
+                               out->reason,
+                               RT_NA,
+                               RT_NAN,
+                               RT_NAN};
         if (rt_store_end_run(r->store, &e) != 0)
             rt_warn("%s", rt_store_error(r->store));
         return -1;
@@ -288,12 +295,22 @@ static void rec_reap_job(struct rec *rc, struct rt_record_result *out)
 static void rec_end(struct rec *rc, struct rt_record_result *out)
 {
     out->elapsed = rt_clock_s(CLOCK_MONOTONIC) - rc->t0;
-    struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), NULL, RT_NA, RT_NA, NULL};
+    struct rt_run_end e = {
+        rt_clock_s(CLOCK_REALTIME), NULL, RT_NA, RT_NA, NULL, RT_NA, RT_NAN, RT_NAN};
     if (rc->job > 0) {
         e.status = out->exit_code == 0 ? "finished" : "failed";
         e.exit_code = out->exit_code;
         e.exit_signal = out->signal;
         e.end_reason = out->signal != RT_NA ? "signaled" : "exited";
+        /* what the kernel kept of the reaped job and orphans: their CPU time and the largest
+         * resident set one of them reached, a peak no sample can miss (rtrack has no other
+         * child processes) */
+        struct rusage ru;
+        if (getrusage(RUSAGE_CHILDREN, &ru) == 0) {
+            e.maxrss_kib = ru.ru_maxrss;
+            e.utime_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+            e.stime_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+        }
     } else {
         e.status = rc->smp.failed ? "failed" : "finished";
         e.end_reason = rc->stop ? rc->stop : "interrupted";

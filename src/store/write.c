@@ -647,7 +647,8 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     }
     if (sqlite3_prepare_v2(s->db,
                            "UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, "
-                           "exit_signal = ?, end_reason = ? WHERE id = ?",
+                           "exit_signal = ?, end_reason = ?, job_maxrss_kib = ?, "
+                           "job_utime_s = ?, job_stime_s = ? WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         store_db_err(s, "cannot write database");
         if (s->in_tx)
@@ -659,7 +660,10 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     store_bind_i(st, 3, e->exit_code);
     store_bind_i(st, 4, e->exit_signal);
     store_bind_t(st, 5, e->end_reason);
-    sqlite3_bind_int64(st, 6, s->run_id);
+    store_bind_i(st, 6, e->maxrss_kib);
+    store_bind_f(st, 7, e->utime_s);
+    store_bind_f(st, 8, e->stime_s);
+    sqlite3_bind_int64(st, 9, s->run_id);
     int rc = store_step(s, st, NULL);
     sqlite3_finalize(st);
     if (rc == 0 && s->in_tx)

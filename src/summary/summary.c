@@ -238,6 +238,9 @@ struct ctx {
     double py_mean[PY_N], py_max[PY_N], py_space_max, py_recv, py_sent, py_duration;
     int py_runs;
     double host_vcpus, host_mem_mib, host_gpus, host_vram_mib;
+    /* what the kernel kept of the runs' jobs (run mode, reaped): the largest resident set one
+     * of their processes reached, MiB, and their user and system CPU seconds; NAN without */
+    double k_maxrss_mib, k_user_s, k_sys_s;
     /* sparklines: the maximum of each of SPARK_N stretches of the run, per series */
     size_t rows;
     double spark[4][SPARK_N];
@@ -774,10 +777,35 @@ static void emit_python_stats(struct ctx *c, struct rt_buf *b)
 
 struct reco {
     long cpu, cpu_p95, memory, gpu, vram;
+    double mem_peak;      /* MiB the memory figure is built on */
+    const char *mem_from; /* "kernel" (the high-water mark) or "sampled" */
 };
 
-/* recommend_resources(): from the process tree, or the system for a system-only recording. */
-static void recommend(struct ctx *c, struct reco *r)
+/* The kernel's figures for the runs (runs.job_*: migration 0007). */
+static int kernel_facts(struct ctx *c)
+{
+    c->k_maxrss_mib = c->k_user_s = c->k_sys_s = RT_NAN;
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "SELECT max(job_maxrss_kib) / 1024.0, sum(job_utime_s), sum(job_stime_s) "
+             "FROM runs WHERE id IN (%s) AND job_maxrss_kib IS NOT NULL",
+             c->ids);
+    struct rt_store_rows *r = prep(c, sql);
+    if (!r)
+        return -1;
+    if (rt_store_rows_next(r) == 1) {
+        c->k_maxrss_mib = rt_store_rows_f(r, 0);
+        c->k_user_s = rt_store_rows_f(r, 1);
+        c->k_sys_s = rt_store_rows_f(r, 2);
+    }
+    rt_store_rows_close(r);
+    return 0;
+}
+
+/* recommend_resources(): from the process tree, or the system for a system-only recording.
+ * kernel: memory is built on the larger of the sampled peak and the kernel's high-water mark
+ * (rtrack's recommendation), or on the sampled peak alone (the Python reference's). */
+static void recommend(struct ctx *c, struct reco *r, int kernel)
 {
     const struct side *sd = c->has_tree ? &c->proc : &c->sys;
     double cpu_mean = c->has_tree ? c->py_mean[0] : sd->st[M_CPU].mean;
@@ -785,7 +813,13 @@ static void recommend(struct ctx *c, struct reco *r)
     r->cpu = (long)fmax(1, round_even(round2(cpu_mean)));
     /* latency-sensitive: enough cores for 95 % of the intervals */
     r->cpu_p95 = sd->st[M_CPU].ok ? (long)fmax(1, ceil(round2(sd->st[M_CPU].p95))) : r->cpu;
-    r->memory = rt_round_memory(round2(mem_max) * 1.2);
+    r->mem_peak = round2(mem_max);
+    r->mem_from = "sampled";
+    if (kernel && c->has_tree && c->k_maxrss_mib > r->mem_peak) {
+        r->mem_peak = round2(c->k_maxrss_mib);
+        r->mem_from = "kernel";
+    }
+    r->memory = rt_round_memory(r->mem_peak * 1.2);
     double gpu_mean = c->has_tree ? c->py_mean[2] : (sd->st[M_GPU].ok ? sd->st[M_GPU].mean : 0);
     double gpu_max = c->has_tree ? c->py_max[2] : (sd->st[M_GPU].ok ? sd->st[M_GPU].max : 0);
     double vram_max = c->has_tree ? c->py_max[3] : (sd->st[M_VRAM].ok ? sd->st[M_VRAM].max : 0);
@@ -818,6 +852,33 @@ static void emit_reco(struct rt_buf *b, const struct reco *r)
     j_str(b, text);
     rt_buf_puts(b, ", \"metaflow\": ");
     j_str(b, mf);
+    /* what decided the memory figure, and the arithmetic */
+    char how[160];
+    snprintf(how, sizeof(how), "peak %.2f MiB (%s) x 1.2 -> %ld MiB", r->mem_peak, r->mem_from,
+             r->memory);
+    rt_buf_puts(b, ", \"memory_basis\": {\"peak_mib\": ");
+    j_num(b, r->mem_peak);
+    rt_buf_puts(b, ", \"source\": ");
+    j_str(b, r->mem_from);
+    rt_buf_puts(b, ", \"headroom\": 1.2, \"arithmetic\": ");
+    j_str(b, how);
+    rt_buf_puts(b, "}}");
+}
+
+/* The kernel's own figures for the jobs: the memory high-water mark and the CPU time of the
+ * reaped processes (null for record mode and older recordings). */
+static void emit_kernel(struct ctx *c, struct rt_buf *b)
+{
+    if (isnan(c->k_maxrss_mib)) {
+        rt_buf_puts(b, "null");
+        return;
+    }
+    rt_buf_puts(b, "{\"maxrss_mib\": ");
+    j_num(b, c->k_maxrss_mib);
+    rt_buf_puts(b, ", \"user_s\": ");
+    j_num(b, c->k_user_s);
+    rt_buf_puts(b, ", \"sys_s\": ");
+    j_num(b, c->k_sys_s);
     rt_buf_puts(b, "}");
 }
 
@@ -1096,7 +1157,7 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     rt_store_read_begin(store);
     struct top top;
     memset(&top, 0, sizeof(top));
-    if (pick_runs(&c) != 0 || top_start(&c, &top) != 0 || collect(&c) != 0)
+    if (pick_runs(&c) != 0 || top_start(&c, &top) != 0 || collect(&c) != 0 || kernel_facts(&c) != 0)
         goto out;
     rt_buf_puts(out, "{");
     if (emit_run(&c, out) != 0)
@@ -1110,10 +1171,15 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     emit_metrics(out, &c.sys, 1);
     rt_buf_puts(out, ", \"python_stats\": ");
     emit_python_stats(&c, out);
-    struct reco r;
-    recommend(&c, &r);
+    rt_buf_puts(out, ", \"kernel\": ");
+    emit_kernel(&c, out);
+    struct reco r, py;
+    recommend(&c, &r, 1);
+    recommend(&c, &py, 0);
     rt_buf_puts(out, ", \"recommendation\": ");
     emit_reco(out, &r);
+    rt_buf_puts(out, ", \"python_recommendation\": ");
+    emit_reco(out, &py);
     rt_buf_puts(out, ", \"efficiency\": ");
     emit_efficiency(&c, out);
     rt_buf_puts(out, ", \"allocation\": ");

@@ -38,7 +38,69 @@ check "pid gone: csv rows = samples after the baseline" "$(($(wc -l <p.csv) - 1)
 # memory_mib is column 7 of the Python ProcessTracker layout: every row holds the 100 MiB
 check_range "pid gone: least memory_mib of any csv row" \
     "$(awk -F, 'NR > 1 { print $7 }' p.csv | sort -g | head -1)" 99 130
-"$RTRACK" summary --db $DB --format json >s.json
+"$RTRACK" summary --db $DB --format json >pidgone.json
 check_range "pid gone: summary mean memory (MiB)" \
-    "$(python3 -c 'import json; print(json.load(open("s.json"))["process"]["memory_mib"]["mean"])')" 99 130
+    "$(python3 -c 'import json; print(json.load(open("pidgone.json"))["process"]["memory_mib"]["mean"])')" 99 130
+# --- run's final sample is taken while the job is a zombie: its memory is unknown (NULL), not 0
+# (which dragged the mean down); the Python CSV layout prints its 0 there still. The job holds
+# 100 MiB from its first moment (python's own start-up is ~10 MiB) for 1.5 s at 0.25 s.
+DB=zombie.db
+"$RTRACK" run --quiet --db $DB --interval 0.25 -- \
+    python3 -c 'import time; b = bytearray(100 << 20); time.sleep(1.5)'
+check "zombie final: exit 0" "$?" 0
+check "zombie final: the final sample's tree memory is unknown" \
+    "$(q $DB "SELECT coalesce(proc_pss_kib, 'null') || ',' || coalesce(proc_rss_kib, 'null') FROM samples WHERE kind = 'final'")" "null,null"
+check "zombie final: its I/O and CPU are kept" \
+    "$(q $DB "SELECT proc_cpu_usage IS NOT NULL AND proc_read_bytes IS NOT NULL FROM samples WHERE kind = 'final'")" 1
+"$RTRACK" export --db $DB --format csv --table process -o z.csv
+check "zombie final: the Python layout prints 0.0 for it" "$(tail -1 z.csv | cut -d, -f7)" 0.0
+"$RTRACK" summary --db $DB --format json >z.json
+# the periodic samples after the first hold the 100 MiB; the first may catch python starting
+check_range "zombie final: summary p50 memory (MiB)" \
+    "$(python3 -c 'import json; print(json.load(open("z.json"))["process"]["memory_mib"]["p50"])')" 99 130
+check_range "zombie final: summary mean memory (MiB): no 0 from the final sample" \
+    "$(python3 -c 'import json; print(json.load(open("z.json"))["process"]["memory_mib"]["mean"])')" 99 130
+# --- peaks between samples: the kernel's high-water mark (getrusage of the reaped job) is the
+# floor of the peak and of the memory recommendation. 700 MiB written and held for 0.2 s, at
+# --interval 2: no sample sees it (the baseline comes before, the final one after the exit).
+# The truth: /usr/bin/time -v's "Maximum resident set size" of the same program.
+HOLD='import time; b = bytearray(700 << 20); time.sleep(0.2)'
+DB=peak.db
+"$RTRACK" run --quiet --db $DB --interval 2 -- python3 -c "$HOLD"
+check "peak: exit 0" "$?" 0
+"$RTRACK" summary --db $DB --format json >peak.json
+get() { python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"j": j}))' "$@"; }
+kern=$(get peak.json 'j["kernel"]["maxrss_mib"]')
+check_range "peak: kernel high-water mark (MiB)" "$kern" 690 800
+if [ -x /usr/bin/time ]; then
+    truth=$(/usr/bin/time -f %M python3 -c "$HOLD" 2>&1 >/dev/null | tail -1)
+    check_range "peak: within 3 % of /usr/bin/time's maximum RSS ($truth KiB)" \
+        "$(awk -v k="$kern" -v t="$truth" 'BEGIN { print k * 1024 / t }')" 0.97 1.03
+else
+    skip "peak: /usr/bin/time is not installed (apt-get install time)"
+fi
+check "peak: the memory figure is built on the kernel's" "$(get peak.json 'j["recommendation"]["memory_basis"]["source"]')" kernel
+check_range "peak: peak_mib" "$(get peak.json 'j["recommendation"]["memory_basis"]["peak_mib"]')" 690 800
+# round_memory(peak x 1.2): 828..960 MiB -> 1024
+check "peak: recommendation (peak x 1.2 rounded up)" "$(get peak.json 'j["recommendation"]["memory_mib"]')" 1024
+check "peak: the Python reference's recommendation stays on the sampled peak" \
+    "$(get peak.json 'j["python_recommendation"]["memory_basis"]["source"]')" sampled
+"$RTRACK" summary --db $DB >peak.txt
+check "peak: summary text shows the arithmetic" \
+    "$(grep -c '^memory: *peak 7[0-9][0-9]\.[0-9][0-9] MiB (kernel) x 1.2 -> 1024 MiB$' peak.txt)" 1
+check "peak: summary text shows the kernel's figures" "$(grep -c '^kernel: *largest resident set of one process 7[0-9][0-9]\.[0-9] MiB' peak.txt)" 1
+check_range "peak: kernel CPU time = the wait4 figures (user + sys, s)" \
+    "$(get peak.json 'j["kernel"]["user_s"] + j["kernel"]["sys_s"]')" 0.01 5
+
+# --- a job shorter than one interval: its only sample after the baseline is the final one (a
+# zombie); the peak is the kernel's
+DB=short.db
+"$RTRACK" run --quiet --db $DB --interval 1 -- python3 -c 'import time; b = bytearray(200 << 20); time.sleep(0.1)'
+check "short: exit 0" "$?" 0
+"$RTRACK" summary --db $DB --format json >short.json
+check_range "short: peak (MiB)" "$(get short.json 'j["recommendation"]["memory_basis"]["peak_mib"]')" 190 300
+check "short: recommendation" "$(get short.json 'j["recommendation"]["memory_mib"]')" 256
+
+# --- record mode has no kernel figures (the tree is not rtrack's child)
+check "record: no kernel figures" "$(get pidgone.json 'j["kernel"]' 2>/dev/null)" None
 finish

@@ -24,8 +24,9 @@ check "json: every key of the schema (include/rtrack/summary/summary.h)" "$(pyth
 import json, sys
 j = json.load(open(sys.argv[1]))
 want = {
-    "": ["run", "host", "process", "system", "python_stats", "recommendation", "efficiency",
-         "allocation", "sparklines", "top_processes", "server"],
+    "": ["run", "host", "process", "system", "python_stats", "kernel", "recommendation",
+         "python_recommendation", "efficiency", "allocation", "sparklines", "top_processes",
+         "server"],
     "run": ["id", "uuid", "mode", "status", "in_progress", "command", "job_name", "project_name",
             "stage_name", "task_name", "team", "env", "language", "orchestrator", "executor",
             "external_run_id", "container_image", "tags", "pid", "exit_code", "exit_signal",
@@ -41,7 +42,10 @@ want = {
     "python_stats": ["process_cpu_usage", "process_memory_mib", "process_gpu_usage",
                      "process_gpu_vram_mib", "process_gpu_utilized", "system_disk_space_used_gb",
                      "system_net_recv_bytes", "system_net_sent_bytes", "timestamp"],
-    "recommendation": ["cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text", "metaflow"],
+    "recommendation": ["cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text", "metaflow",
+                       "memory_basis"],
+    "python_recommendation": ["cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text",
+                              "metaflow", "memory_basis"],
     "efficiency": ["cpu_pct", "memory_pct", "gpu_pct", "vram_pct"],
     "sparklines": ["cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"],
     "top_processes": ["by_cpu", "by_pss"],

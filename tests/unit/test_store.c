@@ -193,7 +193,8 @@ static void store_case(struct rt_store *s, const char *cname, struct fx_case *c,
     assert_int_equal(rt_store_add_sample(s, &c->a), 0);
     assert_int_equal(rt_store_add_sample(s, &c->b), 0);
     assert_int_equal(rt_store_commit(s), 0);
-    struct rt_run_end e = {c->time_b, "finished", RT_NA, RT_NA, "interrupted"};
+    struct rt_run_end e = {c->time_b,     "finished", RT_NA,  RT_NA,
+                           "interrupted", RT_NA,      RT_NAN, RT_NAN};
     assert_int_equal(rt_store_end_run(s, &e), 0);
 }
 
@@ -356,7 +357,8 @@ static void live_rec_close(struct live_rec *r)
 /* ended properly, every sample the sampler says it stored is there, seq 0..stored-1 */
 static void live_rec_end(struct live_rec *r)
 {
-    struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), "finished", RT_NA, RT_NA, "duration"};
+    struct rt_run_end e = {
+        rt_clock_s(CLOCK_REALTIME), "finished", RT_NA, RT_NA, "duration", RT_NA, RT_NAN, RT_NAN};
     assert_int_equal(rt_sampler_end(&r->smp, &e), 0);
     sqlite3 *db = rt_store_db(r->s);
     assert_int_equal(q1(db, "SELECT count(*) FROM samples"), r->smp.stored);
@@ -444,7 +446,8 @@ static void test_sampler_keeps_up_to_bound(void **state)
     assert_int_equal(q1(db, "SELECT count(*) FROM samples WHERE seq <= 30"), 1 + kept);
     assert_int_equal(q1(db, "SELECT max(seq) FROM samples WHERE seq <= 30"), kept);
     assert_int_equal(q1(db, "SELECT group_concat(seq) = '31,32' FROM samples WHERE seq > 30"), 1);
-    struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME), "failed", RT_NA, RT_NA, "duration"};
+    struct rt_run_end e = {
+        rt_clock_s(CLOCK_REALTIME), "failed", RT_NA, RT_NA, "duration", RT_NA, RT_NAN, RT_NAN};
     assert_int_equal(rt_sampler_end(&r.smp, &e), 0);
     assert_int_equal(r.smp.stored + r.smp.failed, 33);
     live_rec_close(&r);
@@ -853,6 +856,9 @@ static void test_upgrade_from_4(void **state)
                                   "ALTER TABLE runs DROP COLUMN cloud_region_id; "
                                   "ALTER TABLE runs DROP COLUMN cloud_zone_id; "
                                   "ALTER TABLE runs DROP COLUMN cloud_instance_type; "
+                                  "ALTER TABLE runs DROP COLUMN job_maxrss_kib; "
+                                  "ALTER TABLE runs DROP COLUMN job_utime_s; "
+                                  "ALTER TABLE runs DROP COLUMN job_stime_s; "
                                   "PRAGMA user_version = 4",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -967,6 +973,8 @@ static void test_upgrade_from_5(void **state)
     char sql[1024];
     assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
     snprintf(sql, sizeof(sql),
+             "ALTER TABLE runs DROP COLUMN job_maxrss_kib; ALTER TABLE runs DROP COLUMN "
+             "job_utime_s; ALTER TABLE runs DROP COLUMN job_stime_s; "
              "DROP TABLE uploads; CREATE TABLE uploads (run_id INTEGER PRIMARY KEY REFERENCES "
              "runs (id) ON DELETE CASCADE, api_url TEXT NOT NULL, remote_run_id TEXT NOT NULL, "
              "upload_uri_prefix TEXT NOT NULL, registered_at REAL NOT NULL, last_seq INTEGER NOT "

@@ -68,6 +68,9 @@ struct rt_run_end {
     int64_t exit_code;      /* RT_NA when none */
     int64_t exit_signal;    /* RT_NA when none */
     const char *end_reason; /* exited, signaled, spawn-failed, interrupted, duration, tree-gone */
+    /* run: the reaped job and orphans' getrusage(RUSAGE_CHILDREN); RT_NA / NAN otherwise */
+    int64_t maxrss_kib;
+    double utime_s, stime_s;
 };
 
 #endif

@@ -20,8 +20,15 @@
  *   "python_stats": the Python reference's stats() under its names, e.g.
  *            {"process_cpu_usage": {"mean", "max"}, ..., "system_net_recv_bytes": {"sum"},
  *             "timestamp": {"duration"}} (2 dp where the reference rounds),
+ *   "kernel": {"maxrss_mib" (the largest resident set one process of the job reached: the
+ *             kernel's high-water mark, getrusage of the reaped job), "user_s", "sys_s" (their
+ *             CPU time)} | null (record mode, or a recording older than schema 7),
  *   "recommendation": {"cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text",
- *                      "metaflow"},
+ *                      "metaflow", "memory_basis": {"peak_mib", "source" ("kernel" when the
+ *                      kernel's high-water mark is above the sampled peak, else "sampled"),
+ *                      "headroom" (1.2), "arithmetic" (text)}}: rtrack's,
+ *   "python_recommendation": the same keys, the Python reference's recommend_resources()
+ *                      (on the sampled peak only),
  *   "efficiency": {"cpu_pct", "memory_pct", "gpu_pct", "vram_pct"} (used / host, null
  *                 without that resource),
  *   "allocation": "dedicated" | "shared",

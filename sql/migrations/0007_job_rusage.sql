@@ -1,0 +1,8 @@
+-- Schema version 7: what the kernel knows of a run's job once it is reaped (run mode), from
+-- getrusage(RUSAGE_CHILDREN) after the job and the orphans rtrack reaped as its subreaper:
+-- ru_maxrss, the largest resident set any one of them reached (a high-water mark the kernel
+-- keeps, so a peak between two samples is not missed), and their user and system CPU time.
+-- NULL for record mode (the tree is not rtrack's child) and for runs of older rtracks.
+ALTER TABLE runs ADD COLUMN job_maxrss_kib INTEGER;
+ALTER TABLE runs ADD COLUMN job_utime_s REAL;
+ALTER TABLE runs ADD COLUMN job_stime_s REAL;
