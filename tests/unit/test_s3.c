@@ -889,7 +889,7 @@ static int64_t record_case(struct rt_store *st, const char *cname)
     assert_int_equal(rt_store_add_sample(st, &c.a), 0);
     assert_int_equal(rt_store_add_sample(st, &c.b), 0);
     assert_int_equal(rt_store_commit(st), 0);
-    struct rt_run_end e = {c.time_b, "finished", 0, RT_NA, "exited"};
+    struct rt_run_end e = {c.time_b, "finished", 0, RT_NA, "exited", RT_NA, RT_NAN, RT_NAN};
     assert_int_equal(rt_store_end_run(st, &e), 0);
     fx_case_free(&c);
     return run;
