@@ -518,6 +518,10 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
         goto rollback;
     }
     s->run_id = sqlite3_last_insert_rowid(s->db);
+    /* identities are rows of one run: a connection that records another run after this one
+     * (tests, a long-lived writer) must not find the last run's ids by an address reused */
+    rt_map_clear(&s->ids);
+    rt_map_clear(&s->procs);
     sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_prepare_v2(s->db,

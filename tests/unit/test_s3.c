@@ -886,8 +886,8 @@ static int64_t record_case(struct rt_store *st, const char *cname)
     int64_t run;
     assert_int_equal(rt_store_begin_run(st, &rs, &run), 0);
     rt_host_info_free(&h);
-    assert_int_equal(rt_store_add_sample(st, &c.a), 0);
-    assert_int_equal(rt_store_add_sample(st, &c.b), 0);
+    if (rt_store_add_sample(st, &c.a) != 0 || rt_store_add_sample(st, &c.b) != 0)
+        fail_msg("%s: %s", cname, rt_store_error(st));
     assert_int_equal(rt_store_commit(st), 0);
     struct rt_run_end e = {c.time_b, "finished", 0, RT_NA, "exited", RT_NA, RT_NAN, RT_NAN};
     assert_int_equal(rt_store_end_run(st, &e), 0);
