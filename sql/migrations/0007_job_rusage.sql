@@ -6,3 +6,6 @@
 ALTER TABLE runs ADD COLUMN job_maxrss_kib INTEGER;
 ALTER TABLE runs ADD COLUMN job_utime_s REAL;
 ALTER TABLE runs ADD COLUMN job_stime_s REAL;
+-- And the OOM kills anywhere on the host while the job ran (/proc/vmstat oom_kill, after minus
+-- before; run mode): with a job killed by SIGKILL, the OOM killer is the likely killer.
+ALTER TABLE runs ADD COLUMN host_oom_kills INTEGER;

@@ -178,6 +178,8 @@ static void print_summary(struct jr *r, int md)
     printf("\n%srecommendation\n\n", md ? "### " : "");
     printf("%snext time: %s (for 95 %% of the intervals: %s vCPUs)\n", md ? "- " : "",
            or_dash(jt(r, "$.recommendation.text")), or_dash(jt(r, "$.recommendation.cpu_p95")));
+    if (jt(r, "$.recommendation.caveat.text"))
+        printf("%scaveat:    %s\n", md ? "- " : "", jt(r, "$.recommendation.caveat.text"));
     printf("%smemory:    %s\n", md ? "- " : "",
            or_dash(jt(r, "$.recommendation.memory_basis.arithmetic")));
     printf("%smetaflow:  %s%s%s\n", md ? "- " : "", md ? "`" : "",

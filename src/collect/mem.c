@@ -1,4 +1,4 @@
-/* mem.c - /proc/meminfo. */
+/* mem.c - /proc/meminfo, and the OOM kill count of /proc/vmstat. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,3 +84,23 @@ static void mem_close(void *state)
 }
 
 const struct rt_collector rt_collector_mem = {"mem", mem_open, mem_collect, mem_close};
+
+int64_t rt_oom_kills(const struct rt_sysenv *env)
+{
+    char path[4096];
+    struct rt_buf b = {0};
+    int64_t n = RT_NA;
+    if (rt_path(env, path, sizeof(path), "/proc/vmstat") == 0 && rt_read_file(path, &b) > 0) {
+        for (char *line = b.p; line && *line;) {
+            uint64_t v;
+            if (!strncmp(line, "oom_kill ", 9) && rt_parse_u64(line + 9, &v) && v <= INT64_MAX) {
+                n = (int64_t)v;
+                break;
+            }
+            line = strchr(line, '\n');
+            line = line ? line + 1 : NULL;
+        }
+    }
+    rt_buf_free(&b);
+    return n;
+}

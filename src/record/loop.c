@@ -37,6 +37,7 @@ struct rec {
     double t0;        /* monotonic: where elapsed counts from */
     double stop_at;   /* record with a duration: the monotonic time to stop at; 0 = none */
     const char *stop; /* why the loop ends (record: the end_reason; run: "exited"), NULL = go on */
+    int64_t oom0;     /* run: the host's OOM kill count before the job started, RT_NA unknown */
 };
 
 /* The signals ignored when rtrack started: nohup's SIGHUP, the SIGINT and SIGQUIT of a script's
@@ -148,6 +149,7 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
 {
     struct rt_recording *r = rc->r;
     prctl(PR_SET_CHILD_SUBREAPER, 1);
+    rc->oom0 = rt_oom_kills(r->sys);
     rc->t0 = rt_clock_s(CLOCK_MONOTONIC);
     int err = rt_spawn_job(r->argv, r->envp, &r->ignored, &rc->job);
     if (err != 0) {
@@ -157,14 +159,10 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
         char why[4608];
         rt_spawn_why(r->argv[0], r->envp, err, why, sizeof(why));
         rt_err("cannot run '%s': %s", r->argv[0], why);
-        struct rt_run_end e = {rt_clock_s(CLOCK_REALTIME),
-                               "failed",
-                               out->exit_code,
-                               RT_NA,
-                               out->reason,
-                               RT_NA,
-                               RT_NAN,
-                               RT_NAN};
+        struct rt_run_end e = rt_run_end_none(rt_clock_s(CLOCK_REALTIME));
+        e.status = "failed";
+        e.exit_code = out->exit_code;
+        e.end_reason = out->reason;
         if (rt_store_end_run(r->store, &e) != 0)
             rt_warn("%s", rt_store_error(r->store));
         return -1;
@@ -295,8 +293,7 @@ static void rec_reap_job(struct rec *rc, struct rt_record_result *out)
 static void rec_end(struct rec *rc, struct rt_record_result *out)
 {
     out->elapsed = rt_clock_s(CLOCK_MONOTONIC) - rc->t0;
-    struct rt_run_end e = {
-        rt_clock_s(CLOCK_REALTIME), NULL, RT_NA, RT_NA, NULL, RT_NA, RT_NAN, RT_NAN};
+    struct rt_run_end e = rt_run_end_none(rt_clock_s(CLOCK_REALTIME));
     if (rc->job > 0) {
         e.status = out->exit_code == 0 ? "finished" : "failed";
         e.exit_code = out->exit_code;
@@ -311,6 +308,11 @@ static void rec_end(struct rec *rc, struct rt_record_result *out)
             e.utime_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
             e.stime_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
         }
+        /* an OOM kill anywhere on the host while the job ran: with a job killed by SIGKILL,
+         * the likely killer (summary says so) */
+        int64_t oom = rt_oom_kills(rc->r->sys);
+        if (rc->oom0 != RT_NA && oom != RT_NA && oom >= rc->oom0)
+            e.oom_kills = oom - rc->oom0;
     } else {
         e.status = rc->smp.failed ? "failed" : "finished";
         e.end_reason = rc->stop ? rc->stop : "interrupted";

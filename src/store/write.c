@@ -652,7 +652,7 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     if (sqlite3_prepare_v2(s->db,
                            "UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, "
                            "exit_signal = ?, end_reason = ?, job_maxrss_kib = ?, "
-                           "job_utime_s = ?, job_stime_s = ? WHERE id = ?",
+                           "job_utime_s = ?, job_stime_s = ?, host_oom_kills = ? WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         store_db_err(s, "cannot write database");
         if (s->in_tx)
@@ -667,7 +667,8 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     store_bind_i(st, 6, e->maxrss_kib);
     store_bind_f(st, 7, e->utime_s);
     store_bind_f(st, 8, e->stime_s);
-    sqlite3_bind_int64(st, 9, s->run_id);
+    store_bind_i(st, 9, e->oom_kills);
+    sqlite3_bind_int64(st, 10, s->run_id);
     int rc = store_step(s, st, NULL);
     sqlite3_finalize(st);
     if (rc == 0 && s->in_tx)

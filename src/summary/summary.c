@@ -241,6 +241,10 @@ struct ctx {
     /* what the kernel kept of the runs' jobs (run mode, reaped): the largest resident set one
      * of their processes reached, MiB, and their user and system CPU seconds; NAN without */
     double k_maxrss_mib, k_user_s, k_sys_s;
+    /* how the (newest) run ended, for the recommendation's caveat */
+    char end_status[16];
+    int64_t exit_code, exit_signal, oom_kills;
+    double duration_s;
     /* sparklines: the maximum of each of SPARK_N stretches of the run, per series */
     size_t rows;
     double spark[4][SPARK_N];
@@ -799,7 +803,56 @@ static int kernel_facts(struct ctx *c)
         c->k_sys_s = rt_store_rows_f(r, 2);
     }
     rt_store_rows_close(r);
+    r = prep(c, "SELECT coalesce(status, ''), exit_code, exit_signal, ended_at - started_at, "
+                "host_oom_kills FROM runs WHERE id = ?1");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, c->last_run);
+    c->exit_code = c->exit_signal = c->oom_kills = RT_NA;
+    c->duration_s = RT_NAN;
+    if (rt_store_rows_next(r) == 1) {
+        snprintf(c->end_status, sizeof(c->end_status), "%s", rt_store_rows_t(r, 0));
+        if (rt_store_rows_type(r, 1) != RT_STORE_NULL)
+            c->exit_code = rt_store_rows_i(r, 1);
+        if (rt_store_rows_type(r, 2) != RT_STORE_NULL)
+            c->exit_signal = rt_store_rows_i(r, 2);
+        if (rt_store_rows_type(r, 3) != RT_STORE_NULL)
+            c->duration_s = rt_store_rows_f(r, 3);
+        if (rt_store_rows_type(r, 4) != RT_STORE_NULL)
+            c->oom_kills = rt_store_rows_i(r, 4);
+    }
+    rt_store_rows_close(r);
     return 0;
+}
+
+/* The caveat a run that did not end well puts on its recommendation: killed by the OOM killer
+ * (SIGKILL while the host's OOM kill count grew), by another signal, or failed. 0: none. */
+static int caveat(const struct ctx *c, long memory, const char **kind, char *text, size_t cap)
+{
+    char after[48] = "";
+    if (!isnan(c->duration_s))
+        snprintf(after, sizeof(after), " after %.1f s", c->duration_s);
+    if (c->exit_signal == 9 && c->oom_kills != RT_NA && c->oom_kills > 0) {
+        *kind = "oom";
+        snprintf(text, cap,
+                 "based on a run killed by the OOM killer%s: memory is a lower bound; ask for "
+                 "more than %ld MiB",
+                 after, memory);
+    } else if (c->exit_signal != RT_NA) {
+        *kind = "signal";
+        snprintf(text, cap,
+                 "based on a run killed by signal %lld%s: its figures cover only the part of the "
+                 "job that ran",
+                 (long long)c->exit_signal, after);
+    } else if (c->exit_code != RT_NA && c->exit_code != 0) {
+        *kind = "failed";
+        snprintf(text, cap,
+                 "based on a run that failed (exit %lld)%s: it may not have done all its work",
+                 (long long)c->exit_code, after);
+    } else {
+        return 0;
+    }
+    return 1;
 }
 
 /* recommend_resources(): from the process tree, or the system for a system-only recording.
@@ -827,7 +880,7 @@ static void recommend(struct ctx *c, struct reco *r, int kernel)
     r->vram = vram_max > 0 ? rt_round_memory(round2(vram_max) * 1.2) : 0;
 }
 
-static void emit_reco(struct rt_buf *b, const struct reco *r)
+static void emit_reco(struct rt_buf *b, const struct reco *r, const struct ctx *c)
 {
     char text[160], mf[160];
     int n = snprintf(text, sizeof(text), "%ld vCPUs, %ld MiB memory", r->cpu, r->memory);
@@ -862,7 +915,19 @@ static void emit_reco(struct rt_buf *b, const struct reco *r)
     j_str(b, r->mem_from);
     rt_buf_puts(b, ", \"headroom\": 1.2, \"arithmetic\": ");
     j_str(b, how);
-    rt_buf_puts(b, "}}");
+    rt_buf_puts(b, "}, \"caveat\": ");
+    const char *kind;
+    char why[256];
+    if (caveat(c, r->memory, &kind, why, sizeof(why))) {
+        rt_buf_puts(b, "{\"kind\": ");
+        j_str(b, kind);
+        rt_buf_puts(b, ", \"text\": ");
+        j_str(b, why);
+        rt_buf_puts(b, "}");
+    } else {
+        rt_buf_puts(b, "null");
+    }
+    rt_buf_puts(b, "}");
 }
 
 /* The kernel's own figures for the jobs: the memory high-water mark and the CPU time of the
@@ -1177,9 +1242,9 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     recommend(&c, &r, 1);
     recommend(&c, &py, 0);
     rt_buf_puts(out, ", \"recommendation\": ");
-    emit_reco(out, &r);
+    emit_reco(out, &r, &c);
     rt_buf_puts(out, ", \"python_recommendation\": ");
-    emit_reco(out, &py);
+    emit_reco(out, &py, &c);
     rt_buf_puts(out, ", \"efficiency\": ");
     emit_efficiency(&c, out);
     rt_buf_puts(out, ", \"allocation\": ");

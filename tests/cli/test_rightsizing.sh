@@ -22,9 +22,11 @@ check "exec: the job's process after the exec" \
     'sleep ["sleep","2"]'
 # --- record --pid of a tree that exits: the sample that finds it gone is not stored (its zeros
 # would read as a tree that used nothing): no trailing all-zero row, means unchanged by it. A
-# process holding 100 MiB (written, so resident) for 2 s, sampled every 0.25 s.
+# process holding 100 MiB (written, so resident) for 2 s, sampled every 0.25 s. (It leaves with
+# os._exit: Python's own exit frees the 100 MiB first, and a sample on a loaded machine can
+# land in that moment, a true but unhelpful reading.)
 DB=pidgone.db
-python3 -c 'import time; b = bytearray(100 << 20); open("held", "w").write("1"); time.sleep(2)' &
+python3 -c 'import os, time; b = bytearray(100 << 20); open("held", "w").write("1"); time.sleep(2); os._exit(0)' &
 P=$!
 wait_file held 10 || fail "pid gone: the process did not start"
 "$RTRACK" record --quiet --db $DB --interval 0.25 --pid $P
@@ -46,7 +48,7 @@ check_range "pid gone: summary mean memory (MiB)" \
 # 100 MiB from its first moment (python's own start-up is ~10 MiB) for 1.5 s at 0.25 s.
 DB=zombie.db
 "$RTRACK" run --quiet --db $DB --interval 0.25 -- \
-    python3 -c 'import time; b = bytearray(100 << 20); time.sleep(1.5)'
+    python3 -c 'import os, time; b = bytearray(100 << 20); time.sleep(1.5); os._exit(0)'
 check "zombie final: exit 0" "$?" 0
 check "zombie final: the final sample's tree memory is unknown" \
     "$(q $DB "SELECT coalesce(proc_pss_kib, 'null') || ',' || coalesce(proc_rss_kib, 'null') FROM samples WHERE kind = 'final'")" "null,null"
@@ -103,4 +105,56 @@ check "short: recommendation" "$(get short.json 'j["recommendation"]["memory_mib
 
 # --- record mode has no kernel figures (the tree is not rtrack's child)
 check "record: no kernel figures" "$(get pidgone.json 'j["kernel"]' 2>/dev/null)" None
+# --- a run that did not end well gets its recommendation with a caveat
+caveat() { get "$1" 'j["recommendation"]["caveat"] and j["recommendation"]["caveat"]["kind"]'; }
+DB=failed.db
+"$RTRACK" run --quiet --db $DB --interval 0.2 -- sh -c 'sleep 0.5; exit 3'
+check "failed: exit 3" "$?" 3
+"$RTRACK" summary --db $DB --format json >failed.json
+check "failed: caveat kind" "$(caveat failed.json)" failed
+check "failed: caveat text" "$("$RTRACK" summary --db $DB | grep -c '^caveat: *based on a run that failed (exit 3) after 0\.[5-9] s: it may not have done all its work$')" 1
+check "finished: no caveat" "$(caveat peak.json)" None
+
+DB=killed.db
+"$RTRACK" run --quiet --db $DB --interval 0.2 -- sh -c 'echo $$ >job.pid; sleep 5' &
+rt=$!
+wait_file job.pid 10 && sleep 0.5 && kill -KILL "$(cat job.pid)"
+wait_exit $rt 10
+check "killed: rtrack dies of the job's SIGKILL" "$RC" 137
+"$RTRACK" summary --db $DB --format json >killed.json
+check "killed: caveat kind (no OOM kill on the host meanwhile)" "$(caveat killed.json)" signal
+check "killed: caveat text" "$(get killed.json 'j["recommendation"]["caveat"]["text"]' | grep -c '^based on a run killed by signal 9 after ')" 1
+
+# an OOM kill: the job moves itself into a memory cgroup of 64 MiB (made here, as root) and
+# allocates 200 MiB; the kernel's OOM killer kills it
+if [ "$(id -u)" != 0 ]; then
+    skip_req root "oom: needs root to make a memory cgroup"
+else
+    CG=""
+    if [ -d /sys/fs/cgroup/memory ] && mkdir "/sys/fs/cgroup/memory/rtrack-test-$$" 2>/dev/null; then
+        CG=/sys/fs/cgroup/memory/rtrack-test-$$
+        echo $((64 << 20)) >"$CG/memory.limit_in_bytes"
+        [ -e "$CG/memory.memsw.limit_in_bytes" ] && echo $((64 << 20)) >"$CG/memory.memsw.limit_in_bytes"
+    elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null &&
+        mkdir "/sys/fs/cgroup/rtrack-test-$$" 2>/dev/null; then
+        CG=/sys/fs/cgroup/rtrack-test-$$
+        echo $((64 << 20)) >"$CG/memory.max"
+        [ -e "$CG/memory.swap.max" ] && echo 0 >"$CG/memory.swap.max"
+    fi
+    if [ -z "$CG" ]; then
+        skip "oom: no memory cgroup can be made here (neither v1 memory nor v2 with the memory controller)"
+    else
+        DB=oom.db
+        CGP=$CG "$RTRACK" run --quiet --db $DB --interval 0.2 -- \
+            sh -c 'echo $$ >"$CGP/cgroup.procs"; sleep 0.3; exec python3 -c "b = bytearray(200 << 20)"'
+        check "oom: rtrack dies of the job's SIGKILL" "$?" 137
+        rmdir "$CG" 2>/dev/null
+        check "oom: stored: signal 9, at least one OOM kill on the host" \
+            "$(q $DB "SELECT exit_signal || ',' || (host_oom_kills >= 1) FROM runs")" "9,1"
+        "$RTRACK" summary --db $DB --format json >oom.json
+        check "oom: caveat kind" "$(caveat oom.json)" oom
+        check "oom: caveat text" "$("$RTRACK" summary --db $DB | grep -c '^caveat: *based on a run killed by the OOM killer after 0\.[0-9] s: memory is a lower bound; ask for more than 128 MiB$')" 1
+        check_range "oom: the kernel's peak is about the cgroup's limit (64 MiB, plus file pages) (MiB)" "$(get oom.json 'j["kernel"]["maxrss_mib"]')" 40 80
+    fi
+fi
 finish

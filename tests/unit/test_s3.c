@@ -889,7 +889,10 @@ static int64_t record_case(struct rt_store *st, const char *cname)
     if (rt_store_add_sample(st, &c.a) != 0 || rt_store_add_sample(st, &c.b) != 0)
         fail_msg("%s: %s", cname, rt_store_error(st));
     assert_int_equal(rt_store_commit(st), 0);
-    struct rt_run_end e = {c.time_b, "finished", 0, RT_NA, "exited", RT_NA, RT_NAN, RT_NAN};
+    struct rt_run_end e = rt_run_end_none(c.time_b);
+    e.status = "finished";
+    e.exit_code = 0;
+    e.end_reason = "exited";
     assert_int_equal(rt_store_end_run(st, &e), 0);
     fx_case_free(&c);
     return run;

@@ -193,8 +193,9 @@ static void store_case(struct rt_store *s, const char *cname, struct fx_case *c,
     assert_int_equal(rt_store_add_sample(s, &c->a), 0);
     assert_int_equal(rt_store_add_sample(s, &c->b), 0);
     assert_int_equal(rt_store_commit(s), 0);
-    struct rt_run_end e = {c->time_b,     "finished", RT_NA,  RT_NA,
-                           "interrupted", RT_NA,      RT_NAN, RT_NAN};
+    struct rt_run_end e = rt_run_end_none(c->time_b);
+    e.status = "finished";
+    e.end_reason = "interrupted";
     assert_int_equal(rt_store_end_run(s, &e), 0);
 }
 
@@ -357,8 +358,9 @@ static void live_rec_close(struct live_rec *r)
 /* ended properly, every sample the sampler says it stored is there, seq 0..stored-1 */
 static void live_rec_end(struct live_rec *r)
 {
-    struct rt_run_end e = {
-        rt_clock_s(CLOCK_REALTIME), "finished", RT_NA, RT_NA, "duration", RT_NA, RT_NAN, RT_NAN};
+    struct rt_run_end e = rt_run_end_none(rt_clock_s(CLOCK_REALTIME));
+    e.status = "finished";
+    e.end_reason = "duration";
     assert_int_equal(rt_sampler_end(&r->smp, &e), 0);
     sqlite3 *db = rt_store_db(r->s);
     assert_int_equal(q1(db, "SELECT count(*) FROM samples"), r->smp.stored);
@@ -446,8 +448,9 @@ static void test_sampler_keeps_up_to_bound(void **state)
     assert_int_equal(q1(db, "SELECT count(*) FROM samples WHERE seq <= 30"), 1 + kept);
     assert_int_equal(q1(db, "SELECT max(seq) FROM samples WHERE seq <= 30"), kept);
     assert_int_equal(q1(db, "SELECT group_concat(seq) = '31,32' FROM samples WHERE seq > 30"), 1);
-    struct rt_run_end e = {
-        rt_clock_s(CLOCK_REALTIME), "failed", RT_NA, RT_NA, "duration", RT_NA, RT_NAN, RT_NAN};
+    struct rt_run_end e = rt_run_end_none(rt_clock_s(CLOCK_REALTIME));
+    e.status = "failed";
+    e.end_reason = "duration";
     assert_int_equal(rt_sampler_end(&r.smp, &e), 0);
     assert_int_equal(r.smp.stored + r.smp.failed, 33);
     live_rec_close(&r);
@@ -859,6 +862,7 @@ static void test_upgrade_from_4(void **state)
                                   "ALTER TABLE runs DROP COLUMN job_maxrss_kib; "
                                   "ALTER TABLE runs DROP COLUMN job_utime_s; "
                                   "ALTER TABLE runs DROP COLUMN job_stime_s; "
+                                  "ALTER TABLE runs DROP COLUMN host_oom_kills; "
                                   "PRAGMA user_version = 4",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -974,7 +978,8 @@ static void test_upgrade_from_5(void **state)
     assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
     snprintf(sql, sizeof(sql),
              "ALTER TABLE runs DROP COLUMN job_maxrss_kib; ALTER TABLE runs DROP COLUMN "
-             "job_utime_s; ALTER TABLE runs DROP COLUMN job_stime_s; "
+             "job_utime_s; ALTER TABLE runs DROP COLUMN job_stime_s; ALTER TABLE runs DROP "
+             "COLUMN host_oom_kills; "
              "DROP TABLE uploads; CREATE TABLE uploads (run_id INTEGER PRIMARY KEY REFERENCES "
              "runs (id) ON DELETE CASCADE, api_url TEXT NOT NULL, remote_run_id TEXT NOT NULL, "
              "upload_uri_prefix TEXT NOT NULL, registered_at REAL NOT NULL, last_seq INTEGER NOT "

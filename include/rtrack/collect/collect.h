@@ -35,6 +35,9 @@ void rt_sysenv_live(struct rt_sysenv *env);
 int rt_path(const struct rt_sysenv *env, char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The kernel's count of OOM kills since boot (/proc/vmstat oom_kill), RT_NA when unknown. */
+int64_t rt_oom_kills(const struct rt_sysenv *env);
+
 struct rt_collect_cfg {
     pid_t root_pid;  /* tracked tree root, 0 = system only */
     pid_t subreaper; /* run mode: rtrack's pid; its children other than the root (orphans of the

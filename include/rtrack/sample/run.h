@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "rtrack/base/util.h"
+
 /* Job metadata of the Rust reference (and Sentinel's run fields). */
 enum rt_meta_field {
     RT_META_JOB_NAME,
@@ -71,6 +73,19 @@ struct rt_run_end {
     /* run: the reaped job and orphans' getrusage(RUSAGE_CHILDREN); RT_NA / NAN otherwise */
     int64_t maxrss_kib;
     double utime_s, stime_s;
+    int64_t oom_kills; /* run: OOM kills on the host while the job ran (/proc/vmstat), RT_NA */
 };
+
+/* An end at `ended_at` with nothing else known (every field NULL). */
+static inline struct rt_run_end rt_run_end_none(double ended_at)
+{
+    return (struct rt_run_end){.ended_at = ended_at,
+                               .exit_code = RT_NA,
+                               .exit_signal = RT_NA,
+                               .maxrss_kib = RT_NA,
+                               .utime_s = RT_NAN,
+                               .stime_s = RT_NAN,
+                               .oom_kills = RT_NA};
+}
 
 #endif

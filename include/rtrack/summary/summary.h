@@ -26,7 +26,9 @@
  *   "recommendation": {"cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text",
  *                      "metaflow", "memory_basis": {"peak_mib", "source" ("kernel" when the
  *                      kernel's high-water mark is above the sampled peak, else "sampled"),
- *                      "headroom" (1.2), "arithmetic" (text)}}: rtrack's,
+ *                      "headroom" (1.2), "arithmetic" (text)}, "caveat": {"kind" ("oom":
+ *                      killed by SIGKILL while the host's OOM kill count grew; "signal";
+ *                      "failed": a non-zero exit), "text"} | null}: rtrack's,
  *   "python_recommendation": the same keys, the Python reference's recommend_resources()
  *                      (on the sampled peak only),
  *   "efficiency": {"cpu_pct", "memory_pct", "gpu_pct", "vram_pct"} (used / host, null
