@@ -127,6 +127,8 @@ SELECT s.run_id, s.seq, s.id AS sample_id,
        s.proc_utime_s AS process_utime,
        s.proc_stime_s AS process_stime,
        s.proc_cpu_usage AS process_cpu_usage,
+       -- cores the tree waited for, runnable with no CPU free (schedstat): usage + this = demand
+       s.proc_cpu_wait_s / s.interval_s AS process_cpu_wait_cores,
        s.proc_pss_kib / 1024.0 AS process_memory_mib,
        s.proc_read_bytes AS process_disk_read_bytes,
        s.proc_write_bytes AS process_disk_write_bytes,

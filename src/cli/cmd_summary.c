@@ -178,6 +178,12 @@ static void print_summary(struct jr *r, int md)
     printf("\n%srecommendation\n\n", md ? "### " : "");
     printf("%snext time: %s (for 95 %% of the intervals: %s vCPUs)\n", md ? "- " : "",
            or_dash(jt(r, "$.recommendation.text")), or_dash(jt(r, "$.recommendation.cpu_p95")));
+    const char *starved = jt(r, "$.cpu_demand.starved");
+    if (starved && (!strcmp(starved, "1") || !strcmp(starved, "true")))
+        printf("%scpu:       CPU-starved: the tree waited for a CPU %.0f %% of the time it wanted "
+               "one; it used %.2f cores and would have used ~%.2f\n",
+               md ? "- " : "", jd(r, "$.cpu_demand.wait_pct"), jd(r, "$.cpu_demand.usage_cores"),
+               jd(r, "$.cpu_demand.demand_cores"));
     if (jt(r, "$.recommendation.caveat.text"))
         printf("%scaveat:    %s\n", md ? "- " : "", jt(r, "$.recommendation.caveat.text"));
     printf("%smemory:    %s\n", md ? "- " : "",

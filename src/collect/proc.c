@@ -37,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ struct scan_ent {
 struct kept {
     pid_t pid;
     int64_t starttime;
-    int stat_fd, io_fd, smaps_fd, children_fd, task_fd;
+    int stat_fd, io_fd, smaps_fd, children_fd, task_fd, sched_fd;
     unsigned seen; /* the sample it was last read in */
 };
 
@@ -408,14 +409,14 @@ static struct kept *kept_get(struct proc_state *st, pid_t pid)
         st->kept = xrealloc(st->kept, st->capkept * sizeof(*st->kept));
     }
     struct kept *k = &st->kept[st->nkept];
-    *k = (struct kept){pid, -1, -1, -1, -1, -1, -1, st->gen};
+    *k = (struct kept){pid, -1, -1, -1, -1, -1, -1, -1, st->gen};
     rt_map_put(&st->kept_idx, pid_key(pid), (int64_t)st->nkept++);
     return k;
 }
 
 static void kept_close_fds(struct proc_state *st, struct kept *k)
 {
-    int *fds[] = {&k->stat_fd, &k->io_fd, &k->smaps_fd, &k->children_fd, &k->task_fd};
+    int *fds[] = {&k->stat_fd, &k->io_fd, &k->smaps_fd, &k->children_fd, &k->task_fd, &k->sched_fd};
     for (size_t i = 0; i < RT_ARRAY_LEN(fds); i++)
         if (*fds[i] >= 0) {
             close(*fds[i]);
@@ -517,6 +518,71 @@ static void wq_push(struct proc_state *st, size_t *qn, int idx)
     st->wq[(*qn)++] = idx;
 }
 
+/* /proc/PID/task open and at its start: kept in k (on a live system, within the budget) or to
+ * be closed by the caller when it is not k->task_fd; -1 when it cannot be read. */
+static int task_dir(struct proc_state *st, pid_t pid, struct kept *k)
+{
+    int tfd = k ? k->task_fd : -1;
+    if (tfd < 0) {
+        char rel[64];
+        snprintf(rel, sizeof(rel), "%d/task", (int)pid);
+        tfd = openat(st->procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (tfd >= 0 && k && st->keep_fds && st->nfds < st->maxfds) {
+            k->task_fd = tfd;
+            st->nfds++;
+        }
+    } else if (lseek(tfd, 0, SEEK_SET) < 0) {
+        close(tfd);
+        k->task_fd = -1;
+        st->nfds--;
+        return -1;
+    }
+    return tfd;
+}
+
+/* Time the process's threads waited, runnable, for a CPU (the second field of schedstat, ns,
+ * cumulative): the main thread's file for a single-threaded process, the sum over its threads'
+ * otherwise (a thread that exited takes its share with it). RT_NA when unreadable (no
+ * CONFIG_SCHEDSTATS, a fixture tree). */
+static int64_t sched_wait_ns(struct proc_state *st, struct scan_ent *e)
+{
+    struct kept *k = kept_of(st, e);
+    uint64_t run, wait;
+    if (e->st.threads <= 1) {
+        if (read_kept(st, k, k ? &k->sched_fd : NULL, e->pid, "schedstat") <= 0 ||
+            sscanf(st->buf.p, "%" SCNu64 " %" SCNu64, &run, &wait) != 2 || wait > INT64_MAX)
+            return RT_NA;
+        return (int64_t)wait;
+    }
+    int tfd = task_dir(st, e->pid, k);
+    if (tfd < 0)
+        return RT_NA;
+    int64_t sum = 0, n = 0;
+    char dents[4096], rel[64];
+    ssize_t got;
+    while ((got = getdents64(tfd, dents, sizeof(dents))) > 0) {
+        for (ssize_t off = 0; off < got;) {
+            const struct dirent64 *de = (const struct dirent64 *)(dents + off);
+            off += de->d_reclen;
+            if (de->d_name[0] < '0' || de->d_name[0] > '9')
+                continue;
+            snprintf(rel, sizeof(rel), "%.32s/schedstat", de->d_name);
+            int fd = openat(tfd, rel, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue; /* the thread exited */
+            if (rt_pread(fd, &st->buf, RT_READ_SINGLE) > 0 &&
+                sscanf(st->buf.p, "%" SCNu64 " %" SCNu64, &run, &wait) == 2 && wait <= INT64_MAX) {
+                sum = rt_sat_add(sum, (int64_t)wait);
+                n++;
+            }
+            close(fd);
+        }
+    }
+    if (!k || k->task_fd != tfd)
+        close(tfd);
+    return n ? sum : RT_NA;
+}
+
 /* The children of every thread of scan[idx], as text of space-separated pids in st->cbuf. */
 static void read_children(struct proc_state *st, int idx)
 {
@@ -535,22 +601,9 @@ static void read_children(struct proc_state *st, int idx)
         return;
     }
     /* several threads: list them (the task directory stays open), read each one's children */
-    int tfd = k ? k->task_fd : -1;
-    if (tfd < 0) {
-        snprintf(rel, sizeof(rel), "%d/task", (int)pid);
-        tfd = openat(st->procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (tfd < 0)
-            return;
-        if (k && st->keep_fds && st->nfds < st->maxfds) {
-            k->task_fd = tfd;
-            st->nfds++;
-        }
-    } else if (lseek(tfd, 0, SEEK_SET) < 0) {
-        close(tfd);
-        k->task_fd = -1;
-        st->nfds--;
+    int tfd = task_dir(st, pid, k);
+    if (tfd < 0)
         return;
-    }
     char dents[4096];
     ssize_t n;
     while ((n = getdents64(tfd, dents, sizeof(dents))) > 0) {
@@ -680,6 +733,8 @@ struct proc_pass {
     /* the tree's sums, gathered row by row */
     int64_t tot_u, tot_s, pss, rss, live;
     int root_live, pss_known; /* pss_known: members whose smaps_rollup was read */
+    double wait_s;            /* the members' CPU wait in the interval, s */
+    int wait_known;           /* members with a wait figure */
 };
 
 /* A fixture tree's root may be another directory each sample, so its /proc is opened again
@@ -742,8 +797,9 @@ static int proc_fill_row(struct proc_state *st, const struct rt_sysenv *env, str
     p->rss_kib = e->st.rss_pages * env->page_size / 1024;
     p->pss_kib = pss_kib(st, e);
     read_io(st, e, &p->read_total, &p->write_total);
+    p->sched_wait_ns = sched_wait_ns(st, e);
     memcpy(p->comm, e->st.comm, sizeof(p->comm));
-    p->cpu_utime_s = p->cpu_stime_s = RT_NAN;
+    p->cpu_utime_s = p->cpu_stime_s = p->cpu_wait_s = RT_NAN;
     p->read_bytes = p->write_bytes = RT_NA;
     p->cmdline_json = NULL;
 
@@ -815,6 +871,14 @@ static void proc_fill_rows(struct proc_state *st, const struct rt_sysenv *env,
         const struct rt_proc_sample *pp = ps->base && pi >= 0 ? &ps->base->procs[pi] : NULL;
         e->prev_i = pp ? pi : -1;
         proc_own_delta(st, e, p, pp, ps);
+        /* waiting for a CPU: against its previous row, or all of it when born in the interval
+         * (never taken back on a reap: the kernel does not fold it into the parent) */
+        int64_t w0 = pp ? pp->sched_wait_ns : 0;
+        if (e->counted && p->sched_wait_ns != RT_NA && w0 != RT_NA) {
+            p->cpu_wait_s = p->sched_wait_ns > w0 ? (double)(p->sched_wait_ns - w0) / 1e9 : 0.0;
+            ps->wait_s += p->cpu_wait_s;
+            ps->wait_known++;
+        }
         ps->tot_u = rt_sat_add(ps->tot_u, p->utime + p->cutime);
         ps->tot_s = rt_sat_add(ps->tot_s, p->stime + p->cstime);
         ps->pss = rt_sat_add(ps->pss, nz(p->pss_kib));
@@ -975,6 +1039,7 @@ static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *e
      * their 0 still: export views). */
     cur->proc_pss_kib = ps->pss_known ? ps->pss : RT_NA;
     cur->proc_rss_kib = ps->live ? ps->rss : RT_NA;
+    cur->proc_cpu_wait_s = ps->prev && ps->wait_known ? ps->wait_s : RT_NAN;
     cur->proc_utime_total = ps->tot_u;
     cur->proc_stime_total = ps->tot_s;
     if (ps->prev) {

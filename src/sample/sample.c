@@ -66,7 +66,7 @@ void rt_sample_begin(struct rt_sample *s, const struct rt_sample *prev, enum rt_
     s->net_rx_bytes = s->net_tx_bytes = RT_NA;
     s->root_pid = 0;
     s->proc_count = s->proc_children = RT_NA;
-    s->proc_utime_s = s->proc_stime_s = s->proc_cpu_usage = RT_NAN;
+    s->proc_utime_s = s->proc_stime_s = s->proc_cpu_usage = s->proc_cpu_wait_s = RT_NAN;
     s->proc_pss_kib = s->proc_rss_kib = s->proc_read_bytes = s->proc_write_bytes = RT_NA;
     s->proc_utime_total = s->proc_stime_total = RT_NA;
 }

@@ -143,6 +143,7 @@ static const struct col sample_cols[] = {
     CF("proc_utime_s", proc_utime_s),
     CF("proc_stime_s", proc_stime_s),
     CF("proc_cpu_usage", proc_cpu_usage),
+    CF("proc_cpu_wait_s", proc_cpu_wait_s),
     CI("proc_pss_kib", proc_pss_kib),
     CI("proc_rss_kib", proc_rss_kib),
     CI("proc_read_bytes", proc_read_bytes),
@@ -262,6 +263,8 @@ static const struct col process_sample_cols[] = {
     PROCESS(I, "write_bytes_total", write_total),
     PROCESS(F, "cpu_utime_s", cpu_utime_s),
     PROCESS(F, "cpu_stime_s", cpu_stime_s),
+    PROCESS(I, "sched_wait_ns", sched_wait_ns),
+    PROCESS(F, "cpu_wait_s", cpu_wait_s),
     PROCESS(I, "read_bytes", read_bytes),
     PROCESS(I, "write_bytes", write_bytes),
 };

@@ -241,6 +241,10 @@ struct ctx {
     /* what the kernel kept of the runs' jobs (run mode, reaped): the largest resident set one
      * of their processes reached, MiB, and their user and system CPU seconds; NAN without */
     double k_maxrss_mib, k_user_s, k_sys_s;
+    /* CPU demand: over the samples with a wait figure, the tree's cores used and cores it
+     * waited for (runnable, no CPU free) */
+    double dem_run, dem_wait;
+    size_t dem_n;
     /* how the (newest) run ended, for the recommendation's caveat */
     char end_status[16];
     int64_t exit_code, exit_signal, oom_kills;
@@ -330,6 +334,7 @@ enum col {
     COL_TS,
     COL_P_PID,
     COL_P_CPU,
+    COL_P_WAIT,
     COL_P_MEM,
     COL_P_READ,
     COL_P_WRITE,
@@ -363,6 +368,7 @@ static const char *const col_names[COL_N] = {
     [COL_TS] = "timestamp",
     [COL_P_PID] = "process_pid",
     [COL_P_CPU] = "process_cpu_usage",
+    [COL_P_WAIT] = "process_cpu_wait_cores",
     [COL_P_MEM] = "process_memory_mib",
     [COL_P_READ] = "process_disk_read_bytes",
     [COL_P_WRITE] = "process_disk_write_bytes",
@@ -482,6 +488,11 @@ static void add_sample(struct ctx *c, const double *v, size_t index)
     int tree = !isnan(v[COL_P_PID]);
     if (tree)
         c->has_tree = 1;
+    if (!isnan(v[COL_P_WAIT]) && !isnan(v[COL_P_CPU])) {
+        c->dem_run += v[COL_P_CPU];
+        c->dem_wait += v[COL_P_WAIT];
+        c->dem_n++;
+    }
     for (int k = 0; k < 2; k++) {
         for (int m = 0; m < M_N; m++)
             if (metric_col[k][m] != NONE)
@@ -781,6 +792,8 @@ static void emit_python_stats(struct ctx *c, struct rt_buf *b)
 
 struct reco {
     long cpu, cpu_p95, memory, gpu, vram;
+    double cpu_cores;     /* mean cores the CPU figure is built on */
+    const char *cpu_from; /* "usage", or "demand" (usage + waiting for a CPU) */
     double mem_peak;      /* MiB the memory figure is built on */
     const char *mem_from; /* "kernel" (the high-water mark) or "sampled" */
 };
@@ -864,6 +877,18 @@ static void recommend(struct ctx *c, struct reco *r, int kernel)
     double cpu_mean = c->has_tree ? c->py_mean[0] : sd->st[M_CPU].mean;
     double mem_max = c->has_tree ? c->py_max[1] : sd->st[M_MEM].max;
     r->cpu = (long)fmax(1, round_even(round2(cpu_mean)));
+    r->cpu_cores = round2(cpu_mean);
+    r->cpu_from = "usage";
+    /* starved (it waited for a CPU a fifth of the time it wanted one, or more): usage is a
+     * lower bound on what the job wants; its demand decides when it asks for more */
+    double dem = c->dem_n ? (c->dem_run + c->dem_wait) / (double)c->dem_n : RT_NAN;
+    if (kernel && c->has_tree && !isnan(dem) && c->dem_wait >= 0.2 * (c->dem_run + c->dem_wait) &&
+        (long)fmax(1, round_even(round2(dem))) > r->cpu) {
+        r->cpu = (long)fmax(1, round_even(round2(dem)));
+        r->cpu_cores = round2(dem);
+        r->cpu_from = "demand";
+        r->cpu_p95 = r->cpu_p95 > r->cpu ? r->cpu_p95 : r->cpu;
+    }
     /* latency-sensitive: enough cores for 95 % of the intervals */
     r->cpu_p95 = sd->st[M_CPU].ok ? (long)fmax(1, ceil(round2(sd->st[M_CPU].p95))) : r->cpu;
     r->mem_peak = round2(mem_max);
@@ -893,6 +918,11 @@ static void emit_reco(struct rt_buf *b, const struct reco *r, const struct ctx *
     snprintf(mf + n, sizeof(mf) - (size_t)n, ")");
     rt_buf_puts(b, "{\"cpu\": ");
     j_num(b, (double)r->cpu);
+    rt_buf_puts(b, ", \"cpu_basis\": {\"mean_cores\": ");
+    j_num(b, r->cpu_cores);
+    rt_buf_puts(b, ", \"source\": ");
+    j_str(b, r->cpu_from);
+    rt_buf_puts(b, "}");
     rt_buf_puts(b, ", \"cpu_p95\": ");
     j_num(b, (double)r->cpu_p95);
     rt_buf_puts(b, ", \"memory_mib\": ");
@@ -927,6 +957,28 @@ static void emit_reco(struct rt_buf *b, const struct reco *r, const struct ctx *
     } else {
         rt_buf_puts(b, "null");
     }
+    rt_buf_puts(b, "}");
+}
+
+/* The tree's CPU demand: cores used and cores it waited for, on the samples that have both
+ * (null without schedstat, for a system-only recording and for older recordings). */
+static void emit_demand(struct ctx *c, struct rt_buf *b)
+{
+    if (!c->has_tree || !c->dem_n) {
+        rt_buf_puts(b, "null");
+        return;
+    }
+    double n = (double)c->dem_n, all = c->dem_run + c->dem_wait;
+    rt_buf_puts(b, "{\"usage_cores\": ");
+    j_num(b, c->dem_run / n);
+    rt_buf_puts(b, ", \"wait_cores\": ");
+    j_num(b, c->dem_wait / n);
+    rt_buf_puts(b, ", \"demand_cores\": ");
+    j_num(b, all / n);
+    rt_buf_puts(b, ", \"wait_pct\": ");
+    j_num(b, all > 0 ? c->dem_wait / all * 100 : 0);
+    rt_buf_puts(b, ", \"starved\": ");
+    rt_buf_puts(b, all > 0 && c->dem_wait >= 0.2 * all ? "true" : "false");
     rt_buf_puts(b, "}");
 }
 
@@ -1238,6 +1290,8 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     emit_python_stats(&c, out);
     rt_buf_puts(out, ", \"kernel\": ");
     emit_kernel(&c, out);
+    rt_buf_puts(out, ", \"cpu_demand\": ");
+    emit_demand(&c, out);
     struct reco r, py;
     recommend(&c, &r, 1);
     recommend(&c, &py, 0);

@@ -39,7 +39,9 @@ q src/old.db "DROP VIEW rust_sample; DROP VIEW python_combined; DROP VIEW python
     ALTER TABLE runs DROP COLUMN cloud_region_id; ALTER TABLE runs DROP COLUMN cloud_zone_id;
     ALTER TABLE runs DROP COLUMN cloud_instance_type; ALTER TABLE runs DROP COLUMN job_maxrss_kib;
     ALTER TABLE runs DROP COLUMN job_utime_s; ALTER TABLE runs DROP COLUMN job_stime_s;
-    ALTER TABLE runs DROP COLUMN host_oom_kills;
+    ALTER TABLE runs DROP COLUMN host_oom_kills; ALTER TABLE samples DROP COLUMN proc_cpu_wait_s;
+    ALTER TABLE process_samples DROP COLUMN sched_wait_ns;
+    ALTER TABLE process_samples DROP COLUMN cpu_wait_s;
     PRAGMA user_version = 4" ||
     fail "setup: making old.db"
 chmod 644 src/*.db src/*-wal

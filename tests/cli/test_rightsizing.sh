@@ -157,4 +157,30 @@ else
         check_range "oom: the kernel's peak is about the cgroup's limit (64 MiB, plus file pages) (MiB)" "$(get oom.json 'j["kernel"]["maxrss_mib"]')" 40 80
     fi
 fi
+# --- contention: a CPU-bound job of 2 processes while as many spinners as the machine has CPUs
+# run beside it (outside the tree): the job gets about 2 x n / (n + 2) cores and waits for the
+# rest; usage alone would say round(that) cores (1 on 2 or 4 vCPUs), its demand is 2
+SPIN=$RT_HELPERS/rt_spin
+NCPU=$(nproc)
+"$SPIN" 5 "$NCPU" &
+outside=$!
+sleep 0.3
+DB=starved.db
+"$RTRACK" run --quiet --db $DB --interval 0.5 -- "$SPIN" 4 2
+check "starved: exit 0" "$?" 0
+wait $outside
+"$RTRACK" summary --db $DB --format json >starved.json
+demand=$(get starved.json 'j["cpu_demand"]["demand_cores"]')
+check_range "starved: demand (usage + waiting) is the job's 2 cores" "$demand" 1.7 2.3
+check "starved: recommendation 2 vCPUs" "$(get starved.json 'j["recommendation"]["cpu"]')" 2
+if [ "$NCPU" -le 4 ]; then
+    # waiting 2 / (n + 2) of the time it wanted a CPU: a third or more
+    check "starved: named in JSON" "$(get starved.json 'j["cpu_demand"]["starved"]')" True
+    check "starved: the recommendation is built on demand" "$(get starved.json 'j["recommendation"]["cpu_basis"]["source"]')" demand
+    check "starved: usage alone says 1 (the Python reference's)" "$(get starved.json 'j["python_recommendation"]["cpu"]')" 1
+    check "starved: named in the text" \
+        "$("$RTRACK" summary --db $DB | grep -c '^cpu: *CPU-starved: the tree waited for a CPU [0-9]* % of the time it wanted one; it used [0-9.]* cores and would have used ~[0-9.]*$')" 1
+else
+    skip "starved: $NCPU CPUs: the job's share of the machine is too large to starve it clearly"
+fi
 finish

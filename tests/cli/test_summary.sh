@@ -24,7 +24,8 @@ check "json: every key of the schema (include/rtrack/summary/summary.h)" "$(pyth
 import json, sys
 j = json.load(open(sys.argv[1]))
 want = {
-    "": ["run", "host", "process", "system", "python_stats", "kernel", "recommendation",
+    "": ["run", "host", "process", "system", "python_stats", "kernel", "cpu_demand",
+         "recommendation",
          "python_recommendation", "efficiency", "allocation", "sparklines", "top_processes",
          "server"],
     "run": ["id", "uuid", "mode", "status", "in_progress", "command", "job_name", "project_name",
@@ -42,10 +43,10 @@ want = {
     "python_stats": ["process_cpu_usage", "process_memory_mib", "process_gpu_usage",
                      "process_gpu_vram_mib", "process_gpu_utilized", "system_disk_space_used_gb",
                      "system_net_recv_bytes", "system_net_sent_bytes", "timestamp"],
-    "recommendation": ["cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text", "metaflow",
-                       "memory_basis", "caveat"],
-    "python_recommendation": ["cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text",
-                              "metaflow", "memory_basis", "caveat"],
+    "recommendation": ["cpu", "cpu_basis", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text",
+                       "metaflow", "memory_basis", "caveat"],
+    "python_recommendation": ["cpu", "cpu_basis", "cpu_p95", "memory_mib", "gpu", "vram_mib",
+                              "text", "metaflow", "memory_basis", "caveat"],
     "efficiency": ["cpu_pct", "memory_pct", "gpu_pct", "vram_pct"],
     "sparklines": ["cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"],
     "top_processes": ["by_cpu", "by_pss"],
@@ -82,7 +83,9 @@ RTRACK_DB=live.db "$RTRACK" summary >env.txt
 check "RTRACK_DB names the database: its latest run, the second" "$(head -n 1 env.txt)" "run 2 · live: finished, exit 0"
 
 # --- the recommendation of runs whose CPU and memory are known -----------------------------------
-# docs/usage.md: cpu = max(1, round-half-even(mean cores)), memory = round_memory(peak PSS MiB x
+# docs/usage.md: cpu = max(1, round-half-even(mean cores)) (python_recommendation; rtrack's own
+# takes the demand, usage + waiting for a CPU, when the tree was starved), memory =
+# round_memory(peak PSS MiB x
 # 1.2) with round_memory 128, 256, 512, 1024, 2048, then the next multiple of 1024, cpu_p95 =
 # max(1, ceil(p95 cores)). The truth comes from the kernel, not from rtrack: the job's CPU
 # seconds are its shell's reaped children's (bash `times`), its wall time its own clock, the
@@ -154,7 +157,10 @@ if run == "burst":
 else:
     note = ""
 p95 = (max(1, math.ceil(min(0.9 * spin, spin - 0.2) - 1e-9)), len(os.sched_getaffinity(0)) + 1)
-print("|".join(map(str, sorted(cands))), mem, p95[0], p95[1],
+# demand: the spinners are always runnable, so the job wants NSPIN cores while they spin
+nspin = int(sys.argv[2])
+demand = nspin * (w[1] - w[0] if run == "burst" else wall) / wall
+print("|".join(map(str, sorted(cands))), mem, p95[0], p95[1], "%.3f" % demand,
       "%.2f CPU-s in %.2f s = %.2f cores (the spinners: %.2f) %s" % (cpu, wall, mean, spin, note))
 EOF
 # one_of WANT GOT: GOT when it is one of WANT's |-separated values, else WANT
@@ -164,11 +170,23 @@ for r in steady burst; do
     check "recommendation, $r: the run, exit 0" "$?" 0
     "$RTRACK" summary --db reco.db --job $r --format json >$r.json
     "$RTRACK" summary --db reco.db --job $r >$r.txt
-    read -r want_cpu want_mem p95lo p95hi note <<<"$(python3 truth.py $r)"
-    echo "# $r: $note: cpu $want_cpu, memory $want_mem MiB, cpu_p95 in [$p95lo, $p95hi]"
-    read -r cpu mem p95 <<<"$(python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))["recommendation"]
-print(r["cpu"], r["memory_mib"], r["cpu_p95"])' $r.json)"
+    read -r want_cpu want_mem p95lo p95hi want_demand note <<<"$(python3 truth.py $r "$NSPIN")"
+    echo "# $r: $note: cpu $want_cpu, memory $want_mem MiB, cpu_p95 in [$p95lo, $p95hi], demand $want_demand"
+    # the usage rule is the Python reference's recommendation; rtrack's headline takes the
+    # tree's demand instead when it was starved (NSPIN spinners on fewer CPUs always are)
+    read -r cpu mem p95 head demand starved <<<"$(python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+r, h, d = j["python_recommendation"], j["recommendation"], j["cpu_demand"]
+print(r["cpu"], r["memory_mib"], r["cpu_p95"], h["cpu"], d["demand_cores"], d["starved"])' $r.json)"
+    check_range "recommendation, $r: demand = the spinners' cores over the run (usage + waiting)" \
+        "$demand" "$(awk -v d="$want_demand" 'BEGIN { print 0.85 * d }')" \
+        "$(awk -v d="$want_demand" 'BEGIN { print 1.15 * d + 0.15 }')"
+    if [ "$starved" = True ]; then
+        check "recommendation, $r: starved: rtrack's cpu = the demand, rounded" "$head" \
+            "$(python3 -c 'import sys; d = float(sys.argv[1]); r = round(d); print(max(1, r))' "$demand")"
+    else
+        check "recommendation, $r: not starved: rtrack's cpu = the usage rule's" "$head" "$cpu"
+    fi
     [ "$want_cpu" = "${want_cpu#*|}" ] || echo "# $r: the truth is near a rounding edge: cpu may be any of $want_cpu"
     [ $r != steady ] || [ "${want_cpu##*|}" -ge 2 ] ||
         echo "# steady: the machine gave the spinners under 1.5 CPUs: a cpu stuck at 1 is not told apart here"
@@ -177,10 +195,11 @@ print(r["cpu"], r["memory_mib"], r["cpu_p95"])' $r.json)"
     if [ $r = burst ]; then
         check "recommendation, burst: memory = the peak PSS x 1.2, up to a step ($want_mem)" \
             "$mem" "$(one_of "$want_mem" "$mem")"
+        hp95=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["recommendation"]["cpu_p95"])' burst.json)
         check "recommendation, burst: the text's line" "$(grep '^next time:' burst.txt)" \
-            "next time: $(one_of "$want_cpu" "$cpu") vCPUs, $(one_of "$want_mem" "$mem") MiB memory (for 95 % of the intervals: $p95 vCPUs)"
+            "next time: $head vCPUs, $(one_of "$want_mem" "$mem") MiB memory (for 95 % of the intervals: $hp95 vCPUs)"
         check "recommendation, burst: the Metaflow line" "$(grep '^metaflow:' burst.txt)" \
-            "metaflow:  @resources(cpu=$(one_of "$want_cpu" "$cpu"), memory=$(one_of "$want_mem" "$mem"))"
+            "metaflow:  @resources(cpu=$head, memory=$(one_of "$want_mem" "$mem"))"
     fi
 done
 

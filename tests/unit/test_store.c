@@ -863,6 +863,9 @@ static void test_upgrade_from_4(void **state)
                                   "ALTER TABLE runs DROP COLUMN job_utime_s; "
                                   "ALTER TABLE runs DROP COLUMN job_stime_s; "
                                   "ALTER TABLE runs DROP COLUMN host_oom_kills; "
+                                  "ALTER TABLE samples DROP COLUMN proc_cpu_wait_s; "
+                                  "ALTER TABLE process_samples DROP COLUMN sched_wait_ns; "
+                                  "ALTER TABLE process_samples DROP COLUMN cpu_wait_s; "
                                   "PRAGMA user_version = 4",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -974,12 +977,16 @@ static void test_upgrade_from_5(void **state)
     rt_store_close(s);
     fx_case_free(&c);
     sqlite3 *db;
-    char sql[1024];
+    char sql[2048];
     assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
     snprintf(sql, sizeof(sql),
              "ALTER TABLE runs DROP COLUMN job_maxrss_kib; ALTER TABLE runs DROP COLUMN "
              "job_utime_s; ALTER TABLE runs DROP COLUMN job_stime_s; ALTER TABLE runs DROP "
-             "COLUMN host_oom_kills; "
+             "COLUMN host_oom_kills; DROP VIEW IF EXISTS rust_sample; DROP VIEW python_combined; "
+             "DROP VIEW python_system; DROP VIEW python_process; DROP VIEW sample_metrics; "
+             "DROP VIEW sample_rates; ALTER TABLE samples DROP COLUMN proc_cpu_wait_s; "
+             "ALTER TABLE process_samples DROP COLUMN sched_wait_ns; ALTER TABLE "
+             "process_samples DROP COLUMN cpu_wait_s; "
              "DROP TABLE uploads; CREATE TABLE uploads (run_id INTEGER PRIMARY KEY REFERENCES "
              "runs (id) ON DELETE CASCADE, api_url TEXT NOT NULL, remote_run_id TEXT NOT NULL, "
              "upload_uri_prefix TEXT NOT NULL, registered_at REAL NOT NULL, last_seq INTEGER NOT "

@@ -114,7 +114,9 @@ struct rt_proc_sample {
     int64_t utime, stime, cutime, cstime;
     int64_t rss_kib, pss_kib;
     int64_t read_total, write_total;
+    int64_t sched_wait_ns;           /* cumulative time its threads waited for a CPU, RT_NA */
     double cpu_utime_s, cpu_stime_s; /* per interval, NAN when first seen (unless born in it) */
+    double cpu_wait_s;               /* per interval: waited, runnable, for a CPU (schedstat) */
     int64_t read_bytes, write_bytes; /* per interval */
     char comm[64];
     char *cmdline_json; /* only when first seen or renamed; owned by the sample */
@@ -205,6 +207,7 @@ struct rt_sample {
     pid_t root_pid;
     int64_t proc_count, proc_children;
     double proc_utime_s, proc_stime_s, proc_cpu_usage;
+    double proc_cpu_wait_s; /* the members' time runnable but waiting for a CPU, per interval */
     int64_t proc_pss_kib, proc_rss_kib, proc_read_bytes, proc_write_bytes;
     int64_t proc_utime_total, proc_stime_total;
     int nprocs, procs_cap;

@@ -23,7 +23,12 @@
  *   "kernel": {"maxrss_mib" (the largest resident set one process of the job reached: the
  *             kernel's high-water mark, getrusage of the reaped job), "user_s", "sys_s" (their
  *             CPU time)} | null (record mode, or a recording older than schema 7),
- *   "recommendation": {"cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text",
+ *   "cpu_demand": {"usage_cores", "wait_cores" (runnable but waiting for a CPU: schedstat),
+ *                 "demand_cores" (the two together), "wait_pct" (wait of demand), "starved"
+ *                 (wait_pct >= 20)}: means over the samples with a wait figure | null,
+ *   "recommendation": {"cpu", "cpu_basis": {"mean_cores", "source" ("usage", or "demand" when
+ *                      the tree was starved and its demand rounds to more cores)}, "cpu_p95",
+ *                      "memory_mib", "gpu", "vram_mib", "text",
  *                      "metaflow", "memory_basis": {"peak_mib", "source" ("kernel" when the
  *                      kernel's high-water mark is above the sampled peak, else "sampled"),
  *                      "headroom" (1.2), "arithmetic" (text)}, "caveat": {"kind" ("oom":
