@@ -290,10 +290,16 @@ struct pass {
     int64_t seq;
 };
 
+struct prefix {
+    char *s;
+    size_t n;
+};
+
 struct rt_jsonl {
     struct rt_store *store;
     struct pass pass[G_COUNT];
-    int failed; /* a pass could not be read */
+    struct prefix *prefix[G_COUNT]; /* per field of groups[] */
+    int failed;                     /* a pass could not be read */
     int64_t seq;
 };
 
@@ -322,10 +328,13 @@ static void pass_sql(struct rt_buf *sql, const struct jgroup *g, const char *fil
     }
 }
 
+static void make_prefixes(struct rt_jsonl *j);
+
 struct rt_jsonl *export_jsonl_open(struct rt_store *store, const char *filter, int kept)
 {
     struct rt_jsonl *j = xcalloc(1, sizeof(*j));
     j->store = store;
+    make_prefixes(j);
     struct rt_buf sql = {0};
     for (int g = 0; g < G_COUNT; g++) {
         pass_sql(&sql, &groups[g], filter);
@@ -364,18 +373,6 @@ static void pass_step(struct rt_jsonl *j, struct pass *p)
         p->seq = rt_store_rows_i(p->rows, COL_SEQ);
 }
 
-static void put_key(struct rt_buf *b, const char *key)
-{
-    char c = b->len ? b->p[b->len - 1] : '[';
-    if (c != '{' && c != '[')
-        rt_buf_append(b, ",", 1);
-    if (key) {
-        rt_buf_append(b, "\"", 1);
-        rt_buf_puts(b, key);
-        rt_buf_append(b, "\":", 2);
-    }
-}
-
 static void put_row(struct rt_jsonl *j, int g, struct rt_buf *b);
 
 /* The rows of pass g that belong to the current sample (and to the parent's key): the rows
@@ -386,6 +383,7 @@ static void put_array(struct rt_jsonl *j, int g, const char *parent_key, struct 
     if (!p->started)
         pass_step(j, p);
     rt_buf_append(b, "[", 1);
+    int n = 0;
     for (; p->valid; pass_step(j, p)) {
         if (p->seq > j->seq)
             break;
@@ -399,6 +397,8 @@ static void put_array(struct rt_jsonl *j, int g, const char *parent_key, struct 
             if (cmp < 0)
                 continue;
         }
+        if (n++)
+            rt_buf_append(b, ",", 1);
         put_row(j, g, b);
     }
     rt_buf_append(b, "]", 1);
@@ -409,30 +409,24 @@ static void put_row(struct rt_jsonl *j, int g, struct rt_buf *b)
     const struct jgroup *G = &groups[g];
     struct rt_store_rows *r = j->pass[g].rows;
     if (G->nfields == 1 && !G->fields[0].key) {
-        put_key(b, NULL);
         rt_store_rows_json(r, COL_VALUES, b);
         return;
     }
-    put_key(b, NULL);
+    const struct prefix *pre = j->prefix[g];
     rt_buf_append(b, "{", 1);
     int col = COL_VALUES;
     char *key = NULL;
     for (size_t i = 0; i < G->nfields; i++) {
         const struct jfield *f = &G->fields[i];
+        rt_buf_append(b, pre[i].s, pre[i].n);
         switch (f->kind) {
         case J_VAL:
-            put_key(b, f->key);
             rt_store_rows_json(r, col++, b);
             break;
         case J_OBJ:
-            put_key(b, f->key);
-            rt_buf_append(b, "{", 1);
-            break;
         case J_END:
-            rt_buf_append(b, "}", 1);
             break;
         case J_ARR:
-            put_key(b, f->key);
             if (groups[f->group].in_parent && !key) {
                 /* the parent's key, kept while the child pass is read */
                 const char *k = rt_store_rows_t(r, COL_KEY);
@@ -444,6 +438,31 @@ static void put_row(struct rt_jsonl *j, int g, struct rt_buf *b)
     }
     rt_buf_append(b, "}", 1);
     free(key);
+}
+
+/* What comes before each field's value, worked out once: the comma (none for the first
+ * field of an object), the quoted key and the colon; "{" or "}" for a nested object. */
+static void make_prefixes(struct rt_jsonl *j)
+{
+    for (int g = 0; g < G_COUNT; g++) {
+        const struct jgroup *G = &groups[g];
+        j->prefix[g] = xcalloc(G->nfields, sizeof(struct prefix));
+        int first = 1;
+        for (size_t i = 0; i < G->nfields; i++) {
+            const struct jfield *f = &G->fields[i];
+            char *t;
+            if (f->kind == J_END) {
+                t = xstrdup("}");
+                first = 0;
+            } else {
+                t = xasprintf("%s\"%s\":%s", first ? "" : ",", f->key ? f->key : "",
+                              f->kind == J_OBJ ? "{" : "");
+                first = f->kind == J_OBJ;
+            }
+            j->prefix[g][i].s = t;
+            j->prefix[g][i].n = strlen(t);
+        }
+    }
 }
 
 int export_jsonl_next(struct rt_jsonl *j, struct rt_buf *line, int64_t *seq)
@@ -473,7 +492,11 @@ void export_jsonl_close(struct rt_jsonl *j)
 {
     if (!j)
         return;
-    for (int g = 0; g < G_COUNT; g++)
+    for (int g = 0; g < G_COUNT; g++) {
         rt_store_rows_close(j->pass[g].rows);
+        for (size_t i = 0; j->prefix[g] && i < groups[g].nfields; i++)
+            free(j->prefix[g][i].s);
+        free(j->prefix[g]);
+    }
     free(j);
 }

@@ -161,9 +161,16 @@ void rt_store_rows_json(struct rt_store_rows *r, int col, struct rt_buf *b)
     sqlite3_value *v = sqlite3_column_value(r->st, col);
     switch (sqlite3_value_type(v)) {
     case SQLITE_INTEGER: {
-        char num[24];
-        int n = snprintf(num, sizeof(num), "%lld", (long long)sqlite3_value_int64(v));
-        rt_buf_append(b, num, (size_t)n);
+        /* "%lld", without printf's cost on a line of a hundred values */
+        int64_t i = sqlite3_value_int64(v);
+        uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+        char num[24], *e = num + sizeof(num), *d = e;
+        do
+            *--d = (char)('0' + u % 10);
+        while (u /= 10);
+        if (i < 0)
+            *--d = '-';
+        rt_buf_append(b, d, (size_t)(e - d));
         break;
     }
     case SQLITE_FLOAT:
