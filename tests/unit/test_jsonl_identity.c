@@ -245,11 +245,75 @@ static void test_edges(void **state)
     rt_store_close(s);
 }
 
+/* Reals as rt_store_rows_json() writes them (its own digits for whole numbers below 1e15,
+ * SQLite's text for every other) against json_array()'s text of the same value: whole numbers
+ * around every power of ten and of two up to the limit and past it, negative ones, -0.0,
+ * fractions, tiny and huge values, and pseudo-random whole numbers. */
+static void test_real_text(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct rt_store_rows *r = rt_store_rows_open(s, "SELECT ?1, json_array(?1)");
+    assert_non_null(r);
+    double v[400];
+    size_t n = 0;
+    double p10 = 1;
+    for (int e = 0; e <= 17; e++, p10 *= 10) {
+        const double around[] = {p10 - 1, p10, p10 + 1, -p10, -(p10 - 1), p10 / 2, p10 * 1.5};
+        for (size_t i = 0; i < RT_ARRAY_LEN(around); i++)
+            v[n++] = around[i];
+    }
+    for (int e = 0; e <= 60; e += 3)
+        v[n++] = (double)(1ULL << e), v[n++] = -(double)(1ULL << e) + 1;
+    const double other[] = {0.0,
+                            -0.0,
+                            0.5,
+                            -0.5,
+                            99.99,
+                            100.0,
+                            1e-300,
+                            1e300,
+                            2.5e-7,
+                            1.0e15,
+                            -1.0e15,
+                            999999999999999.0,
+                            -999999999999999.0,
+                            123456789012345.0,
+                            1e16 + 2,
+                            3.0e18};
+    for (size_t i = 0; i < RT_ARRAY_LEN(other); i++)
+        v[n++] = other[i];
+    uint64_t x = 88172645463325252ULL; /* xorshift64 */
+    while (n < RT_ARRAY_LEN(v)) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v[n++] = (double)(int64_t)(x % 2000000000000000ULL) - 1e15;
+    }
+    struct rt_buf got = {0};
+    for (size_t i = 0; i < n; i++) {
+        rt_store_rows_bind_f(r, 1, v[i]);
+        assert_int_equal(rt_store_rows_next(r), 1);
+        got.len = 0;
+        rt_buf_puts(&got, "[");
+        rt_store_rows_json(r, 0, &got);
+        rt_buf_puts(&got, "]");
+        const char *want = rt_store_rows_t(r, 1);
+        if (strcmp(got.p, want) != 0)
+            fail_msg("%.17g: rt_store_rows_json %s, json_array %s", v[i], got.p, want);
+        rt_store_rows_reset(r);
+    }
+    rt_buf_free(&got);
+    rt_store_rows_close(r);
+    rt_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_parity_cases, setup, teardown),
         cmocka_unit_test_setup_teardown(test_edges, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_real_text, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
