@@ -2,13 +2,16 @@
  * per sample in total and per collector. A regression benchmark, not a test: a change that
  * slows the sampling loop shows up here without waiting for the interval.
  *
- * usage: rt_hotloop [-n N] [-t K | -p PID] [-d DB | -d ''] [-c K] [-r ROOT]
+ * usage: rt_hotloop [-n N] [-t K | -p PID] [-d DB | -d ''] [-c K] [-r ROOT] [-o FILE [-f]]
  *   -n N     samples (default 2000)
  *   -t K     spawn a tree of K processes (sh + K-1 sleeps) and track it (default 5; 0 = none)
  *   -p PID   track this existing process tree instead
  *   -d DB    database to store into (default hotloop.db, removed first; '' = no store)
  *   -c K     commit every K samples (default 1: what rtrack does at a 1 s interval)
  *   -r ROOT  read /proc and /sys under ROOT (a fixture tree) instead of the live system
+ *   -o FILE  also write the live output (`rtrack run -o FILE`: a JSON Lines line per sample, as
+ *            the sampler writes it after storing the sample), timed as the part "live"
+ *   -f       the live output as CSV instead
  *   -i SECS  sleep this long between samples (default 0: back to back). With the interval of a
  *            real recording the caches are as cold as there, so the parts show where the time of
  *            a recorder goes; CPU time excludes the sleep.
@@ -28,6 +31,7 @@
 #include <unistd.h>
 
 #include "rtrack/collect/collect.h"
+#include "rtrack/export/export.h"
 #include "rtrack/store/store.h"
 
 static double now(clockid_t c)
@@ -57,9 +61,9 @@ int main(int argc, char **argv)
     double interval = 0;
     int tree = 5;
     pid_t pid = 0;
-    const char *db = "hotloop.db", *root = "";
-    int o;
-    while ((o = getopt(argc, argv, "n:t:p:d:c:r:i:h")) != -1) {
+    const char *db = "hotloop.db", *root = "", *live_path = NULL;
+    int o, live_csv = 0;
+    while ((o = getopt(argc, argv, "n:t:p:d:c:r:i:o:fh")) != -1) {
         switch (o) {
         case 'n':
             n = atol(optarg);
@@ -82,12 +86,22 @@ int main(int argc, char **argv)
         case 'i':
             interval = atof(optarg);
             break;
+        case 'o':
+            live_path = optarg;
+            break;
+        case 'f':
+            live_csv = 1;
+            break;
         default:
-            fprintf(
-                stderr,
-                "usage: rt_hotloop [-n N] [-t K | -p PID] [-d DB] [-c K] [-r ROOT] [-i SECS]\n");
+            fprintf(stderr,
+                    "usage: rt_hotloop [-n N] [-t K | -p PID] [-d DB] [-c K] [-r ROOT] [-i SECS] "
+                    "[-o FILE [-f]]\n");
             return 2;
         }
+    }
+    if (live_path && !*db) {
+        fprintf(stderr, "rt_hotloop: -o needs a database (-d)\n");
+        return 2;
     }
     if (n < 2 || commit_every < 1) {
         fprintf(stderr, "rt_hotloop: -n must be >= 2 and -c >= 1\n");
@@ -130,12 +144,15 @@ int main(int argc, char **argv)
         }
         rt_host_info_free(&host);
     }
+    struct rt_live *live = NULL;
+    if (live_path && !(live = rt_live_open(store, live_path, live_csv)))
+        return 1;
 
     struct rt_sample buf[2];
     memset(buf, 0, sizeof(buf));
     struct rt_sample *prev = NULL;
-    double cpu[RT_NCOLLECTORS + 1] = {0};
-    long warm = n / 10 > 0 ? n / 10 : 1; /* not counted: first scans, cache warm-up */
+    double cpu[RT_NCOLLECTORS + 2] = {0}; /* the collectors, the store, the live output */
+    long warm = n / 10 > 0 ? n / 10 : 1;  /* not counted: first scans, cache warm-up */
     double w0 = 0, c0 = 0;
     struct rusage ru0;
     for (long k = 0; k < n + warm; k++) {
@@ -164,6 +181,11 @@ int main(int argc, char **argv)
             }
             cpu[RT_NCOLLECTORS] += now(CLOCK_THREAD_CPUTIME_ID) - t;
         }
+        if (live && prev) {
+            double t = now(CLOCK_THREAD_CPUTIME_ID);
+            rt_live_write(live, rt_store_last_sample_id(store));
+            cpu[RT_NCOLLECTORS + 1] += now(CLOCK_THREAD_CPUTIME_ID) - t;
+        }
         prev = s;
         if (interval > 0) {
             struct timespec ts = {(time_t)interval,
@@ -174,6 +196,7 @@ int main(int argc, char **argv)
     double wall = now(CLOCK_MONOTONIC) - w0, total = now(CLOCK_THREAD_CPUTIME_ID) - c0;
     struct rusage ru1;
     getrusage(RUSAGE_SELF, &ru1);
+    rt_live_close(live);
     if (store) {
         rt_store_commit(store);
         rt_store_close(store);
@@ -191,6 +214,8 @@ int main(int argc, char **argv)
         printf("%-8s %10.1f\n", i < RT_NCOLLECTORS ? rt_collectors_all[i]->name : "store",
                cpu[i] / (double)n * 1e6);
     }
+    if (live)
+        printf("%-8s %10.1f\n", "live", cpu[RT_NCOLLECTORS + 1] / (double)n * 1e6);
     printf("%-8s %10.1f\n", "total", total / (double)n * 1e6);
     printf("%-8s %10.1f\n", "wall", wall / (double)n * 1e6);
     printf("maxrss_kib %ld\n", ru1.ru_maxrss);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonl.h"
 #include "rtrack/base/util.h"
 #include "rtrack/export/pyfmt.h"
 #include "rtrack/store/read.h"
@@ -46,7 +47,8 @@ static const struct colrule rules[] = {
 
 struct rt_exporter {
     struct rt_store *store;
-    struct rt_store_rows *rows;
+    struct rt_store_rows *rows; /* CSV */
+    struct rt_jsonl *jsonl;     /* JSON Lines (jsonl.c) */
     struct rt_export_query q;
     int ncols;
     enum colfmt *fmt;
@@ -67,6 +69,33 @@ static int find_rule(const char *name, enum colfmt *out)
     return -1;
 }
 
+static void bind_i(struct rt_exporter *x, int i, int64_t v)
+{
+    if (x->jsonl)
+        export_jsonl_bind_i(x->jsonl, i, v);
+    else
+        rt_store_rows_bind_i(x->rows, i, v);
+}
+
+static void bind_query(struct rt_exporter *x)
+{
+    const struct rt_export_query *q = &x->q;
+    if (q->sample_id > 0)
+        return;
+    bind_i(x, 1, q->run_id);
+    if (x->jsonl) {
+        export_jsonl_bind_f(x->jsonl, 2, q->since);
+        export_jsonl_bind_f(x->jsonl, 3, q->until);
+    } else {
+        rt_store_rows_bind_f(x->rows, 2, q->since);
+        rt_store_rows_bind_f(x->rows, 3, q->until);
+    }
+    if (q->seq_from > 0)
+        bind_i(x, 5, q->seq_from);
+    if (q->seq_to > 0)
+        bind_i(x, 6, q->seq_to);
+}
+
 struct rt_exporter *rt_exporter_open(struct rt_store *store, const struct rt_export_query *q,
                                      char *err, size_t errlen)
 {
@@ -74,11 +103,25 @@ struct rt_exporter *rt_exporter_open(struct rt_store *store, const struct rt_exp
     x->store = store;
     x->q = *q;
     x->pid_col = -1;
+    if (q->format == RT_FMT_JSONL) {
+        /* the same selection as the CSV's below, over the sample `s` of every pass */
+        x->jsonl = export_jsonl_open(
+            store,
+            q->sample_id > 0 ? "s.id = ?4"
+                             : "s.run_id = ?1 AND (?2 IS NULL OR s.ts >= ?2) AND "
+                               "(?3 IS NULL OR s.ts <= ?3) AND (?5 IS NULL OR s.seq >= ?5) AND "
+                               "(?6 IS NULL OR s.seq <= ?6)",
+            1);
+        if (!x->jsonl) {
+            snprintf(err, errlen, "cannot read the samples: %s", rt_store_error(store));
+            rt_exporter_close(x);
+            return NULL;
+        }
+        bind_query(x);
+        return x;
+    }
     char sql[512];
-    if (q->format == RT_FMT_JSONL)
-        snprintf(sql, sizeof(sql), "SELECT run_id, seq, sample_id, json FROM rust_sample WHERE ");
-    else
-        snprintf(sql, sizeof(sql), "SELECT * FROM %s WHERE ", views[q->table]);
+    snprintf(sql, sizeof(sql), "SELECT * FROM %s WHERE ", views[q->table]);
     size_t l = strlen(sql);
     if (q->sample_id > 0)
         snprintf(sql + l, sizeof(sql) - l, "sample_id = ?4");
@@ -115,15 +158,7 @@ struct rt_exporter *rt_exporter_open(struct rt_store *store, const struct rt_exp
             return NULL;
         }
     }
-    if (q->sample_id <= 0) {
-        rt_store_rows_bind_i(x->rows, 1, q->run_id);
-        rt_store_rows_bind_f(x->rows, 2, q->since);
-        rt_store_rows_bind_f(x->rows, 3, q->until);
-        if (q->seq_from > 0)
-            rt_store_rows_bind_i(x->rows, 5, q->seq_from);
-        if (q->seq_to > 0)
-            rt_store_rows_bind_i(x->rows, 6, q->seq_to);
-    }
+    bind_query(x);
     return x;
 }
 
@@ -214,38 +249,57 @@ static void put_field(struct rt_exporter *x, int i, int no_process)
     }
 }
 
-static int write_row(struct rt_exporter *x, FILE *out)
+/* The next row into x->line, with its newline: 1, 0 after the last, -1 on a read error. */
+static int next_row(struct rt_exporter *x, int64_t *seq)
 {
     struct rt_buf *b = &x->line;
+    if (x->jsonl) {
+        int rc = export_jsonl_next(x->jsonl, b, seq);
+        if (rc == 1)
+            rt_buf_append(b, "\n", 1);
+        return rc;
+    }
+    int rc = rt_store_rows_next(x->rows);
+    if (rc != 1)
+        return rc;
+    *seq = rt_store_rows_i(x->rows, 1);
     b->len = 0;
-    if (x->q.format == RT_FMT_JSONL) {
-        const char *j = rt_store_rows_t(x->rows, VIEW_KEYS);
-        rt_buf_puts(b, j ? j : "null");
-    } else {
-        int no_process =
-            x->pid_col >= 0 && rt_store_rows_type(x->rows, x->pid_col + VIEW_KEYS) == RT_STORE_NULL;
-        for (int i = 0; i < x->ncols; i++) {
-            if (i)
-                rt_buf_puts(b, ",");
-            put_field(x, i, no_process);
-        }
+    int no_process =
+        x->pid_col >= 0 && rt_store_rows_type(x->rows, x->pid_col + VIEW_KEYS) == RT_STORE_NULL;
+    for (int i = 0; i < x->ncols; i++) {
+        if (i)
+            rt_buf_puts(b, ",");
+        put_field(x, i, no_process);
     }
     rt_buf_puts(b, "\n");
-    return fwrite(b->p, 1, b->len, out) == b->len ? 0 : -1;
+    return 1;
+}
+
+static void reset_rows(struct rt_exporter *x)
+{
+    if (x->jsonl)
+        export_jsonl_reset(x->jsonl);
+    else
+        rt_store_rows_reset(x->rows);
+}
+
+static int write_line(struct rt_exporter *x, FILE *out)
+{
+    return fwrite(x->line.p, 1, x->line.len, out) == x->line.len ? 0 : -1;
 }
 
 int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t errlen)
 {
-    int64_t n = 0, last_seq = 0;
+    int64_t n = 0, last_seq = 0, seq = 0;
     int rc;
-    while ((rc = rt_store_rows_next(x->rows)) == 1) {
-        if (write_row(x, out) != 0) {
+    while ((rc = next_row(x, &seq)) == 1) {
+        if (write_line(x, out) != 0) {
             snprintf(err, errlen, "%s", rt_strerror(errno ? errno : EIO));
-            rt_store_rows_reset(x->rows);
+            reset_rows(x);
             return -2;
         }
         n++;
-        last_seq = rt_store_rows_i(x->rows, 1);
+        last_seq = seq;
     }
     if (rc < 0) {
         /* a page SQLite cannot read (a corrupt file, an I/O error) ends the rows: say where,
@@ -260,17 +314,18 @@ int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t err
             snprintf(err, errlen, "cannot read the database (run %lld, before its first row): %s",
                      (long long)x->q.run_id, rt_store_error(x->store));
     }
-    rt_store_rows_reset(x->rows);
+    reset_rows(x);
     return rc < 0 ? -1 : n;
 }
 
 int rt_exporter_sample(struct rt_exporter *x, int64_t sample_id, FILE *out)
 {
-    rt_store_rows_bind_i(x->rows, 4, sample_id);
+    bind_i(x, 4, sample_id);
+    int64_t seq;
     int rc = 0;
-    if (rt_store_rows_next(x->rows) == 1)
-        rc = write_row(x, out);
-    rt_store_rows_reset(x->rows);
+    if (next_row(x, &seq) == 1)
+        rc = write_line(x, out);
+    reset_rows(x);
     return rc;
 }
 
@@ -279,6 +334,7 @@ void rt_exporter_close(struct rt_exporter *x)
     if (!x)
         return;
     rt_store_rows_close(x->rows);
+    export_jsonl_close(x->jsonl);
     free(x->fmt);
     free(x->is_process);
     rt_buf_free(&x->line);

@@ -125,6 +125,84 @@ const char *rt_store_rows_t(struct rt_store_rows *r, int col)
     return (const char *)sqlite3_column_text(r->st, col);
 }
 
+/* SQLite 3.40's jsonAppendString(): '"' and '\\' escaped, the control characters below 0x20
+ * as \b \t \n \f \r or \u00XX, every other byte (UTF-8 or not) as it is */
+static void json_text(struct rt_buf *b, const unsigned char *z, size_t n)
+{
+    static const char special[32] = {[8] = 'b', [9] = 't', [10] = 'n', [12] = 'f', [13] = 'r'};
+    static const char hex[] = "0123456789abcdef";
+    rt_buf_reserve(b, b->len + n * 6 + 3);
+    char *o = b->p + b->len;
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = z[i];
+        if (c == '"' || c == '\\') {
+            *o++ = '\\';
+        } else if (c < 0x20) {
+            *o++ = '\\';
+            if (special[c]) {
+                c = (unsigned char)special[c];
+            } else {
+                memcpy(o, "u00", 3);
+                o[3] = hex[c >> 4];
+                o += 4;
+                c = (unsigned char)hex[c & 15];
+            }
+        }
+        *o++ = (char)c;
+    }
+    *o++ = '"';
+    *o = '\0';
+    b->len = (size_t)(o - b->p);
+}
+
+/* "%lld", and ".0" after it for a real, without printf's cost on a line of a hundred values */
+static void json_int(struct rt_buf *b, int64_t i, int real)
+{
+    uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+    char num[26], *e = num + sizeof(num), *d = e;
+    if (real) {
+        *--d = '0';
+        *--d = '.';
+    }
+    do
+        *--d = (char)('0' + u % 10);
+    while (u /= 10);
+    if (i < 0)
+        *--d = '-';
+    rt_buf_append(b, d, (size_t)(e - d));
+}
+
+void rt_store_rows_json(struct rt_store_rows *r, int col, struct rt_buf *b)
+{
+    sqlite3_value *v = sqlite3_column_value(r->st, col);
+    switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER:
+        json_int(b, sqlite3_value_int64(v), 0);
+        break;
+    case SQLITE_FLOAT: {
+        /* a whole number below 1e15 is "%!.15g"'s N.0 (exact in a double, 15 digits at most,
+         * no exponent; -0.0 is 0.0): most reals of a sample (0.0, 100.0) are, and SQLite's
+         * printf is most of the time a line takes. Any other real: SQLite's own text of it,
+         * what json_object() appends. test_jsonl_identity holds both to SQLite's bytes. */
+        double d = sqlite3_value_double(v);
+        if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) {
+            json_int(b, (int64_t)d, 1);
+            break;
+        }
+        rt_buf_append(b, (const char *)sqlite3_column_text(r->st, col),
+                      (size_t)sqlite3_column_bytes(r->st, col));
+        break;
+    }
+    case SQLITE_TEXT:
+        json_text(b, sqlite3_column_text(r->st, col), (size_t)sqlite3_column_bytes(r->st, col));
+        break;
+    default:
+        rt_buf_append(b, "null", 4);
+        break;
+    }
+}
+
 int rt_store_rows_ncols(struct rt_store_rows *r)
 {
     return sqlite3_column_count(r->st);

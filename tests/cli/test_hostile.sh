@@ -215,8 +215,8 @@ cut() {
 cut "a missing table" "DROP TABLE process_samples" "table 'process_samples' is missing"
 cut "a missing column" "ALTER TABLE runs DROP COLUMN team" "column 'team' of table 'runs' is missing"
 cut "a missing view" "DROP VIEW python_combined" "view 'python_combined' is missing"
-cut "a view replaced" "DROP VIEW rust_sample; CREATE VIEW rust_sample AS SELECT 1 AS x" \
-    "column 'run_id' of view 'rust_sample' is missing"
+cut "a view replaced" "DROP VIEW python_system; CREATE VIEW python_system AS SELECT 1 AS x" \
+    "column 'run_id' of view 'python_system' is missing"
 
 # --- --db at things that are not databases: refused before the job starts, target untouched ------
 # refuse_db NAME PATH WANT : run (125) and record (1) and export (2) refuse PATH, naming it

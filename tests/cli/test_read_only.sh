@@ -31,7 +31,7 @@ rm -f src/k.db-shm
 # a database of schema 4 (before requested_interval_s and the cloud columns), as in
 # test_store.c's test_upgrade_from_4
 timeout 20 "$RTRACK" run --quiet --db src/old.db -- true
-q src/old.db "DROP VIEW rust_sample; DROP VIEW python_combined; DROP VIEW python_system;
+q src/old.db "DROP VIEW python_combined; DROP VIEW python_system;
     DROP VIEW python_process; DROP VIEW sample_metrics; DROP VIEW sample_rates;
     DROP VIEW nic_sample_rates; DROP VIEW disk_sample_rates; DROP VIEW run_sample_counts;
     ALTER TABLE runs RENAME COLUMN requested_interval_s TO interval_s;

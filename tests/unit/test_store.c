@@ -625,8 +625,8 @@ static void test_schema_complete(void **state)
         {"DROP TABLE process_samples", "table 'process_samples' is missing"},
         {"ALTER TABLE runs DROP COLUMN team", "column 'team' of table 'runs' is missing"},
         {"DROP VIEW python_combined", "view 'python_combined' is missing"},
-        {"DROP VIEW rust_sample; CREATE VIEW rust_sample AS SELECT 1 AS x",
-         "column 'run_id' of view 'rust_sample' is missing"},
+        {"DROP VIEW python_system; CREATE VIEW python_system AS SELECT 1 AS x",
+         "column 'run_id' of view 'python_system' is missing"},
         {"DROP VIEW host_gpus; CREATE TABLE host_gpus (run_id, host_gpu_model, host_gpu_count, "
          "host_gpu_memory_mib)",
          "'host_gpus' is a table, not a view"},
@@ -848,7 +848,7 @@ static void test_upgrade_from_4(void **state)
     sqlite3 *db;
     assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
     assert_int_equal(sqlite3_exec(db,
-                                  "DROP VIEW rust_sample; DROP VIEW python_combined; "
+                                  "DROP VIEW python_combined; "
                                   "DROP VIEW python_system; DROP VIEW python_process; "
                                   "DROP VIEW sample_metrics; DROP VIEW sample_rates; "
                                   "DROP VIEW nic_sample_rates; DROP VIEW disk_sample_rates; "

@@ -1,9 +1,10 @@
 /* export.h - turning recorded samples into the references' formats.
  *
- * Rows come from the views in sql/migrations (python_system, python_process, python_combined,
- * rust_sample); this module only formats them: the Python reference's CSV dialect
- * (QUOTE_NONNUMERIC, repr() floats, its per-column rounding and int-0 rules) and JSON Lines
- * produced by SQLite's JSON functions. Export and live output share it, so a live line and the
+ * CSV rows come from the views of sql/views.sql (python_system, python_process,
+ * python_combined); this module only formats them: the Python reference's CSV dialect
+ * (QUOTE_NONNUMERIC, repr() floats, its per-column rounding and int-0 rules). JSON Lines are
+ * written from the tables by the field table of jsonl.c, value by value as SQLite's
+ * json_object() writes them. Export and live output share it, so a live line and the
  * exported line of the same sample are identical. */
 #ifndef RTRACK_EXPORT_H
 #define RTRACK_EXPORT_H

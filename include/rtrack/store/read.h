@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 struct rt_store;
+struct rt_buf;
 
 /* --- one SQL statement's rows ---------------------------------------------------------------- */
 
@@ -38,6 +39,12 @@ enum rt_store_type rt_store_rows_type(struct rt_store_rows *r, int col);
 int64_t rt_store_rows_i(struct rt_store_rows *r, int col);
 double rt_store_rows_f(struct rt_store_rows *r, int col);
 const char *rt_store_rows_t(struct rt_store_rows *r, int col);
+/* Column col appended to b as a JSON value, the bytes SQLite's json_object() writes for it: an
+ * integer or a real as SQLite's own text of it (reals "%!.15g": 2.0, 1.0e+300), text quoted
+ * with SQLite's escapes, NULL (and a blob, which JSON cannot hold) as null. The JSON Lines
+ * exporter formats every value through it, so its lines are the ones the SQL JSON functions
+ * gave. */
+void rt_store_rows_json(struct rt_store_rows *r, int col, struct rt_buf *b);
 int rt_store_rows_ncols(struct rt_store_rows *r);
 const char *rt_store_rows_name(struct rt_store_rows *r, int col);
 /* Back to before the first row, the parameters kept (to run it again with other ones). */
