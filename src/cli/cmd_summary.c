@@ -168,6 +168,26 @@ static void print_summary(struct jr *r, int md)
         human(b, sizeof(b), jd(r, "$.process.disk_write_bytes"), "B");
         printf("%sprocess tree disk read %s, written %s\n", md ? "- " : "          ", a, b);
     }
+    if (jt(r, "$.memory_peak")) {
+        printf("%speak:     %.1f MiB sampled at +%.1f s, held by", md ? "- " : "",
+               jd(r, "$.memory_peak.mib"), jd(r, "$.memory_peak.at_s"));
+        for (int i = 0; i < 5; i++) {
+            char path[64];
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pid", i);
+            if (!jt(r, path))
+                break;
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].name", i);
+            const char *name = or_dash(jt(r, path));
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pid", i);
+            const char *pid = jt(r, path);
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pss_mib", i);
+            printf("%s %s (%s) %.1f MiB", i ? "," : "", name, pid, jd(r, path));
+        }
+        if (jd(r, "$.memory_peak.others.count") > 0)
+            printf(", %.0f more %.1f MiB", jd(r, "$.memory_peak.others.count"),
+                   jd(r, "$.memory_peak.others.pss_mib"));
+        printf("\n");
+    }
     if (jt(r, "$.kernel")) {
         human(a, sizeof(a), jd(r, "$.kernel.maxrss_mib") * 1048576.0, "B");
         printf("%skernel:   largest resident set of one process %s; CPU time %.2f s user, "

@@ -245,6 +245,10 @@ struct ctx {
      * waited for (runnable, no CPU free) */
     double dem_run, dem_wait;
     size_t dem_n;
+    /* the sample with the tree's highest sampled memory (the first, on a tie): its id, its run,
+     * when and how much */
+    int64_t peak_sample, peak_run;
+    double peak_ts, peak_mib;
     /* how the (newest) run ended, for the recommendation's caveat */
     char end_status[16];
     int64_t exit_code, exit_signal, oom_kills;
@@ -331,6 +335,7 @@ static int pick_runs(struct ctx *c)
  * spells it for the SELECT. P_ the process tree, S_ the system; _S per second. */
 enum col {
     COL_RUN,
+    COL_SAMPLE,
     COL_TS,
     COL_P_PID,
     COL_P_CPU,
@@ -365,6 +370,7 @@ enum col {
 
 static const char *const col_names[COL_N] = {
     [COL_RUN] = "run_id",
+    [COL_SAMPLE] = "sample_id",
     [COL_TS] = "timestamp",
     [COL_P_PID] = "process_pid",
     [COL_P_CPU] = "process_cpu_usage",
@@ -488,6 +494,12 @@ static void add_sample(struct ctx *c, const double *v, size_t index)
     int tree = !isnan(v[COL_P_PID]);
     if (tree)
         c->has_tree = 1;
+    if (!isnan(v[COL_P_MEM]) && (!c->peak_sample || v[COL_P_MEM] > c->peak_mib)) {
+        c->peak_sample = (int64_t)v[COL_SAMPLE];
+        c->peak_run = (int64_t)v[COL_RUN];
+        c->peak_ts = v[COL_TS];
+        c->peak_mib = v[COL_P_MEM];
+    }
     if (!isnan(v[COL_P_WAIT]) && !isnan(v[COL_P_CPU])) {
         c->dem_run += v[COL_P_CPU];
         c->dem_wait += v[COL_P_WAIT];
@@ -960,6 +972,58 @@ static void emit_reco(struct rt_buf *b, const struct reco *r, const struct ctx *
     rt_buf_puts(b, "}");
 }
 
+/* When the tree's sampled memory peaked (seconds after its run's start) and who held it then:
+ * the processes of that sample by PSS, the first five and the rest together, so they add up
+ * to the peak. null without a tree. */
+static int emit_peak(struct ctx *c, struct rt_buf *b)
+{
+    if (!c->has_tree || !c->peak_sample) {
+        rt_buf_puts(b, "null");
+        return 0;
+    }
+    struct rt_store_rows *r = prep(c, "SELECT ?2 - started_at FROM runs WHERE id = ?1");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, c->peak_run);
+    rt_store_rows_bind_f(r, 2, c->peak_ts);
+    double at = rt_store_rows_next(r) == 1 ? rt_store_rows_f(r, 0) : RT_NAN;
+    rt_store_rows_close(r);
+    rt_buf_puts(b, "{\"mib\": ");
+    j_num(b, c->peak_mib);
+    rt_buf_puts(b, ", \"at_s\": ");
+    j_num(b, at);
+    rt_buf_puts(b, ", \"processes\": [");
+    r = prep(c, "SELECT p.pid, p.name, ps.pss_kib / 1024.0 FROM process_samples ps "
+                "JOIN processes p ON p.id = ps.process_id WHERE ps.sample_id = ?1 AND "
+                "ps.pss_kib IS NOT NULL ORDER BY ps.pss_kib DESC, p.pid");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, c->peak_sample);
+    double rest = 0;
+    int n = 0, rest_n = 0;
+    while (rt_store_rows_next(r) == 1) {
+        if (n == 5) {
+            rest += rt_store_rows_f(r, 2);
+            rest_n++;
+            continue;
+        }
+        rt_buf_puts(b, n++ ? ", {\"pid\": " : "{\"pid\": ");
+        j_num(b, rt_store_rows_f(r, 0));
+        rt_buf_puts(b, ", \"name\": ");
+        j_col(b, r, 1);
+        rt_buf_puts(b, ", \"pss_mib\": ");
+        j_num(b, rt_store_rows_f(r, 2));
+        rt_buf_puts(b, "}");
+    }
+    rt_store_rows_close(r);
+    rt_buf_puts(b, "], \"others\": {\"count\": ");
+    j_num(b, rest_n);
+    rt_buf_puts(b, ", \"pss_mib\": ");
+    j_num(b, rest);
+    rt_buf_puts(b, "}}");
+    return 0;
+}
+
 /* The tree's CPU demand: cores used and cores it waited for, on the samples that have both
  * (null without schedstat, for a system-only recording and for older recordings). */
 static void emit_demand(struct ctx *c, struct rt_buf *b)
@@ -1292,6 +1356,9 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     emit_kernel(&c, out);
     rt_buf_puts(out, ", \"cpu_demand\": ");
     emit_demand(&c, out);
+    rt_buf_puts(out, ", \"memory_peak\": ");
+    if (emit_peak(&c, out) != 0)
+        goto out;
     struct reco r, py;
     recommend(&c, &r, 1);
     recommend(&c, &py, 0);

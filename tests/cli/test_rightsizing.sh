@@ -183,4 +183,21 @@ if [ "$NCPU" -le 4 ]; then
 else
     skip "starved: $NCPU CPUs: the job's share of the machine is too large to starve it clearly"
 fi
+# --- when the peak happened and who held it: 100 MiB for 1.2 s, then 200 MiB for 1.2 s (two
+# python processes one after the other under one shell), at 0.3 s
+DB=when.db
+HOLD2='import sys, time; b = bytearray(int(sys.argv[1]) << 20); time.sleep(1.2)'
+"$RTRACK" run --quiet --db $DB --interval 0.3 -- sh -c "python3 -c '$HOLD2' 100; python3 -c '$HOLD2' 200"
+check "when: exit 0" "$?" 0
+"$RTRACK" summary --db $DB --format json >when.json
+check_range "when: the peak (MiB)" "$(get when.json 'j["memory_peak"]["mib"]')" 200 230
+# the second python starts after the first's 1.2 s (and two interpreter start-ups)
+check_range "when: at (s after the start)" "$(get when.json 'j["memory_peak"]["at_s"]')" 1.2 4.5
+check "when: held by the second python" \
+    "$(get when.json '(j["memory_peak"]["processes"][0]["name"], j["memory_peak"]["processes"][0]["pss_mib"] >= 200)')" \
+    "('python3', True)"
+check "when: the processes add up to the peak" \
+    "$(get when.json 'round(sum(p["pss_mib"] for p in j["memory_peak"]["processes"]) + j["memory_peak"]["others"]["pss_mib"] - j["memory_peak"]["mib"], 6)')" 0.0
+check "when: the text says it" \
+    "$("$RTRACK" summary --db $DB | grep -c '^peak: *2[0-9][0-9]\.[0-9] MiB sampled at +[1-3]\.[0-9] s, held by python3 ([0-9]*) 2[0-9][0-9]\.[0-9] MiB, sh ([0-9]*) [0-9.]* MiB$')" 1
 finish

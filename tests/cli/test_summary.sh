@@ -24,7 +24,7 @@ check "json: every key of the schema (include/rtrack/summary/summary.h)" "$(pyth
 import json, sys
 j = json.load(open(sys.argv[1]))
 want = {
-    "": ["run", "host", "process", "system", "python_stats", "kernel", "cpu_demand",
+    "": ["run", "host", "process", "system", "python_stats", "kernel", "cpu_demand", "memory_peak",
          "recommendation",
          "python_recommendation", "efficiency", "allocation", "sparklines", "top_processes",
          "server"],

@@ -23,6 +23,10 @@
  *   "kernel": {"maxrss_mib" (the largest resident set one process of the job reached: the
  *             kernel's high-water mark, getrusage of the reaped job), "user_s", "sys_s" (their
  *             CPU time)} | null (record mode, or a recording older than schema 7),
+ *   "memory_peak": {"mib" (the tree's highest sampled memory), "at_s" (seconds after the run's
+ *                  start), "processes": [{"pid", "name", "pss_mib"}...] (that sample's processes
+ *                  by PSS, at most 5), "others": {"count", "pss_mib"} (the rest: they add up to
+ *                  "mib")} | null (no tree),
  *   "cpu_demand": {"usage_cores", "wait_cores" (runnable but waiting for a CPU: schedstat),
  *                 "demand_cores" (the two together), "wait_pct" (wait of demand), "starved"
  *                 (wait_pct >= 20)}: means over the samples with a wait figure | null,
