@@ -129,7 +129,7 @@ static void cpu_collect(void *state, const struct rt_sysenv *env, struct rt_samp
     cur->cpu_stime_s = ds > 0 ? ds / tck : 0.0;
     if (cur->dt > 0) {
         double r = ((ub + sb) - (ua + sa)) / cur->dt;
-        cur->cpu_usage = r > 0 ? r : 0.0;
+        cur->cpu_usage = rt_cores_bound(r, cur->ncores);
     }
     double share;
     busy_share(&prev->cpu, &cur->cpu, &share);

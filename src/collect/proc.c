@@ -1051,7 +1051,7 @@ static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *e
         cur->proc_stime_s = (double)ds / tck;
         if (cur->dt > 0) {
             double r = ((ub + sb) - (ua + sa)) / cur->dt;
-            cur->proc_cpu_usage = r > 0 ? r : 0.0;
+            cur->proc_cpu_usage = rt_cores_bound(r, cur->ncores);
         }
         cur->proc_read_bytes = dr;
         cur->proc_write_bytes = dw;

@@ -200,4 +200,16 @@ check "when: the processes add up to the peak" \
     "$(get when.json 'round(sum(p["pss_mib"] for p in j["memory_peak"]["processes"]) + j["memory_peak"]["others"]["pss_mib"] - j["memory_peak"]["mib"], 6)')" 0.0
 check "when: the text says it" \
     "$("$RTRACK" summary --db $DB | grep -c '^peak: *2[0-9][0-9]\.[0-9] MiB sampled at +[1-3]\.[0-9] s, held by python3 ([0-9]*) 2[0-9][0-9]\.[0-9] MiB, sh ([0-9]*) [0-9.]* MiB$')" 1
+# --- no impossible values: a final sample a few ms after a periodic one counted 10 ms ticks over
+# that window (3.5 cores on 2 vCPUs); rates are bounded by the machine. 12 short runs of two
+# spinners at 0.05 s put their final windows anywhere in 0-50 ms (here before the bound, some
+# always said more than 2.1 cores on 2 vCPUs); then every sample of every run of this suite.
+DB=bound.db
+for _ in $(seq 1 12); do
+    "$RTRACK" run --quiet --db $DB --interval 0.05 -- "$SPIN" 0.12 2 || fail "bound: a run failed"
+done
+for db in *.db; do
+    check "no sample of $db above the machine's cores x 1.05 (tree, system)" \
+        "$(q "$db" "SELECT coalesce(sum(proc_cpu_usage > ncores * 1.05), 0) || ',' || coalesce(sum(cpu_usage > ncores * 1.05), 0) FROM samples")" "0,0"
+done
 finish

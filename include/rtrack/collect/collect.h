@@ -35,6 +35,17 @@ void rt_sysenv_live(struct rt_sysenv *env);
 int rt_path(const struct rt_sysenv *env, char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Busy cores from CPU seconds over a window, within what the machine can give: 0 to ncores
+ * (when known). Ticks of 10 ms counted over a window of a few ms (a final sample just after a
+ * periodic one) can say 3.5 cores on 2: the rate is clamped to the machine; the CPU seconds
+ * stay as the counters say. */
+static inline double rt_cores_bound(double r, int ncores)
+{
+    if (!(r > 0))
+        return 0.0;
+    return ncores > 0 && r > ncores ? (double)ncores : r;
+}
+
 /* The kernel's count of OOM kills since boot (/proc/vmstat oom_kill), RT_NA when unknown. */
 int64_t rt_oom_kills(const struct rt_sysenv *env);
 
