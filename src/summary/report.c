@@ -579,6 +579,30 @@ static void section_recommendation(struct page *p)
     }
     free(text);
     free(mf);
+    /* how it was made: a caveat first, then what decided the CPU and memory figures */
+    static const char *const why[] = {"$.recommendation.caveat.text",
+                                      "$.recommendation.memory_basis.arithmetic"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(why); i++) {
+        char *t = jstr(p, why[i]);
+        if (t) {
+            put(p, i ? "<p class=\"muted how\">memory: " : "<p class=\"caveat\">");
+            put_esc(p, t);
+            put(p, "</p>\n");
+            free(t);
+        }
+    }
+    char *src = jstr(p, "$.recommendation.cpu_basis.source");
+    double wait, used, want;
+    if (src && !strcmp(src, "demand") && jnum(p, "$.cpu_demand.wait_pct", &wait) &&
+        jnum(p, "$.cpu_demand.usage_cores", &used) && jnum(p, "$.cpu_demand.demand_cores", &want))
+        putf(p,
+             "<p class=\"muted how\">CPU: starved: the tree waited for a CPU %.0f %% of the time "
+             "it wanted one; it used %.2f cores and would have used ~%.2f</p>\n",
+             wait, used, want);
+    free(src);
+    double pk, at;
+    if (jnum(p, "$.memory_peak.mib", &pk) && jnum(p, "$.memory_peak.at_s", &at))
+        putf(p, "<p class=\"muted how\">peak memory sampled: %.1f MiB at +%.1f s</p>\n", pk, at);
     put(p, "<div class=\"cols\"><div>\n<table class=\"facts\">\n");
     if (jnum(p, "$.recommendation.cpu", &v)) {
         putf(p, "<tr><th>vCPUs</th><td class=\"n\">%.0f", v);

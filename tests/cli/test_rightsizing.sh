@@ -200,6 +200,14 @@ check "when: the processes add up to the peak" \
     "$(get when.json 'round(sum(p["pss_mib"] for p in j["memory_peak"]["processes"]) + j["memory_peak"]["others"]["pss_mib"] - j["memory_peak"]["mib"], 6)')" 0.0
 check "when: the text says it" \
     "$("$RTRACK" summary --db $DB | grep -c '^peak: *2[0-9][0-9]\.[0-9] MiB sampled at +[1-3]\.[0-9] s, held by python3 ([0-9]*) 2[0-9][0-9]\.[0-9] MiB, sh ([0-9]*) [0-9.]* MiB$')" 1
+# --- the report says the same: the caveat, the starvation, the memory arithmetic, the peak's time
+"$RTRACK" report --db starved.db -o starved.html && "$RTRACK" report --db failed.db -o failed.html
+check "report: the caveat of a failed run" \
+    "$(grep -c '<p class="caveat">based on a run that failed (exit 3) after' failed.html)" 1
+check "report: the starvation" "$(grep -c '<p class="muted how">CPU: starved: the tree waited for a CPU [0-9]* % of the time it wanted one' starved.html)" 1
+check "report: the memory arithmetic" "$(grep -c '<p class="muted how">memory: peak [0-9.]* MiB (\(kernel\|sampled\)) x 1.2 -&gt; [0-9]* MiB' starved.html)" 1
+check "report: when the sampled peak was" "$(grep -c '<p class="muted how">peak memory sampled: [0-9.]* MiB at +[0-9.]* s' starved.html)" 1
+
 # --- no impossible values: a final sample a few ms after a periodic one counted 10 ms ticks over
 # that window (3.5 cores on 2 vCPUs); rates are bounded by the machine. 12 short runs of two
 # spinners at 0.05 s put their final windows anywhere in 0-50 ms (here before the bound, some
