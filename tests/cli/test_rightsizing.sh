@@ -145,6 +145,7 @@ else
         skip "oom: no memory cgroup can be made here (neither v1 memory nor v2 with the memory controller)"
     else
         DB=oom.db
+        # shellcheck disable=SC2016 # $$ and $CGP are the job shell's
         CGP=$CG "$RTRACK" run --quiet --db $DB --interval 0.2 -- \
             sh -c 'echo $$ >"$CGP/cgroup.procs"; sleep 0.3; exec python3 -c "b = bytearray(200 << 20)"'
         check "oom: rtrack dies of the job's SIGKILL" "$?" 137
