@@ -40,6 +40,16 @@ q src/old.db "DROP VIEW rust_sample; DROP VIEW python_combined; DROP VIEW python
     ALTER TABLE runs DROP COLUMN cloud_instance_type; ALTER TABLE runs DROP COLUMN job_maxrss_kib;
     ALTER TABLE runs DROP COLUMN job_utime_s; ALTER TABLE runs DROP COLUMN job_stime_s;
     ALTER TABLE runs DROP COLUMN host_oom_kills;
+    ALTER TABLE runs DROP COLUMN cgroup_cpu_quota_cores;
+    ALTER TABLE runs DROP COLUMN cgroup_cpuset_cpus;
+    ALTER TABLE runs DROP COLUMN cgroup_memory_limit_bytes;
+    ALTER TABLE runs DROP COLUMN slurm_job_id;
+    ALTER TABLE runs DROP COLUMN slurm_cpus_on_node;
+    ALTER TABLE runs DROP COLUMN slurm_mem_per_node_mib;
+    ALTER TABLE runs DROP COLUMN slurm_mem_per_cpu_mib;
+    ALTER TABLE runs DROP COLUMN cuda_visible_devices;
+    ALTER TABLE runs DROP COLUMN alloc_gpus;
+    ALTER TABLE runs DROP COLUMN cgroup_memory_peak_bytes;
     PRAGMA user_version = 4" ||
     fail "setup: making old.db"
 chmod 644 src/*.db src/*-wal

@@ -863,6 +863,16 @@ static void test_upgrade_from_4(void **state)
                                   "ALTER TABLE runs DROP COLUMN job_utime_s; "
                                   "ALTER TABLE runs DROP COLUMN job_stime_s; "
                                   "ALTER TABLE runs DROP COLUMN host_oom_kills; "
+                                  "ALTER TABLE runs DROP COLUMN cgroup_cpu_quota_cores; "
+                                  "ALTER TABLE runs DROP COLUMN cgroup_cpuset_cpus; "
+                                  "ALTER TABLE runs DROP COLUMN cgroup_memory_limit_bytes; "
+                                  "ALTER TABLE runs DROP COLUMN slurm_job_id; "
+                                  "ALTER TABLE runs DROP COLUMN slurm_cpus_on_node; "
+                                  "ALTER TABLE runs DROP COLUMN slurm_mem_per_node_mib; "
+                                  "ALTER TABLE runs DROP COLUMN slurm_mem_per_cpu_mib; "
+                                  "ALTER TABLE runs DROP COLUMN cuda_visible_devices; "
+                                  "ALTER TABLE runs DROP COLUMN alloc_gpus; "
+                                  "ALTER TABLE runs DROP COLUMN cgroup_memory_peak_bytes; "
                                   "PRAGMA user_version = 4",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -974,12 +984,22 @@ static void test_upgrade_from_5(void **state)
     rt_store_close(s);
     fx_case_free(&c);
     sqlite3 *db;
-    char sql[1024];
+    char sql[2048];
     assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
     snprintf(sql, sizeof(sql),
              "ALTER TABLE runs DROP COLUMN job_maxrss_kib; ALTER TABLE runs DROP COLUMN "
              "job_utime_s; ALTER TABLE runs DROP COLUMN job_stime_s; ALTER TABLE runs DROP "
              "COLUMN host_oom_kills; "
+             "ALTER TABLE runs DROP COLUMN cgroup_cpu_quota_cores; "
+             "ALTER TABLE runs DROP COLUMN cgroup_cpuset_cpus; "
+             "ALTER TABLE runs DROP COLUMN cgroup_memory_limit_bytes; "
+             "ALTER TABLE runs DROP COLUMN slurm_job_id; "
+             "ALTER TABLE runs DROP COLUMN slurm_cpus_on_node; "
+             "ALTER TABLE runs DROP COLUMN slurm_mem_per_node_mib; "
+             "ALTER TABLE runs DROP COLUMN slurm_mem_per_cpu_mib; "
+             "ALTER TABLE runs DROP COLUMN cuda_visible_devices; "
+             "ALTER TABLE runs DROP COLUMN alloc_gpus; "
+             "ALTER TABLE runs DROP COLUMN cgroup_memory_peak_bytes; "
              "DROP TABLE uploads; CREATE TABLE uploads (run_id INTEGER PRIMARY KEY REFERENCES "
              "runs (id) ON DELETE CASCADE, api_url TEXT NOT NULL, remote_run_id TEXT NOT NULL, "
              "upload_uri_prefix TEXT NOT NULL, registered_at REAL NOT NULL, last_seq INTEGER NOT "
