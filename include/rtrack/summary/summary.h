@@ -24,16 +24,29 @@
  *             kernel's high-water mark, getrusage of the reaped job), "user_s", "sys_s" (their
  *             CPU time)} | null (record mode, or a recording older than schema 7),
  *   "recommendation": {"cpu", "cpu_p95", "memory_mib", "gpu", "vram_mib", "text",
- *                      "metaflow", "memory_basis": {"peak_mib", "source" ("kernel" when the
- *                      kernel's high-water mark is above the sampled peak, else "sampled"),
+ *                      "metaflow", "memory_basis": {"peak_mib", "source" ("cgroup" when the
+ *                      peak of the job's own cgroup (runs.cgroup_memory_peak_bytes) is the
+ *                      largest, "kernel" when the kernel's high-water mark is above the
+ *                      sampled peak, else "sampled"),
  *                      "headroom" (1.2), "arithmetic" (text)}, "caveat": {"kind" ("oom":
  *                      killed by SIGKILL while the host's OOM kill count grew; "signal";
  *                      "failed": a non-zero exit), "text"} | null}: rtrack's,
  *   "python_recommendation": the same keys, the Python reference's recommend_resources()
  *                      (on the sampled peak only),
  *   "efficiency": {"cpu_pct", "memory_pct", "gpu_pct", "vram_pct"} (used / host, null
- *                 without that resource),
- *   "allocation": "dedicated" | "shared",
+ *                 without that resource), "cpu_alloc_pct" (CPU time / (allocated cpus x wall):
+ *                 the kernel's CPU time of the reaped jobs, summed over the runs, when every
+ *                 run has it; else the sampled mean cores / allocated cpus), "memory_alloc_pct"
+ *                 (recommendation.memory_basis.peak_mib / allocated memory_mib) (null without
+ *                 that allocation),
+ *   "allocated": {"cpus", "cpus_from" ("slurm" | "cgroup" | "cpuset": the tightest of
+ *                 SLURM_CPUS_ON_NODE, the cgroup's CPU quota and its cpuset where smaller than
+ *                 the host; Slurm's on a tie), "memory_mib", "memory_from" ("slurm" | "cgroup":
+ *                 the tightest of SLURM_MEM_PER_NODE (or _PER_CPU x SLURM_CPUS_ON_NODE) and
+ *                 the cgroup's limit where below the host's memory), "gpus" (the devices
+ *                 CUDA_VISIBLE_DEVICES names), "slurm_job_id"} (each null when unknown) | null
+ *                 (nothing known): what the (newest) run was allocated,
+ *   "allocation": "dedicated" | "shared" (the Python reference's server heuristic),
  *   "top_processes": {"by_cpu": [{"pid", "name", "cpu_s"}...], "by_pss": [{"pid", "name",
  *                     "pss_mib"}...]} (at most 5 each),
  *   "sparklines": {"cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"}: 40
