@@ -15,3 +15,20 @@ ALTER TABLE runs ADD COLUMN host_oom_kills INTEGER;
 ALTER TABLE samples ADD COLUMN proc_cpu_wait_s REAL;          -- per interval, s
 ALTER TABLE process_samples ADD COLUMN sched_wait_ns INTEGER; -- cumulative, ns
 ALTER TABLE process_samples ADD COLUMN cpu_wait_s REAL;       -- per interval, s
+-- What the job was allocated, read when the run starts (run and record): the cgroup rtrack runs
+-- in, which the job inherits (the tightest CPU quota in cores and memory limit in bytes of it and
+-- its ancestors, the CPUs of its effective cpuset; NULL: none or unknown), and what the
+-- environment says: Slurm's job id, CPUs on the node and memory (MiB, per node or per CPU), and
+-- CUDA_VISIBLE_DEVICES as set (NULL unset, '' set empty) with the GPUs it names.
+ALTER TABLE runs ADD COLUMN cgroup_cpu_quota_cores REAL;
+ALTER TABLE runs ADD COLUMN cgroup_cpuset_cpus INTEGER;
+ALTER TABLE runs ADD COLUMN cgroup_memory_limit_bytes INTEGER;
+ALTER TABLE runs ADD COLUMN slurm_job_id TEXT;
+ALTER TABLE runs ADD COLUMN slurm_cpus_on_node INTEGER;
+ALTER TABLE runs ADD COLUMN slurm_mem_per_node_mib INTEGER;
+ALTER TABLE runs ADD COLUMN slurm_mem_per_cpu_mib INTEGER;
+ALTER TABLE runs ADD COLUMN cuda_visible_devices TEXT;
+ALTER TABLE runs ADD COLUMN alloc_gpus INTEGER;
+-- And the peak memory charge of that cgroup when it is the job's own (run; rtrack was its only
+-- process at the start and the peak grew while the job ran: docs/schema.md), bytes.
+ALTER TABLE runs ADD COLUMN cgroup_memory_peak_bytes INTEGER;

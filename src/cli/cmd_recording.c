@@ -111,6 +111,11 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
     rt_host_info_read(&c->sys, &c->host);
     struct rt_run_desc rs;
     cmd_run_desc(&rs, cfg, mode, command_json, pid, &c->host, &c->sys);
+    /* what the job is allocated: the cgroup rtrack runs in (the job's too), Slurm, CUDA */
+    struct rt_alloc alloc = rt_alloc_none();
+    rt_cgroup_alloc_read(&c->sys, &alloc);
+    rt_env_alloc(env, &alloc);
+    rs.alloc = &alloc;
     if (rt_store_begin_run(c->store, &rs, &c->run_id) != 0) {
         rt_err("%s", rt_store_error(c->store));
         return -1;

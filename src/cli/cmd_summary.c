@@ -191,8 +191,13 @@ static void print_summary(struct jr *r, int md)
     if (jt(r, "$.kernel")) {
         human(a, sizeof(a), jd(r, "$.kernel.maxrss_mib") * 1048576.0, "B");
         printf("%skernel:   largest resident set of one process %s; CPU time %.2f s user, "
-               "%.2f s system\n",
+               "%.2f s system",
                md ? "- " : "", a, jd(r, "$.kernel.user_s"), jd(r, "$.kernel.sys_s"));
+        if (jt(r, "$.kernel.cgroup_peak_mib")) {
+            human(b, sizeof(b), jd(r, "$.kernel.cgroup_peak_mib") * 1048576.0, "B");
+            printf("; the job's cgroup peaked at %s (page cache included)", b);
+        }
+        printf("\n");
     }
 
     printf("\n%srecommendation\n\n", md ? "### " : "");
@@ -216,6 +221,30 @@ static void print_summary(struct jr *r, int md)
         printf(", GPU %s %%, VRAM %s %%", jt(r, "$.efficiency.gpu_pct"),
                or_dash(jt(r, "$.efficiency.vram_pct")));
     printf("; server looks %s\n", or_dash(jt(r, "$.allocation")));
+    if (jt(r, "$.allocated")) {
+        /* seff's figures: what the job was given, and how much of it it used */
+        printf("%sallocated: ", md ? "- " : "");
+        const char *sep = "";
+        if (jt(r, "$.allocated.cpus")) {
+            printf("%s vCPUs (%s)", jt(r, "$.allocated.cpus"),
+                   or_dash(jt(r, "$.allocated.cpus_from")));
+            sep = ", ";
+        }
+        if (jt(r, "$.allocated.memory_mib")) {
+            printf("%s%s MiB memory (%s)", sep, jt(r, "$.allocated.memory_mib"),
+                   or_dash(jt(r, "$.allocated.memory_from")));
+            sep = ", ";
+        }
+        if (jt(r, "$.allocated.gpus")) {
+            printf("%s%s GPUs", sep, jt(r, "$.allocated.gpus"));
+            sep = ", ";
+        }
+        if (jt(r, "$.allocated.slurm_job_id"))
+            printf("%sSlurm job %s", sep, jt(r, "$.allocated.slurm_job_id"));
+        printf("; used of it: CPU %s %%, memory %s %%\n",
+               or_dash(jt(r, "$.efficiency.cpu_alloc_pct")),
+               or_dash(jt(r, "$.efficiency.memory_alloc_pct")));
+    }
     if (jt(r, "$.server"))
         printf("%scheapest fitting server: %s (%s), %s per hour on demand\n", md ? "- " : "",
                or_dash(jt(r, "$.server.display_name")), or_dash(jt(r, "$.server.vendor_id")),

@@ -38,6 +38,10 @@ static const struct {
     {"RTRACK_PROC_SCAN", offsetof(struct rt_env, proc_scan)},
     {"RTRACK_NVML_LIBRARY", offsetof(struct rt_env, nvml_library)},
     {"RTRACK_LIBCURL", offsetof(struct rt_env, libcurl)},
+    {"SLURM_JOB_ID", offsetof(struct rt_env, slurm_job_id)},
+    {"SLURM_CPUS_ON_NODE", offsetof(struct rt_env, slurm_cpus_on_node)},
+    {"SLURM_MEM_PER_NODE", offsetof(struct rt_env, slurm_mem_per_node)},
+    {"SLURM_MEM_PER_CPU", offsetof(struct rt_env, slurm_mem_per_cpu)},
 };
 
 const char *cli_getenv(const char *name)
@@ -50,6 +54,8 @@ void rt_env_load(struct rt_env *e)
 {
     for (size_t i = 0; i < RT_ARRAY_LEN(vars); i++)
         *(const char **)((char *)e + vars[i].off) = cli_getenv(vars[i].name);
+    /* set but empty is a fact here: CUDA sees no GPU */
+    e->cuda_visible_devices = getenv("CUDA_VISIBLE_DEVICES");
 }
 
 const char *rt_env_db(const struct rt_env *e)
@@ -142,6 +148,42 @@ void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o)
     o->off = 0;
     for (int v = 0; v < RT_CLOUD_NVENDORS; v++)
         o->base[v] = e->imds[v];
+}
+
+/* A count the scheduler gave: a whole number, 0 or more; anything else is not known. */
+static int64_t count_of(const char *v)
+{
+    int64_t n;
+    return v && rt_parse_i64(v, &n) == 0 && n >= 0 ? n : RT_NA;
+}
+
+/* CUDA's reading of the list: the devices named up to the first one that cannot be (-1,
+ * Slurm's NoDevFiles, an empty entry). */
+static int64_t cuda_devices(const char *v)
+{
+    if (!v)
+        return RT_NA;
+    int64_t n = 0;
+    for (const char *p = v; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || *p == '-' || (len == 10 && !strncmp(p, "NoDevFiles", 10)))
+            break;
+        n++;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return n;
+}
+
+void rt_env_alloc(const struct rt_env *e, struct rt_alloc *a)
+{
+    a->slurm_job_id = e->slurm_job_id;
+    a->slurm_cpus_on_node = count_of(e->slurm_cpus_on_node);
+    a->slurm_mem_per_node_mib = count_of(e->slurm_mem_per_node);
+    a->slurm_mem_per_cpu_mib = count_of(e->slurm_mem_per_cpu);
+    a->cuda_visible_devices = e->cuda_visible_devices;
+    a->gpus = cuda_devices(e->cuda_visible_devices);
 }
 
 void rt_env_apply_process_settings(const struct rt_env *e)

@@ -4,11 +4,17 @@
  * cgroup mount. rtrack follows its own cgroup (/proc/self/cgroup): in a container that is the
  * container's, under Slurm or systemd the job's or the unit's, which is what the job is charged
  * for. cgroup v2 (cpu.stat usage_usec) is preferred, v1 (cpuacct.usage, ns) is the fallback;
- * the limit is the tightest CFS quota of the cgroup and its ancestors. */
+ * the limit is the tightest CFS quota of the cgroup and its ancestors.
+ *
+ * Read once when a run starts: what the job was allocated (the cgroup's CPU quota, cpuset and
+ * memory limit: the job inherits rtrack's cgroup) and, at the end, the peak memory charge of
+ * that cgroup when it is the job's own (rt_cgroup_peak_open in collect.h says when). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rtrack/collect/collect.h"
@@ -184,3 +190,235 @@ static void cgroup_close(void *state)
 
 const struct rt_collector rt_collector_cgroup = {"cgroup", cgroup_open, cgroup_collect,
                                                  cgroup_close};
+
+/* --- what the job was allocated, and the peak of a cgroup of its own ----------------------- */
+
+/* A v1 controller is mounted at /sys/fs/cgroup/<its hierarchy's controllers> ("cpu,cpuacct"),
+ * often with a link of each controller's own name: the directory of the cgroup rtrack is in,
+ * base (the mount) and rel (the cgroup's path, "" for the root) apart. 0 when found. */
+static int v1_dir(const struct rt_sysenv *env, const char *text, const char *controller, char *base,
+                  size_t bcap, char *rel, size_t rcap)
+{
+    char cg[2048], path[4096];
+    if (cgroup_path(text, controller, cg, sizeof(cg)) != 0)
+        return -1;
+    const char *const mounts[] = {controller, "cpu,cpuacct", "cpuacct,cpu"};
+    size_t n = strcmp(controller, "cpu") ? 1 : RT_ARRAY_LEN(mounts);
+    for (size_t i = 0; i < n; i++) {
+        const char *m = mounts[i];
+        snprintf(rel, rcap, "%s", strcmp(cg, "/") ? cg : "");
+        if (rt_path(env, path, sizeof(path), "/sys/fs/cgroup/%s%s", m, rel) == 0 &&
+            access(path, F_OK) == 0) {
+            snprintf(base, bcap, "/sys/fs/cgroup/%s", m);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The v2 directory of rtrack's cgroup that has `file` (a controller's file: the hybrid layout's
+ * /sys/fs/cgroup/unified has none). 0 when found. */
+static int v2_dir(const struct rt_sysenv *env, const char *text, const char *file, char *base,
+                  size_t bcap, char *rel, size_t rcap)
+{
+    static const char *const bases[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+    char cg[2048], path[4096];
+    if (cgroup_path(text, NULL, cg, sizeof(cg)) != 0)
+        return -1;
+    for (size_t i = 0; i < RT_ARRAY_LEN(bases); i++) {
+        snprintf(rel, rcap, "%s", strcmp(cg, "/") ? cg : "");
+        if (rt_path(env, path, sizeof(path), "%s%s/%s", bases[i], rel, file) == 0 &&
+            access(path, F_OK) == 0) {
+            snprintf(base, bcap, "%s", bases[i]);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int64_t rt_cpuset_count(const char *list)
+{
+    /* "0-3,8,10-11"; the empty list of a cgroup without CPUs of its own is no answer */
+    int64_t n = 0;
+    const char *p = list;
+    if (!*p)
+        return RT_NA;
+    for (;;) {
+        uint64_t a, b;
+        if (!(p = rt_parse_u64(p, &a)))
+            return RT_NA;
+        b = a;
+        if (*p == '-' && (!(p = rt_parse_u64(p + 1, &b)) || b < a))
+            return RT_NA;
+        if (b - a >= (UINT64_C(1) << 20))
+            return RT_NA;
+        n += (int64_t)(b - a + 1);
+        if (*p == '\0')
+            return n;
+        if (*p++ != ',')
+            return RT_NA;
+    }
+}
+
+/* v1's "no limit" is the largest page count the kernel keeps, in bytes (9223372036854771712
+ * with 4 KiB pages); any value that large is none. */
+#define CGROUP_NO_LIMIT (INT64_C(1) << 62)
+
+/* The tightest memory limit of base+rel and its ancestors, bytes, RT_NA when none. */
+static int64_t memory_limit(const struct rt_sysenv *env, const char *base, const char *cg, int v2)
+{
+    char rel[4096], path[4096], val[128];
+    snprintf(rel, sizeof(rel), "%s", cg);
+    int64_t best = RT_NA;
+    for (;;) {
+        uint64_t v;
+        const char *e;
+        if (!rt_path(env, path, sizeof(path), "%s%s/%s", base, rel,
+                     v2 ? "memory.max" : "memory.limit_in_bytes") &&
+            rt_read_small(path, val, sizeof(val)) > 0 && (e = rt_parse_u64(val, &v)) && !*e &&
+            v < (uint64_t)CGROUP_NO_LIMIT && (best == RT_NA || (int64_t)v < best))
+            best = (int64_t)v; /* ("max": no limit) */
+        char *slash = strrchr(rel, '/');
+        if (!slash)
+            break;
+        *slash = '\0';
+    }
+    return best;
+}
+
+/* The CPUs of the cpuset in force: the cgroup's effective list, or its nearest ancestor's where
+ * the controller is not enabled below it (v2). */
+static int64_t cpuset_cpus(const struct rt_sysenv *env, const char *base, const char *cg, int v2)
+{
+    char rel[4096], path[4096], val[4096];
+    snprintf(rel, sizeof(rel), "%s", cg);
+    static const char *const v1_files[] = {"cpuset.effective_cpus", "cpuset.cpus"};
+    static const char *const v2_files[] = {"cpuset.cpus.effective"};
+    const char *const *files = v2 ? v2_files : v1_files;
+    size_t nfiles = v2 ? RT_ARRAY_LEN(v2_files) : RT_ARRAY_LEN(v1_files);
+    for (;;) {
+        for (size_t i = 0; i < nfiles; i++)
+            if (!rt_path(env, path, sizeof(path), "%s%s/%s", base, rel, files[i]) &&
+                rt_read_small(path, val, sizeof(val)) > 0)
+                return rt_cpuset_count(val);
+        char *slash = strrchr(rel, '/');
+        if (!slash)
+            return RT_NA;
+        *slash = '\0';
+    }
+}
+
+void rt_cgroup_alloc_read(const struct rt_sysenv *env, struct rt_alloc *a)
+{
+    char path[4096], base[256], rel[2048];
+    struct rt_buf text = {0};
+    a->cgroup_cpu_cores = RT_NAN;
+    a->cgroup_cpuset_cpus = a->cgroup_memory_bytes = RT_NA;
+    if (rt_path(env, path, sizeof(path), "/proc/self/cgroup") || rt_read_file(path, &text) <= 0) {
+        rt_buf_free(&text);
+        return;
+    }
+    /* a controller on a v1 hierarchy is on no v2 one: v1 first, then v2 */
+    if (v1_dir(env, text.p, "cpu", base, sizeof(base), rel, sizeof(rel)) == 0)
+        a->cgroup_cpu_cores = find_limit(env, base, rel, 0);
+    else if (v2_dir(env, text.p, "cgroup.procs", base, sizeof(base), rel, sizeof(rel)) == 0)
+        a->cgroup_cpu_cores = find_limit(env, base, rel, 1);
+    if (v1_dir(env, text.p, "cpuset", base, sizeof(base), rel, sizeof(rel)) == 0)
+        a->cgroup_cpuset_cpus = cpuset_cpus(env, base, rel, 0);
+    else if (v2_dir(env, text.p, "cgroup.procs", base, sizeof(base), rel, sizeof(rel)) == 0)
+        a->cgroup_cpuset_cpus = cpuset_cpus(env, base, rel, 1);
+    if (v1_dir(env, text.p, "memory", base, sizeof(base), rel, sizeof(rel)) == 0)
+        a->cgroup_memory_bytes = memory_limit(env, base, rel, 0);
+    else if (v2_dir(env, text.p, "cgroup.procs", base, sizeof(base), rel, sizeof(rel)) == 0)
+        a->cgroup_memory_bytes = memory_limit(env, base, rel, 1);
+    rt_buf_free(&text);
+}
+
+/* Whether the cgroup directory `dir` and every cgroup below it hold no process but `self`
+ * (which may be in dir itself). A tree too deep or too wide to look through is not. */
+static int only_self(const char *dir, pid_t self, int top, int *budget)
+{
+    char path[4096];
+    struct rt_buf b = {0};
+    if (--*budget < 0 ||
+        (size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= sizeof(path) ||
+        rt_read_file(path, &b) < 0) {
+        rt_buf_free(&b);
+        return 0;
+    }
+    int ok = 1;
+    for (char *l = b.p; ok && l && *l;) {
+        int64_t pid;
+        char *nl = strchr(l, '\n');
+        if (nl)
+            *nl = '\0';
+        if (*l)
+            ok = top && rt_parse_i64(l, &pid) == 0 && pid == self;
+        l = nl ? nl + 1 : NULL;
+    }
+    rt_buf_free(&b);
+    DIR *d = ok ? opendir(dir) : NULL;
+    if (ok && !d)
+        return 0;
+    struct dirent *de;
+    while (ok && (de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        struct stat st;
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path) ||
+            stat(path, &st) != 0) {
+            ok = 0;
+            break;
+        }
+        if (S_ISDIR(st.st_mode))
+            ok = only_self(path, self, 0, budget);
+    }
+    if (d)
+        closedir(d);
+    return ok;
+}
+
+int rt_cgroup_peak_open(const struct rt_sysenv *env, pid_t self, struct rt_cgroup_peak *p)
+{
+    char path[4096], base[256], rel[2048], dir[4096], val[64];
+    struct rt_buf text = {0};
+    memset(p, 0, sizeof(*p));
+    p->start = RT_NA;
+    int found = 0;
+    if (!rt_path(env, path, sizeof(path), "/proc/self/cgroup") && rt_read_file(path, &text) > 0) {
+        if (v1_dir(env, text.p, "memory", base, sizeof(base), rel, sizeof(rel)) == 0 &&
+            !rt_path(env, dir, sizeof(dir), "%s%s", base, rel) &&
+            (size_t)snprintf(p->path, sizeof(p->path), "%s/memory.max_usage_in_bytes", dir) <
+                sizeof(p->path))
+            found = 1;
+        else if (v2_dir(env, text.p, "memory.peak", base, sizeof(base), rel, sizeof(rel)) == 0 &&
+                 !rt_path(env, dir, sizeof(dir), "%s%s", base, rel) &&
+                 (size_t)snprintf(p->path, sizeof(p->path), "%s/memory.peak", dir) <
+                     sizeof(p->path))
+            found = 1;
+    }
+    rt_buf_free(&text);
+    int budget = 256;
+    uint64_t v;
+    const char *e;
+    if (!found || !only_self(dir, self, 1, &budget) ||
+        rt_read_small(p->path, val, sizeof(val)) <= 0 || !(e = rt_parse_u64(val, &v)) || *e ||
+        v > INT64_MAX) {
+        p->path[0] = '\0';
+        return -1;
+    }
+    p->start = (int64_t)v;
+    return 0;
+}
+
+int64_t rt_cgroup_peak_end(const struct rt_cgroup_peak *p)
+{
+    char val[64];
+    uint64_t v;
+    const char *e;
+    if (!p->path[0] || p->start == RT_NA || rt_read_small(p->path, val, sizeof(val)) <= 0 ||
+        !(e = rt_parse_u64(val, &v)) || *e || v > INT64_MAX)
+        return RT_NA;
+    /* a peak that did not grow may be older than the job (the cgroup's earlier tenants) */
+    return (int64_t)v > p->start ? (int64_t)v : RT_NA;
+}

@@ -38,6 +38,7 @@ struct rec {
     double stop_at;   /* record with a duration: the monotonic time to stop at; 0 = none */
     const char *stop; /* why the loop ends (record: the end_reason; run: "exited"), NULL = go on */
     int64_t oom0;     /* run: the host's OOM kill count before the job started, RT_NA unknown */
+    struct rt_cgroup_peak peak; /* run: rtrack's memory cgroup's peak, when the job's own */
 };
 
 /* The signals ignored when rtrack started: nohup's SIGHUP, the SIGINT and SIGQUIT of a script's
@@ -150,6 +151,8 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
     struct rt_recording *r = rc->r;
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     rc->oom0 = rt_oom_kills(r->sys);
+    /* before the job is in the cgroup: whether rtrack is alone in it */
+    rt_cgroup_peak_open(r->sys, getpid(), &rc->peak);
     rc->t0 = rt_clock_s(CLOCK_MONOTONIC);
     int err = rt_spawn_job(r->argv, r->envp, &r->ignored, &rc->job);
     if (err != 0) {
@@ -313,6 +316,7 @@ static void rec_end(struct rec *rc, struct rt_record_result *out)
         int64_t oom = rt_oom_kills(rc->r->sys);
         if (rc->oom0 != RT_NA && oom != RT_NA && oom >= rc->oom0)
             e.oom_kills = oom - rc->oom0;
+        e.cgroup_peak_bytes = rt_cgroup_peak_end(&rc->peak);
     } else {
         e.status = rc->smp.failed ? "failed" : "finished";
         e.end_reason = rc->stop ? rc->stop : "interrupted";

@@ -469,12 +469,14 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
                 "INSERT INTO runs (uuid, mode, command, pid, requested_interval_s, started_at, "
                 "host_hostname, host_machine_id, host_vcpus, host_cpu_model, "
                 "host_memory_kib, host_kernel, host_os, host_boot_time, clk_tck, "
-                "page_size, rtrack_version");
+                "page_size, rtrack_version, cgroup_cpu_quota_cores, cgroup_cpuset_cpus, "
+                "cgroup_memory_limit_bytes, slurm_job_id, slurm_cpus_on_node, "
+                "slurm_mem_per_node_mib, slurm_mem_per_cpu_mib, cuda_visible_devices, alloc_gpus");
     for (int i = 0; i < RT_META_N; i++) {
         rt_buf_puts(&sql, ", ");
         rt_buf_puts(&sql, rt_meta_columns[i]);
     }
-    rt_buf_puts(&sql, ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?");
+    rt_buf_puts(&sql, ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?");
     for (int i = 0; i < RT_META_N; i++)
         rt_buf_puts(&sql, ",?");
     rt_buf_puts(&sql, ")");
@@ -514,6 +516,17 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
     store_bind_i(st, k++, r->clk_tck);
     store_bind_i(st, k++, r->page_size);
     store_bind_t(st, k++, RTRACK_VERSION);
+    struct rt_alloc none = rt_alloc_none();
+    const struct rt_alloc *a = r->alloc ? r->alloc : &none;
+    store_bind_f(st, k++, a->cgroup_cpu_cores);
+    store_bind_i(st, k++, a->cgroup_cpuset_cpus);
+    store_bind_i(st, k++, a->cgroup_memory_bytes);
+    store_bind_t(st, k++, a->slurm_job_id);
+    store_bind_i(st, k++, a->slurm_cpus_on_node);
+    store_bind_i(st, k++, a->slurm_mem_per_node_mib);
+    store_bind_i(st, k++, a->slurm_mem_per_cpu_mib);
+    store_bind_t(st, k++, a->cuda_visible_devices);
+    store_bind_i(st, k++, a->gpus);
     for (int i = 0; i < RT_META_N; i++)
         store_bind_t(st, k++, r->meta[i]);
     if (sqlite3_step(st) != SQLITE_DONE) {
@@ -655,7 +668,8 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     if (sqlite3_prepare_v2(s->db,
                            "UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, "
                            "exit_signal = ?, end_reason = ?, job_maxrss_kib = ?, "
-                           "job_utime_s = ?, job_stime_s = ?, host_oom_kills = ? WHERE id = ?",
+                           "job_utime_s = ?, job_stime_s = ?, host_oom_kills = ?, "
+                           "cgroup_memory_peak_bytes = ? WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         store_db_err(s, "cannot write database");
         if (s->in_tx)
@@ -671,7 +685,8 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     store_bind_f(st, 7, e->utime_s);
     store_bind_f(st, 8, e->stime_s);
     store_bind_i(st, 9, e->oom_kills);
-    sqlite3_bind_int64(st, 10, s->run_id);
+    store_bind_i(st, 10, e->cgroup_peak_bytes);
+    sqlite3_bind_int64(st, 11, s->run_id);
     int rc = store_step(s, st, NULL);
     sqlite3_finalize(st);
     if (rc == 0 && s->in_tx)

@@ -249,6 +249,18 @@ struct ctx {
      * when and how much */
     int64_t peak_sample, peak_run;
     double peak_ts, peak_mib;
+    /* the peak memory charge of the runs' own cgroups (runs.cgroup_memory_peak_bytes), MiB */
+    double cg_peak_mib;
+    /* what the (newest) run was allocated (alloc_facts), and the CPU time over the allocated
+     * cores x wall of every run that has both (NAN: not every run has) */
+    struct alloc {
+        int known;
+        double cpus, memory_mib, gpus;
+        const char *cpus_from, *memory_from;
+        char slurm_job_id[64];
+        int has_job_id;
+    } alloc;
+    double alloc_cpu_s, alloc_core_s;
     /* how the (newest) run ended, for the recommendation's caveat */
     char end_status[16];
     int64_t exit_code, exit_signal, oom_kills;
@@ -807,8 +819,108 @@ struct reco {
     double cpu_cores;     /* mean cores the CPU figure is built on */
     const char *cpu_from; /* "usage", or "demand" (usage + waiting for a CPU) */
     double mem_peak;      /* MiB the memory figure is built on */
-    const char *mem_from; /* "kernel" (the high-water mark) or "sampled" */
+    const char *mem_from; /* "cgroup", "kernel" (the high-water marks) or "sampled" */
 };
+
+/* The runs' allocation columns (migration 0007), in this order. */
+enum {
+    A_ID,
+    A_QUOTA,
+    A_CPUSET,
+    A_VCPUS,
+    A_SLURM_CPUS,
+    A_CG_MEM,
+    A_HOST_MEM,
+    A_SLURM_MEM_NODE,
+    A_SLURM_MEM_CPU,
+    A_GPUS,
+    A_JOB_ID,
+    A_CPU_S,
+    A_WALL,
+    A_CG_PEAK,
+    A_N
+};
+
+/* The smaller of a candidate and what is decided so far; on a tie the earlier candidate (the
+ * one asked for: Slurm's) stays. */
+static void tighter(double *best, const char **from, double v, const char *name)
+{
+    if (!isnan(v) && v > 0 && (isnan(*best) || v < *best)) {
+        *best = v;
+        *from = name;
+    }
+}
+
+/* One run's allocation, as seff reads it: the CPUs the job may use (Slurm's CPUs on the node,
+ * the cgroup's CPU quota, its cpuset where it is smaller than the host: the tightest), the memory
+ * (Slurm's per node, or per CPU x its CPUs; the cgroup's limit where it is below the host's
+ * memory: the tightest), the GPUs CUDA_VISIBLE_DEVICES names. */
+static void alloc_decide(struct rt_store_rows *r, struct alloc *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->cpus = a->memory_mib = a->gpus = RT_NAN;
+    double v[A_N];
+    for (int i = 0; i < A_N; i++)
+        v[i] = rt_store_rows_f(r, i);
+    tighter(&a->cpus, &a->cpus_from, v[A_SLURM_CPUS], "slurm");
+    tighter(&a->cpus, &a->cpus_from, v[A_QUOTA], "cgroup");
+    if (isnan(v[A_VCPUS]) || v[A_CPUSET] < v[A_VCPUS])
+        tighter(&a->cpus, &a->cpus_from, v[A_CPUSET], "cpuset");
+    double slurm_mem =
+        !isnan(v[A_SLURM_MEM_NODE]) ? v[A_SLURM_MEM_NODE] : v[A_SLURM_MEM_CPU] * v[A_SLURM_CPUS];
+    tighter(&a->memory_mib, &a->memory_from, slurm_mem, "slurm");
+    double cg_mem = v[A_CG_MEM] / 1048576.0;
+    if (isnan(v[A_HOST_MEM]) || cg_mem < v[A_HOST_MEM] / 1024.0)
+        tighter(&a->memory_mib, &a->memory_from, cg_mem, "cgroup");
+    a->gpus = v[A_GPUS];
+    const char *id = rt_store_rows_t(r, A_JOB_ID);
+    if (id) {
+        snprintf(a->slurm_job_id, sizeof(a->slurm_job_id), "%s", id);
+        a->has_job_id = 1;
+    }
+    a->known = !isnan(a->cpus) || !isnan(a->memory_mib) || !isnan(a->gpus) || a->has_job_id;
+}
+
+/* The runs' allocations (the newest run's stands for a job) and the cgroup peaks. */
+static int alloc_facts(struct ctx *c)
+{
+    char sql[768];
+    snprintf(sql, sizeof(sql),
+             "SELECT id, cgroup_cpu_quota_cores, cgroup_cpuset_cpus, host_vcpus, "
+             "slurm_cpus_on_node, cgroup_memory_limit_bytes, host_memory_kib, "
+             "slurm_mem_per_node_mib, slurm_mem_per_cpu_mib, alloc_gpus, slurm_job_id, "
+             "job_utime_s + job_stime_s, ended_at - started_at, cgroup_memory_peak_bytes "
+             "FROM runs WHERE id IN (%s) ORDER BY id",
+             c->ids);
+    struct rt_store_rows *r = prep(c, sql);
+    if (!r)
+        return -1;
+    c->cg_peak_mib = RT_NAN;
+    c->alloc_cpu_s = c->alloc_core_s = 0;
+    int all_kernel = 1, any = 0;
+    while (rt_store_rows_next(r) == 1) {
+        struct alloc a;
+        alloc_decide(r, &a);
+        double peak = rt_store_rows_f(r, A_CG_PEAK) / 1048576.0;
+        if (!isnan(peak) && (isnan(c->cg_peak_mib) || peak > c->cg_peak_mib))
+            c->cg_peak_mib = peak;
+        if (!isnan(a.cpus)) {
+            double cpu_s = rt_store_rows_f(r, A_CPU_S), wall = rt_store_rows_f(r, A_WALL);
+            any = 1;
+            if (isnan(cpu_s) || isnan(wall) || wall <= 0)
+                all_kernel = 0;
+            else {
+                c->alloc_cpu_s += cpu_s;
+                c->alloc_core_s += a.cpus * wall;
+            }
+        }
+        c->alloc = a; /* ordered by id: the newest last */
+    }
+    rt_store_rows_close(r);
+    if (!any || !all_kernel)
+        c->alloc_core_s = RT_NAN;
+    return 0;
+}
 
 /* The kernel's figures for the runs (runs.job_*: migration 0007). */
 static int kernel_facts(struct ctx *c)
@@ -891,6 +1003,8 @@ static void recommend(struct ctx *c, struct reco *r, int kernel)
     r->cpu = (long)fmax(1, round_even(round2(cpu_mean)));
     r->cpu_cores = round2(cpu_mean);
     r->cpu_from = "usage";
+    /* latency-sensitive: enough cores for 95 % of the intervals */
+    r->cpu_p95 = sd->st[M_CPU].ok ? (long)fmax(1, ceil(round2(sd->st[M_CPU].p95))) : r->cpu;
     /* starved (it waited for a CPU a fifth of the time it wanted one, or more): usage is a
      * lower bound on what the job wants; its demand decides when it asks for more */
     double dem = c->dem_n ? (c->dem_run + c->dem_wait) / (double)c->dem_n : RT_NAN;
@@ -901,14 +1015,15 @@ static void recommend(struct ctx *c, struct reco *r, int kernel)
         r->cpu_from = "demand";
         r->cpu_p95 = r->cpu_p95 > r->cpu ? r->cpu_p95 : r->cpu;
     }
-    /* latency-sensitive: enough cores for 95 % of the intervals */
-    r->cpu_p95 = sd->st[M_CPU].ok ? (long)fmax(1, ceil(round2(sd->st[M_CPU].p95))) : r->cpu;
     r->mem_peak = round2(mem_max);
     r->mem_from = "sampled";
     if (kernel && c->has_tree && c->k_maxrss_mib > r->mem_peak) {
         r->mem_peak = round2(c->k_maxrss_mib);
         r->mem_from = "kernel";
     }
+    /* (the job's own cgroup's peak is shown, not used: it counts the page cache the job
+     * caused, which the kernel takes back before it would kill: an I/O-heavy job's peak is its
+     * limit, and limit x 1.2 would be advice to ask for more than it needed) */
     r->memory = rt_round_memory(r->mem_peak * 1.2);
     double gpu_mean = c->has_tree ? c->py_mean[2] : (sd->st[M_GPU].ok ? sd->st[M_GPU].mean : 0);
     double gpu_max = c->has_tree ? c->py_max[2] : (sd->st[M_GPU].ok ? sd->st[M_GPU].max : 0);
@@ -1060,12 +1175,39 @@ static void emit_kernel(struct ctx *c, struct rt_buf *b)
     j_num(b, c->k_user_s);
     rt_buf_puts(b, ", \"sys_s\": ");
     j_num(b, c->k_sys_s);
+    rt_buf_puts(b, ", \"cgroup_peak_mib\": ");
+    j_num(b, c->cg_peak_mib);
+    rt_buf_puts(b, "}");
+}
+
+/* What the (newest) run was allocated, null when nothing is known. */
+static void emit_allocated(struct ctx *c, struct rt_buf *b)
+{
+    const struct alloc *a = &c->alloc;
+    if (!a->known) {
+        rt_buf_puts(b, "null");
+        return;
+    }
+    rt_buf_puts(b, "{\"cpus\": ");
+    j_num(b, a->cpus);
+    rt_buf_puts(b, ", \"cpus_from\": ");
+    j_str(b, a->cpus_from);
+    rt_buf_puts(b, ", \"memory_mib\": ");
+    j_num(b, a->memory_mib);
+    rt_buf_puts(b, ", \"memory_from\": ");
+    j_str(b, a->memory_from);
+    rt_buf_puts(b, ", \"gpus\": ");
+    j_num(b, a->gpus);
+    rt_buf_puts(b, ", \"slurm_job_id\": ");
+    j_str(b, a->has_job_id ? a->slurm_job_id : NULL);
     rt_buf_puts(b, "}");
 }
 
 /* Used / available, as seff reports it: mean cores over vCPUs, peak memory over RAM, mean GPUs
- * over GPUs, peak VRAM over VRAM. */
-static void emit_efficiency(struct ctx *c, struct rt_buf *b)
+ * over GPUs, peak VRAM over VRAM; and against the allocation: CPU time over the allocated
+ * cores x wall time (the kernel's CPU time of the reaped jobs; the sampled mean cores where a
+ * run has none), the peak memory the recommendation is built on over the allocated memory. */
+static void emit_efficiency(struct ctx *c, struct rt_buf *b, const struct reco *reco)
 {
     const struct side *sd = c->has_tree ? &c->proc : &c->sys;
     double v[4] = {
@@ -1082,6 +1224,19 @@ static void emit_efficiency(struct ctx *c, struct rt_buf *b)
         j_key(b, &first, k[i]);
         j_num(b, isnan(v[i]) ? RT_NAN : rt_py_round(v[i], 2));
     }
+    const struct alloc *a = &c->alloc;
+    double cpu = RT_NAN;
+    if (isnan(a->cpus))
+        cpu = RT_NAN;
+    else if (!isnan(c->alloc_core_s) && c->alloc_core_s > 0)
+        cpu = c->alloc_cpu_s / c->alloc_core_s * 100;
+    else if (!isnan(a->cpus) && sd->st[M_CPU].ok)
+        cpu = sd->st[M_CPU].mean / a->cpus * 100;
+    double mem = !isnan(a->memory_mib) ? reco->mem_peak / a->memory_mib * 100 : RT_NAN;
+    j_key(b, &first, "cpu_alloc_pct");
+    j_num(b, isnan(cpu) ? RT_NAN : rt_py_round(cpu, 2));
+    j_key(b, &first, "memory_alloc_pct");
+    j_num(b, isnan(mem) ? RT_NAN : rt_py_round(mem, 2));
     rt_buf_puts(b, "}");
 }
 
@@ -1338,7 +1493,8 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     rt_store_read_begin(store);
     struct top top;
     memset(&top, 0, sizeof(top));
-    if (pick_runs(&c) != 0 || top_start(&c, &top) != 0 || collect(&c) != 0 || kernel_facts(&c) != 0)
+    if (pick_runs(&c) != 0 || top_start(&c, &top) != 0 || collect(&c) != 0 ||
+        kernel_facts(&c) != 0 || alloc_facts(&c) != 0)
         goto out;
     rt_buf_puts(out, "{");
     if (emit_run(&c, out) != 0)
@@ -1367,7 +1523,9 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     rt_buf_puts(out, ", \"python_recommendation\": ");
     emit_reco(out, &py, &c);
     rt_buf_puts(out, ", \"efficiency\": ");
-    emit_efficiency(&c, out);
+    emit_efficiency(&c, out, &r);
+    rt_buf_puts(out, ", \"allocated\": ");
+    emit_allocated(&c, out);
     rt_buf_puts(out, ", \"allocation\": ");
     j_str(out, allocation(&c));
     rt_buf_puts(out, ", \"sparklines\": ");

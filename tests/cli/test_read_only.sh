@@ -42,6 +42,16 @@ q src/old.db "DROP VIEW python_combined; DROP VIEW python_system;
     ALTER TABLE runs DROP COLUMN host_oom_kills; ALTER TABLE samples DROP COLUMN proc_cpu_wait_s;
     ALTER TABLE process_samples DROP COLUMN sched_wait_ns;
     ALTER TABLE process_samples DROP COLUMN cpu_wait_s;
+    ALTER TABLE runs DROP COLUMN cgroup_cpu_quota_cores;
+    ALTER TABLE runs DROP COLUMN cgroup_cpuset_cpus;
+    ALTER TABLE runs DROP COLUMN cgroup_memory_limit_bytes;
+    ALTER TABLE runs DROP COLUMN slurm_job_id;
+    ALTER TABLE runs DROP COLUMN slurm_cpus_on_node;
+    ALTER TABLE runs DROP COLUMN slurm_mem_per_node_mib;
+    ALTER TABLE runs DROP COLUMN slurm_mem_per_cpu_mib;
+    ALTER TABLE runs DROP COLUMN cuda_visible_devices;
+    ALTER TABLE runs DROP COLUMN alloc_gpus;
+    ALTER TABLE runs DROP COLUMN cgroup_memory_peak_bytes;
     PRAGMA user_version = 4" ||
     fail "setup: making old.db"
 chmod 644 src/*.db src/*-wal

@@ -221,4 +221,117 @@ for db in *.db; do
     check "no sample of $db above the machine's cores x 1.05 (tree, system)" \
         "$(q "$db" "SELECT coalesce(sum(proc_cpu_usage > ncores * 1.05), 0) || ',' || coalesce(sum(cpu_usage > ncores * 1.05), 0) FROM samples")" "0,0"
 done
+
+# =================================================================================================
+# --- allocation (issue 16, "Allocation"): what the job was allocated is stored with the run, and
+# summary reports efficiency against it as Slurm's seff does. Expected values are worked out
+# here from the stored facts by the documented rule (docs/usage.md): CPUs the tightest of
+# Slurm's, the cgroup's quota and the cpuset where it is below the host (Slurm's first on a tie);
+# memory the tightest of Slurm's and the cgroup's limit where it is below the host's memory;
+# cpu_alloc_pct = the kernel's CPU time / (CPUs x wall); memory_alloc_pct = peak / memory.
+# =================================================================================================
+# one core busy for 1 s, 300 MiB written and held
+SPIN=$'import time\nb = bytearray(300 << 20)\nt = time.time()\nwhile time.time() - t < 1.0: pass'
+DB=alloc.db
+env -u SLURM_JOB_ID -u SLURM_MEM_PER_CPU SLURM_CPUS_ON_NODE=2 SLURM_MEM_PER_NODE=1024 \
+    CUDA_VISIBLE_DEVICES=0,1 "$RTRACK" run --quiet --db $DB --interval 0.25 -- python3 -c "$SPIN"
+check "alloc: exit 0" "$?" 0
+check "alloc: Slurm's and CUDA's facts stored" \
+    "$(q $DB "SELECT slurm_cpus_on_node || '|' || slurm_mem_per_node_mib || '|' || quote(slurm_mem_per_cpu_mib) || '|' || quote(slurm_job_id) || '|' || cuda_visible_devices || '|' || alloc_gpus FROM runs")" \
+    "2|1024|NULL|NULL|0,1|2"
+"$RTRACK" summary --db $DB --format json >alloc.json
+# what summary must say, from the stored facts and the rule above
+alloc_want() {
+    python3 - "$1" "$2" "$3" "$4" <<'EOF'
+import json, sqlite3, sys
+db, js, slurm_cpus, slurm_mem = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+quota, cpuset, vcpus, cgmem, hostkib, cpu_s, wall = sqlite3.connect(db).execute(
+    "SELECT cgroup_cpu_quota_cores, cgroup_cpuset_cpus, host_vcpus, cgroup_memory_limit_bytes, "
+    "host_memory_kib, job_utime_s + job_stime_s, ended_at - started_at FROM runs").fetchone()
+cpus = [(float(slurm_cpus), "slurm")] if slurm_cpus != "-" else []
+cpus += [(quota, "cgroup")] if quota else []
+cpus += [(cpuset, "cpuset")] if cpuset and cpuset < vcpus else []
+mem = [(float(slurm_mem), "slurm")] if slurm_mem != "-" else []
+mem += [(cgmem / 1048576, "cgroup")] if cgmem and cgmem / 1048576 < hostkib / 1024 else []
+c, cf = min(cpus, key=lambda x: x[0])  # min keeps the first of equals: Slurm's
+m, mf = min(mem, key=lambda x: x[0])
+j = json.load(open(js))
+a, e = j["allocated"], j["efficiency"]
+peak = j["recommendation"]["memory_basis"]["peak_mib"]
+print(a["cpus"] == c, a["cpus_from"] == cf, a["memory_mib"] == m, a["memory_from"] == mf,
+      abs(e["cpu_alloc_pct"] - round(cpu_s / (c * wall) * 100, 2)) < 0.011,
+      abs(e["memory_alloc_pct"] - round(peak / m * 100, 2)) < 0.011)
+# for the text line, and the checks from first principles: cores busy, MiB at the peak
+print("%g %s %g %s %s %s %.3f %.1f" % (c, cf, m, mf, e["cpu_alloc_pct"], e["memory_alloc_pct"],
+      e["cpu_alloc_pct"] * c / 100, e["memory_alloc_pct"] * m / 100))
+EOF
+}
+alloc_want $DB alloc.json 2 1024 >alloc.want
+check "alloc: allocated cpus, from, memory, from; cpu_alloc_pct = kernel CPU s / (cpus x wall); memory_alloc_pct = peak / memory" \
+    "$(head -1 alloc.want)" "True True True True True True"
+read -r c cf m mf cpct mpct busy peakm <<<"$(tail -1 alloc.want)"
+check "alloc: GPUs and no Slurm job id" "$(get alloc.json '(j["allocated"]["gpus"], j["allocated"]["slurm_job_id"])')" "(2, None)"
+# the job kept one core busy for most of its wall time (python's start and the 300 MiB before)
+check_range "alloc: cpu_alloc_pct x cpus = the cores the job kept busy" "$busy" 0.4 1.05
+check_range "alloc: memory_alloc_pct x memory = the peak (300 MiB held), MiB" "$peakm" 300 400
+"$RTRACK" summary --db $DB >alloc.txt
+check "alloc: the text line" \
+    "$(grep -cFx "allocated: $c vCPUs ($cf), $m MiB memory ($mf), 2 GPUs; used of it: CPU $cpct %, memory $mpct %" alloc.txt)" 1
+# CUDA_VISIBLE_DEVICES set empty: no GPU (0); unset: unknown (NULL)
+env -u CUDA_VISIBLE_DEVICES "$RTRACK" run --quiet --db gpus.db -- true
+CUDA_VISIBLE_DEVICES='' "$RTRACK" run --quiet --db gpus.db -- true
+check "alloc: GPUs of CUDA_VISIBLE_DEVICES unset, empty" \
+    "$(q gpus.db "SELECT group_concat(quote(cuda_visible_devices) || ':' || quote(alloc_gpus), ' ') FROM (SELECT * FROM runs ORDER BY id)")" \
+    "NULL:NULL '':0"
+
+# --- the cgroup's limits and peak: rtrack started as the only process of a cgroup made here (as
+# root; cgroup v1's memory and cpu hierarchies): 512 MiB, a quota of 50000 / 100000 = 0.5 cores.
+# The job is two processes holding 150 MiB each for 0.3 s at --interval 2: no sample sees them
+# (the baseline comes before, the final one after), the kernel's high-water mark is one process's
+# (~160 MiB), only the cgroup's peak holds both (300 MiB and more).
+if [ "$(id -u)" != 0 ]; then
+    skip_req root "alloc cgroup: needs root to make a cgroup"
+else
+    MEMCG=/sys/fs/cgroup/memory/rtrack-alloc-$$
+    CPUCG=/sys/fs/cgroup/cpu/rtrack-alloc-$$
+    if [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ] && [ -e /sys/fs/cgroup/cpu/cpu.cfs_quota_us ] &&
+        mkdir "$MEMCG" 2>/dev/null && mkdir "$CPUCG" 2>/dev/null; then
+        echo $((512 << 20)) >"$MEMCG/memory.limit_in_bytes"
+        echo 100000 >"$CPUCG/cpu.cfs_period_us"
+        echo 50000 >"$CPUCG/cpu.cfs_quota_us"
+        HOLD2='import os, time; pid = os.fork(); b = bytearray(150 << 20); time.sleep(0.3); os.waitpid(pid, 0) if pid else os._exit(0)'
+        DB=cg.db
+        # shellcheck disable=SC2016 # $$, $0 and $1 are the inner shell's
+        env -u SLURM_CPUS_ON_NODE -u SLURM_MEM_PER_NODE -u SLURM_MEM_PER_CPU MEMCG="$MEMCG" CPUCG="$CPUCG" \
+            sh -c 'echo $$ >"$MEMCG/cgroup.procs" && echo $$ >"$CPUCG/cgroup.procs" &&
+                   exec "$0" run --quiet --db cg.db --interval 2 -- python3 -c "$1"' "$RTRACK" "$HOLD2"
+        check "alloc cgroup: exit 0" "$?" 0
+        rmdir "$MEMCG" "$CPUCG" 2>/dev/null
+        check "alloc cgroup: the quota (cores) and memory limit (bytes) stored" \
+            "$(q $DB "SELECT cgroup_cpu_quota_cores || '|' || cgroup_memory_limit_bytes FROM runs")" "0.5|536870912"
+        # the cgroup holds both processes' 150 MiB (and rtrack's own few MiB), never more than
+        # its limit
+        check_range "alloc cgroup: the cgroup's peak (MiB)" \
+            "$(q $DB "SELECT cgroup_memory_peak_bytes / 1048576.0 FROM runs")" 300 512
+        check_range "alloc cgroup: the kernel's high-water mark is one process's (MiB)" \
+            "$(q $DB "SELECT job_maxrss_kib / 1024.0 FROM runs")" 150 250
+        "$RTRACK" summary --db $DB --format json >cg.json
+        alloc_want $DB cg.json - - >cg.want
+        check "alloc cgroup: allocated and efficiency against 0.5 cores and 512 MiB" "$(head -1 cg.want)" "True True True True True True"
+        check "alloc cgroup: allocated" "$(get cg.json '(j["allocated"]["cpus"], j["allocated"]["cpus_from"], j["allocated"]["memory_mib"], j["allocated"]["memory_from"])')" \
+            "(0.5, 'cgroup', 512, 'cgroup')"
+        # the cgroup's peak counts every process of the job (and the page cache it causes):
+        # shown as the kernel's figure, not the memory recommendation's basis (docs/usage.md)
+        check_range "alloc cgroup: summary shows the cgroup's peak (MiB - the stored peak)" \
+            "$(awk -v a="$(get cg.json 'j["kernel"]["cgroup_peak_mib"]')" \
+                -v b="$(q $DB "SELECT cgroup_memory_peak_bytes / 1048576.0 FROM runs")" 'BEGIN { print a - b }')" -0.0051 0.0051
+        check "alloc cgroup: the memory figure is the kernel's high-water mark, not the cgroup's" \
+            "$(get cg.json 'j["recommendation"]["memory_basis"]["source"]')" kernel
+        check "alloc cgroup: the text says the cgroup's peak" \
+            "$("$RTRACK" summary --db $DB | grep -c "^kernel: .*; the job's cgroup peaked at [0-9.]* MiB (page cache included)$")" 1
+    else
+        rmdir "$MEMCG" 2>/dev/null
+        skip "alloc cgroup: no cgroup v1 memory and cpu cgroup can be made here"
+    fi
+fi
 finish

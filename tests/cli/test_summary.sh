@@ -25,9 +25,8 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 want = {
     "": ["run", "host", "process", "system", "python_stats", "kernel", "cpu_demand", "memory_peak",
-         "recommendation",
-         "python_recommendation", "efficiency", "allocation", "sparklines", "top_processes",
-         "server"],
+         "recommendation", "python_recommendation", "efficiency", "allocated", "allocation",
+         "sparklines", "top_processes", "server"],
     "run": ["id", "uuid", "mode", "status", "in_progress", "command", "job_name", "project_name",
             "stage_name", "task_name", "team", "env", "language", "orchestrator", "executor",
             "external_run_id", "container_image", "tags", "pid", "exit_code", "exit_signal",
@@ -47,7 +46,8 @@ want = {
                        "metaflow", "memory_basis", "caveat"],
     "python_recommendation": ["cpu", "cpu_basis", "cpu_p95", "memory_mib", "gpu", "vram_mib",
                               "text", "metaflow", "memory_basis", "caveat"],
-    "efficiency": ["cpu_pct", "memory_pct", "gpu_pct", "vram_pct"],
+    "efficiency": ["cpu_pct", "memory_pct", "gpu_pct", "vram_pct", "cpu_alloc_pct",
+                   "memory_alloc_pct"],
     "sparklines": ["cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"],
     "top_processes": ["by_cpu", "by_pss"],
 }
@@ -62,6 +62,14 @@ for k in ("mean", "p50", "p95", "max"):
 print(" ".join(bad) or "ok")
 EOF
 )" ok
+check "json: no allocation known for the fixture run" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["allocated"])' run1.json)" None
+# the keys of "allocated", where the run has one (Slurm's CPUs here)
+SLURM_CPUS_ON_NODE=1 "$RTRACK" run --quiet --db alloc.db --interval 0.1 -- sleep 0.3
+check "json: every key of allocated" "$("$RTRACK" summary --db alloc.db --format json | python3 -c '
+import json, sys
+a = json.load(sys.stdin)["allocated"]
+want = ["cpus", "cpus_from", "memory_mib", "memory_from", "gpus", "slurm_job_id"]
+print(sorted(a) == sorted(want) or sorted(a))')" True
 
 # --- a live run: summary of what was just recorded -------------------------------------------
 "$RTRACK" run --quiet --db live.db --interval 0.1 --job-name live -- \

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "rtrack/collect/cloud.h"
+#include "rtrack/sample/run.h"
 
 /* Each value as the environment has it, NULL when unset or empty. */
 struct rt_env {
@@ -26,6 +27,12 @@ struct rt_env {
     const char *proc_scan;               /* RTRACK_PROC_SCAN ("full": the /proc scan) */
     const char *nvml_library;            /* RTRACK_NVML_LIBRARY */
     const char *libcurl;                 /* RTRACK_LIBCURL (tests of a missing library) */
+    /* what the job was allocated (run and record store it with the run): */
+    const char *slurm_job_id;         /* SLURM_JOB_ID */
+    const char *slurm_cpus_on_node;   /* SLURM_CPUS_ON_NODE */
+    const char *slurm_mem_per_node;   /* SLURM_MEM_PER_NODE (MiB) */
+    const char *slurm_mem_per_cpu;    /* SLURM_MEM_PER_CPU (MiB) */
+    const char *cuda_visible_devices; /* CUDA_VISIBLE_DEVICES: "" when set empty (no GPU) */
 };
 
 /* Read every variable of the table into e. */
@@ -57,6 +64,11 @@ int rt_env_full_scan(const struct rt_env *e);
 /* The cloud probes' base URLs (tests); whether to probe at all is run/record's
  * --cloud-discovery (RTRACK_CLOUD_DISCOVERY). */
 void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o);
+
+/* The environment's part of the allocation: Slurm's job id, CPUs and memory (a value that is
+ * not a whole number 0 or more is unknown), and the GPUs CUDA_VISIBLE_DEVICES names (unset:
+ * unknown; empty: 0; counted up to the first entry CUDA stops at: -1, NoDevFiles). */
+void rt_env_alloc(const struct rt_env *e, struct rt_alloc *a);
 
 /* Settings that are the whole process's, handed to their rooms once at start: the HTTP time
  * limit (net), which libcurl to load (net). */

@@ -49,6 +49,31 @@ static inline double rt_cores_bound(double r, int ncores)
 /* The kernel's count of OOM kills since boot (/proc/vmstat oom_kill), RT_NA when unknown. */
 int64_t rt_oom_kills(const struct rt_sysenv *env);
 
+/* What the job is allocated by the cgroup rtrack runs in (the job inherits it): the tightest CPU
+ * quota (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us) and memory limit (v2 memory.max,
+ * v1 memory.limit_in_bytes; v1's huge "unlimited" is none) of the cgroup and its ancestors, and
+ * the CPUs of its effective cpuset (v2 cpuset.cpus.effective, v1 cpuset.effective_cpus or
+ * cpuset.cpus). Fills the cgroup_* fields of a only; unknown stays RT_NA / NAN. */
+void rt_cgroup_alloc_read(const struct rt_sysenv *env, struct rt_alloc *a);
+/* The CPUs of a cpuset list ("0-3,8" -> 5), RT_NA when it is not one. */
+int64_t rt_cpuset_count(const char *list);
+
+/* The peak memory charge of rtrack's memory cgroup (v2 memory.peak, v1
+ * memory.max_usage_in_bytes), which is the job's only when the cgroup is the job's own. The rule:
+ * at the start (before the job is spawned) the cgroup and every cgroup below it hold no process
+ * but rtrack (`self`): rtrack was started as the only process of a dedicated cgroup (a Slurm
+ * step, `systemd-run --scope`, a container whose entrypoint is rtrack); and at the end the peak
+ * is above what it was at the start (a peak that did not grow may be an earlier tenant's). It
+ * counts what the cgroup is charged: the tree's memory, its page cache, and rtrack's own few
+ * MiB. open: 0 when the rule's first half holds and the peak is readable, else -1. end: bytes,
+ * or RT_NA. */
+struct rt_cgroup_peak {
+    char path[4096]; /* the peak file, "" when none */
+    int64_t start;   /* its value at the start */
+};
+int rt_cgroup_peak_open(const struct rt_sysenv *env, pid_t self, struct rt_cgroup_peak *p);
+int64_t rt_cgroup_peak_end(const struct rt_cgroup_peak *p);
+
 struct rt_collect_cfg {
     pid_t root_pid;  /* tracked tree root, 0 = system only */
     pid_t subreaper; /* run mode: rtrack's pid; its children other than the root (orphans of the

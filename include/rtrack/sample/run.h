@@ -51,6 +51,32 @@ struct rt_cloud {
     char *instance_type;
 };
 
+/* What the job was allocated, read when the run starts: the limits of the cgroup rtrack runs in
+ * (the job inherits it; collect/cgroup.c) and what Slurm and CUDA's environment say (read by the
+ * CLI). Unknown or unlimited is RT_NA / NAN / NULL. */
+struct rt_alloc {
+    double cgroup_cpu_cores;     /* tightest CFS quota / period of the cgroup and its ancestors */
+    int64_t cgroup_cpuset_cpus;  /* CPUs of the cgroup's effective cpuset */
+    int64_t cgroup_memory_bytes; /* tightest memory.max / memory.limit_in_bytes */
+    const char *slurm_job_id;    /* SLURM_JOB_ID */
+    int64_t slurm_cpus_on_node;  /* SLURM_CPUS_ON_NODE */
+    int64_t slurm_mem_per_node_mib, slurm_mem_per_cpu_mib; /* SLURM_MEM_PER_NODE / _PER_CPU */
+    const char *cuda_visible_devices; /* as set ("" when set empty), NULL when unset */
+    int64_t gpus; /* entries of CUDA_VISIBLE_DEVICES: 0 when set empty, RT_NA when unset */
+};
+
+/* Nothing known. */
+static inline struct rt_alloc rt_alloc_none(void)
+{
+    return (struct rt_alloc){.cgroup_cpu_cores = RT_NAN,
+                             .cgroup_cpuset_cpus = RT_NA,
+                             .cgroup_memory_bytes = RT_NA,
+                             .slurm_cpus_on_node = RT_NA,
+                             .slurm_mem_per_node_mib = RT_NA,
+                             .slurm_mem_per_cpu_mib = RT_NA,
+                             .gpus = RT_NA};
+}
+
 struct rt_run_desc {
     const char *mode;            /* "run" or "record" */
     const char *command_json;    /* argv as a JSON array, or NULL */
@@ -61,7 +87,8 @@ struct rt_run_desc {
     const struct rt_tag *tags;
     size_t ntags;
     const struct rt_host_info *host;
-    long clk_tck, page_size; /* of the system the counters come from */
+    long clk_tck, page_size;      /* of the system the counters come from */
+    const struct rt_alloc *alloc; /* what the job was allocated; NULL: nothing known */
 };
 
 struct rt_run_end {
@@ -74,6 +101,9 @@ struct rt_run_end {
     int64_t maxrss_kib;
     double utime_s, stime_s;
     int64_t oom_kills; /* run: OOM kills on the host while the job ran (/proc/vmstat), RT_NA */
+    /* run: the peak memory charge of rtrack's memory cgroup, bytes, when the cgroup held only
+     * rtrack at the start and its peak grew while the job ran (rt_cgroup_peak_*); RT_NA */
+    int64_t cgroup_peak_bytes;
 };
 
 /* An end at `ended_at` with nothing else known (every field NULL). */
@@ -85,7 +115,8 @@ static inline struct rt_run_end rt_run_end_none(double ended_at)
                                .maxrss_kib = RT_NA,
                                .utime_s = RT_NAN,
                                .stime_s = RT_NAN,
-                               .oom_kills = RT_NA};
+                               .oom_kills = RT_NA,
+                               .cgroup_peak_bytes = RT_NA};
 }
 
 #endif

@@ -22,7 +22,9 @@
  *             "timestamp": {"duration"}} (2 dp where the reference rounds),
  *   "kernel": {"maxrss_mib" (the largest resident set one process of the job reached: the
  *             kernel's high-water mark, getrusage of the reaped job), "user_s", "sys_s" (their
- *             CPU time)} | null (record mode, or a recording older than schema 7),
+ *             CPU time), "cgroup_peak_mib" (the job's own cgroup's peak charge, page cache
+ *             included; null unless the cgroup was the job's)} | null (record mode, or a
+ *             recording older than schema 7),
  *   "memory_peak": {"mib" (the tree's highest sampled memory), "at_s" (seconds after the run's
  *                  start), "processes": [{"pid", "name", "pss_mib"}...] (that sample's processes
  *                  by PSS, at most 5), "others": {"count", "pss_mib"} (the rest: they add up to
@@ -41,8 +43,19 @@
  *   "python_recommendation": the same keys, the Python reference's recommend_resources()
  *                      (on the sampled peak only),
  *   "efficiency": {"cpu_pct", "memory_pct", "gpu_pct", "vram_pct"} (used / host, null
- *                 without that resource),
- *   "allocation": "dedicated" | "shared",
+ *                 without that resource), "cpu_alloc_pct" (CPU time / (allocated cpus x wall):
+ *                 the kernel's CPU time of the reaped jobs, summed over the runs, when every
+ *                 run has it; else the sampled mean cores / allocated cpus), "memory_alloc_pct"
+ *                 (recommendation.memory_basis.peak_mib / allocated memory_mib) (null without
+ *                 that allocation),
+ *   "allocated": {"cpus", "cpus_from" ("slurm" | "cgroup" | "cpuset": the tightest of
+ *                 SLURM_CPUS_ON_NODE, the cgroup's CPU quota and its cpuset where smaller than
+ *                 the host; Slurm's on a tie), "memory_mib", "memory_from" ("slurm" | "cgroup":
+ *                 the tightest of SLURM_MEM_PER_NODE (or _PER_CPU x SLURM_CPUS_ON_NODE) and
+ *                 the cgroup's limit where below the host's memory), "gpus" (the devices
+ *                 CUDA_VISIBLE_DEVICES names), "slurm_job_id"} (each null when unknown) | null
+ *                 (nothing known): what the (newest) run was allocated,
+ *   "allocation": "dedicated" | "shared" (the Python reference's server heuristic),
  *   "top_processes": {"by_cpu": [{"pid", "name", "cpu_s"}...], "by_pss": [{"pid", "name",
  *                     "pss_mib"}...]} (at most 5 each),
  *   "sparklines": {"cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"}: 40
