@@ -13,6 +13,13 @@ fi
 MOCK=$HERE/../helpers/sentinel_mock.py
 . "$HERE/lib.sh" "$1"
 
+# keep: every command's stdout and stderr (out, err) gathered in all.out, keeping its status: the
+# token must be in none of them, not only in the last one's
+keep() {
+    local rc=$?
+    cat out err >>all.out 2>/dev/null
+    return $rc
+}
 TOKEN=tok-$RANDOM-secret-token
 export MOCK_S3_KEY=$S3_TEST_KEY MOCK_S3_SECRET=$S3_TEST_SECRET
 python3 "$MOCK" "$T/api.log" "$TOKEN" >mock.port &
@@ -118,19 +125,19 @@ check "run: the cloud stored with the run (--cloud-discovery)" \
     "aws|123456789012|eu-west-1|eu-west-1b|m5.large"
 
 # no token: nothing happens
-SENTINEL_API_TOKEN= "$RTRACK" upload --db up.db >out 2>err
+SENTINEL_API_TOKEN= "$RTRACK" upload --db up.db >out 2>err; keep
 check "no token: exit 2" "$?" 2
 check "no token: says so" "$(grep -c 'SENTINEL_API_TOKEN is not set' err)" 1
 check "no token: no request" "$(wc -l <"$T/api.log")" 0
 
 # dry run: what would be sent, no network
-SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --dry-run >out 2>err
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --dry-run >out 2>err; keep
 check "dry run: exit 0" "$?" 0
 check "dry run: says how many samples" "$(cat out)" "run 1: $rows samples to upload"
 check "dry run: no request" "$(wc -l <"$T/api.log")" 0
 
 # --- the upload: batches of 10 samples ----------------------------------------------------------
-SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=10 "$RTRACK" upload --db up.db >out 2>err
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=10 "$RTRACK" upload --db up.db >out 2>err; keep
 check "upload: exit 0" "$?" 0
 nb=$(( (rows + 9) / 10 ))
 check "upload: one POST /runs" "$(requests 'POST /runs')" 1
@@ -199,7 +206,7 @@ check "database: progress recorded" \
 
 # again: nothing to do, no request
 n0=$(wc -l <"$T/api.log")
-SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db >out 2>err
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db >out 2>err; keep
 check "again: exit 0" "$?" 0
 check "again: says so" "$(grep -c 'uploaded before; nothing to do' err)" 1
 check "again: no request" "$(wc -l <"$T/api.log")" "$n0"
@@ -207,7 +214,7 @@ check "again: no request" "$(wc -l <"$T/api.log")" "$n0"
 # --- a tiny run goes inline with /finish ---------------------------------------------------------
 # no GPU (the fake with none: a GPU of this machine's own does not show either)
 RTRACK_NVML_LIBRARY=$FAKE_NVML FAKE_NVML_GPUS=0 "$RTRACK" run --quiet --db tiny.db --interval 5 -- sleep 0.2
-SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_INLINE_MAX=65536 "$RTRACK" upload --db tiny.db >out 2>err
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_INLINE_MAX=65536 "$RTRACK" upload --db tiny.db >out 2>err; keep
 check "inline: exit 0" "$?" 0
 "$RTRACK" export --db tiny.db >tiny.csv
 check "inline: data_csv is the exported CSV, raw" "$(body 2 '/runs/[^/]+/finish' | python3 -c '
@@ -227,7 +234,7 @@ check "no cloud recorded: the Idempotency-Key is that run's uuid" "$(key 2)" "$(
 "$RTRACK" run --quiet --db res.db --interval 0.05 -- sleep 1
 rrows=$("$RTRACK" export --db res.db | tail -n +2 | wc -l)
 SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=8 RTRACK_S3_ENDPOINT=http://127.0.0.1:1 \
-    "$RTRACK" upload --db res.db >out 2>err
+    "$RTRACK" upload --db res.db >out 2>err; keep
 check "s3 down: exit 1" "$?" 1
 check "s3 down: says what failed and that it resumes" \
     "$(grep -c "cannot reach s3 endpoint http://127.0.0.1:1.*'rtrack upload' again resumes" err)" 1
@@ -236,13 +243,13 @@ check "s3 down: registered, nothing uploaded" \
     "run-3|0|1|0"
 echo '{"faults": {"finish": {"count": 1, "status": 500}}}' >"$T/api.log.ctl.tmp"
 mv "$T/api.log.ctl.tmp" "$T/api.log.ctl"
-SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=8 "$RTRACK" upload --db res.db >out 2>err
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=8 "$RTRACK" upload --db res.db >out 2>err; keep
 check "finish fails: exit 1" "$?" 1
 check "finish fails: the API's answer" "$(grep -c 'sentinel answered HTTP 500' err)" 1
 check "finish fails: resumed the registered run (refresh, no second POST /runs)" \
     "$(requests 'POST /runs'),$(requests 'POST /runs/run-3/refresh-credentials')" "3,1"
 nb3=$(q res.db "SELECT count(*) FROM upload_batches WHERE run_id = 1")
-SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=8 "$RTRACK" upload --db res.db >out 2>err
+SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_BATCH_ROWS=8 "$RTRACK" upload --db res.db >out 2>err; keep
 check "resume: exit 0" "$?" 0
 check "resume: no batch uploaded twice" "$(q res.db "SELECT count(*) FROM upload_batches")" "$nb3"
 check "resume: finished with every batch" "$(body 4 '/runs/[^/]+/finish' | python3 -c '
@@ -257,19 +264,19 @@ check "resume: $rrows rows" "$(wc -l <res-got.csv)" "$rrows"
 
 # --- the token never leaves the environment -------------------------------------------------------
 check "secret: not in any database" "$(cat up.db* tiny.db* res.db* | grep -c -a "$TOKEN")" 0
-check "secret: not in any output" "$(cat out err | grep -c "$TOKEN")" 0
+check "secret: not in any output so far" "$(grep -c "$TOKEN" all.out)" 0
 check "secret: sent as the bearer token" "$(grep -c "Bearer $TOKEN" "$T/api.log" | awk '{ print ($1 > 0) }')" 1
 
 # --- a run with nothing after its baseline (a command not found) is not registered ----------------
 "$RTRACK" run --quiet --db up.db -- no-such-command-here 2>/dev/null
 check "empty run: recorded as failed, 127" "$(q up.db "SELECT status, exit_code FROM runs WHERE id = 2")" "failed|127"
 n_runs=$(requests 'POST /runs')
-SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --all --dry-run >out 2>err
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --all --dry-run >out 2>err; keep
 check "empty run: dry run says it would be skipped" "$?,$(grep -c 'run 2 skipped: it has no samples after its baseline' err),$(wc -l <out)" "0,1,0"
-SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --all >out 2>err
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --all >out 2>err; keep
 check "empty run: --all skips it, exit 0" "$?,$(grep -c 'run 2 skipped: it has no samples after its baseline' err)" "0,1"
 check "empty run: not registered" "$(requests 'POST /runs')" "$n_runs"
-SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 2 >out 2>err
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 2 >out 2>err; keep
 check "empty run: --run skips it too, exit 0" "$?,$(grep -c 'run 2 skipped' err),$(requests 'POST /runs')" "0,1,$n_runs"
 
 # --- streamed: the cloud asked while recording, stored, and sent with the registration -------------
@@ -278,7 +285,7 @@ n_runs=$(requests 'POST /runs')
 # its host_gpu_* are null even on a GPU host (unlike the Rust reference's, which reads the GPUs
 # first): a gap of its own, not checked here
 RTRACK_NVML_LIBRARY=$FAKE_NVML FAKE_NVML_GPUS=0 SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_WAIT=20 \
-    "$RTRACK" run --quiet --db st.db --interval 0.1 --job-name streamed -- sleep 0.5 >out 2>err
+    "$RTRACK" run --quiet --db st.db --interval 0.1 --job-name streamed -- sleep 0.5 >out 2>err; keep
 check "streamed: exit 0, registered once" "$?,$(requests 'POST /runs')" "0,$((n_runs + 1))"
 check "streamed: the cloud in the database" "$(q st.db "SELECT cloud_vendor_id, cloud_instance_type FROM runs")" \
     "aws|m5.large"
@@ -287,15 +294,17 @@ check "streamed: the registration carried it, with every other key and value" \
         '[null, null, null]')" ok
 check "streamed: the Idempotency-Key is the run's uuid" "$(key $((n_runs + 1)))" "$(q st.db "SELECT uuid FROM runs")"
 RTRACK_CLOUD_DISCOVERY=0 SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_WAIT=20 "$RTRACK" run --quiet \
-    --db st0.db --interval 0.1 -- sleep 0.3 >out 2>err
+    --db st0.db --interval 0.1 -- sleep 0.3 >out 2>err; keep
 check "streamed, RTRACK_CLOUD_DISCOVERY=0: not asked" "$?,$(q st0.db "SELECT count(*) FROM runs WHERE cloud_vendor_id IS NULL")" "0,1"
 
 # --- bad input --------------------------------------------------------------------------------------
-SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 9 >out 2>err
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 9 >out 2>err; keep
 check "unknown run: exit 2" "$?" 2
-SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db missing.db >out 2>err
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db missing.db >out 2>err; keep
 check "missing database: exit 2, not created" "$?,$(ls missing.db 2>/dev/null | wc -l)" "2,0"
-SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 1 --all >out 2>err
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 1 --all >out 2>err; keep
 check "--run with --all: exit 2" "$?" 2
 
+check "secret: not in the output of any command of this suite ($(grep -c '' all.out) lines)" \
+    "$(grep -c "$TOKEN" all.out)" 0
 finish

@@ -10,7 +10,8 @@ derives from the tables' raw columns by a query of its own, not from the views r
 and uploads from, nor from the per-sample values the collectors computed where a raw counter
 exists:
   cpu      system_utime, system_stime = the deltas of /proc/stat's user+nice and system ticks
-           over clk_tck, system_cpu_usage = both over the CLOCK_MONOTONIC delta, processes
+           over clk_tck, system_cpu_usage = both over the CLOCK_MONOTONIC delta (at most the
+           machine's cores, as every rate), processes
   memory   the /proc/meminfo columns in MiB; used = MemTotal - MemAvailable
   disk     read/write bytes = per disk, the sector counters' delta x 512 (clamped at 0)
   space    the mounts' statvfs sizes summed, in GB
@@ -49,8 +50,10 @@ SELECT w.seq AS seq,
   w.processes AS system_processes,
   max(0, w.cpu_user + w.cpu_nice - w.prev_un) * 1.0 / w.hz AS system_utime,
   max(0, w.cpu_system - w.prev_sys) * 1.0 / w.hz AS system_stime,
-  (max(0, w.cpu_user + w.cpu_nice - w.prev_un) + max(0, w.cpu_system - w.prev_sys)) * 1.0
-      / w.hz / (w.mono - w.prev_mono) AS system_cpu_usage,
+  -- busy cores, at most the machine's (its cpuN lines): 10 ms ticks over a short final window
+  min((max(0, w.cpu_user + w.cpu_nice - w.prev_un) + max(0, w.cpu_system - w.prev_sys)) * 1.0
+      / w.hz / (w.mono - w.prev_mono),
+      (SELECT count(*) FROM cpu_core_samples WHERE sample_id = w.id)) AS system_cpu_usage,
   w.mem_free_kib / 1024.0 AS system_memory_free_mib,
   (w.mem_total_kib - w.mem_available_kib) / 1024.0 AS system_memory_used_mib,
   w.mem_buffers_kib / 1024.0 AS system_memory_buffers_mib,
@@ -87,7 +90,8 @@ SELECT w.seq AS seq,
   p.children AS process_children,
   p.ut AS process_utime,
   p.st AS process_stime,
-  (p.ut + p.st) / (w.mono - w.prev_mono) AS process_cpu_usage,
+  min((p.ut + p.st) / (w.mono - w.prev_mono),
+      (SELECT count(*) FROM cpu_core_samples WHERE sample_id = w.id)) AS process_cpu_usage,
   p.pss / 1024.0 AS process_memory_mib,
   p.rd AS process_disk_read_bytes,
   p.wr AS process_disk_write_bytes,
