@@ -601,8 +601,30 @@ static void section_recommendation(struct page *p)
              wait, used, want);
     free(src);
     double pk, at;
-    if (jnum(p, "$.memory_peak.mib", &pk) && jnum(p, "$.memory_peak.at_s", &at))
-        putf(p, "<p class=\"muted how\">peak memory sampled: %.1f MiB at +%.1f s</p>\n", pk, at);
+    if (jnum(p, "$.memory_peak.mib", &pk) && jnum(p, "$.memory_peak.at_s", &at)) {
+        putf(p, "<p class=\"muted how\">peak memory sampled: %.1f MiB at +%.1f s, held by", pk, at);
+        for (int i = 0; i < 5; i++) {
+            char path[64];
+            double pid, mib;
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pid", i);
+            if (!jnum(p, path, &pid))
+                break;
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].name", i);
+            char *name = jstr(p, path);
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pss_mib", i);
+            if (!jnum(p, path, &mib))
+                mib = RT_NAN;
+            put(p, i ? ", " : " ");
+            put_esc(p, name ? name : "-");
+            putf(p, " (%.0f) %.1f MiB", pid, mib);
+            free(name);
+        }
+        double n, rest;
+        if (jnum(p, "$.memory_peak.others.count", &n) && n > 0 &&
+            jnum(p, "$.memory_peak.others.pss_mib", &rest))
+            putf(p, ", %.0f more %.1f MiB", n, rest);
+        put(p, "</p>\n");
+    }
     put(p, "<div class=\"cols\"><div>\n<table class=\"facts\">\n");
     if (jnum(p, "$.recommendation.cpu", &v)) {
         putf(p, "<tr><th>vCPUs</th><td class=\"n\">%.0f", v);

@@ -174,6 +174,11 @@ wait $outside
 demand=$(get starved.json 'j["cpu_demand"]["demand_cores"]')
 check_range "starved: demand (usage + waiting) is the job's 2 cores" "$demand" 1.7 2.3
 check "starved: recommendation 2 vCPUs" "$(get starved.json 'j["recommendation"]["cpu"]')" 2
+# the kernel's CPU time of the reaped job checks the sampled sum (10 ms ticks per sample)
+close=$(python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(abs(a - b) <= 0.05 * b + 0.05)' \
+    "$(q $DB "SELECT sum(proc_utime_s + proc_stime_s) FROM samples")" \
+    "$(q $DB "SELECT job_utime_s + job_stime_s FROM runs")")
+check "starved: the sampled CPU seconds = the kernel's (wait4) within 5 % + 0.05 s" "$close" True
 if [ "$NCPU" -le 4 ]; then
     # waiting 2 / (n + 2) of the time it wanted a CPU: a third or more
     check "starved: named in JSON" "$(get starved.json 'j["cpu_demand"]["starved"]')" True
@@ -207,7 +212,7 @@ check "report: the caveat of a failed run" \
     "$(grep -c '<p class="caveat">based on a run that failed (exit 3) after' failed.html)" 1
 check "report: the starvation" "$(grep -c '<p class="muted how">CPU: starved: the tree waited for a CPU [0-9]* % of the time it wanted one' starved.html)" 1
 check "report: the memory arithmetic" "$(grep -c '<p class="muted how">memory: peak [0-9.]* MiB (\(kernel\|sampled\)) x 1.2 -&gt; [0-9]* MiB' starved.html)" 1
-check "report: when the sampled peak was" "$(grep -c '<p class="muted how">peak memory sampled: [0-9.]* MiB at +[0-9.]* s' starved.html)" 1
+check "report: when the sampled peak was, and who held it" "$(grep -c '<p class="muted how">peak memory sampled: [0-9.]* MiB at +[0-9.]* s, held by rt_spin ([0-9]*) [0-9.]* MiB, rt_spin' starved.html)" 1
 
 # --- no impossible values: a final sample a few ms after a periodic one counted 10 ms ticks over
 # that window (3.5 cores on 2 vCPUs); rates are bounded by the machine. 12 short runs of two
