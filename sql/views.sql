@@ -15,7 +15,7 @@
 --
 -- The JSON Lines (the Rust reference's sample objects) are no view: src/export/jsonl.c defines
 -- each field once, as SQL over these tables and views, and writes the lines in C. The
--- rust_sample view that built them in SQL until schema version 7 is dropped here.
+-- rust_sample view that built them in SQL until schema version 8 is dropped here.
 DROP VIEW IF EXISTS rust_sample;
 DROP VIEW IF EXISTS python_combined;
 DROP VIEW IF EXISTS python_process;
@@ -25,6 +25,7 @@ DROP VIEW IF EXISTS disk_sample_rates;
 DROP VIEW IF EXISTS nic_sample_rates;
 DROP VIEW IF EXISTS sample_rates;
 DROP VIEW IF EXISTS run_sample_counts;
+DROP VIEW IF EXISTS run_status;
 DROP VIEW IF EXISTS gpu_process_totals;
 DROP VIEW IF EXISTS gpu_totals;
 DROP VIEW IF EXISTS host_gpus;
@@ -62,6 +63,19 @@ GROUP BY g.run_id;
 -- The samples of a run after the baseline: what summary counts and export writes as rows. The
 -- baseline is a run's sample 0; counting all of the run's rows through the (run_id, seq) index
 -- and looking up that one row keeps this fast on a run of a million samples.
+-- A run's status as every reader tells it (runs, summary, report, upload): the stored one, or,
+-- for a run still marked running whose newest sample is older than three intervals and two
+-- seconds, 'interrupted': its recorder is gone (killed; the machine went down) and nobody will
+-- write its end.
+CREATE VIEW run_status AS
+SELECT r.id AS run_id,
+       CASE WHEN r.status <> 'running' THEN r.status
+            WHEN coalesce((SELECT max(ts) FROM samples WHERE run_id = r.id), r.started_at)
+                 < (julianday('now') - 2440587.5) * 86400.0 - 3 * r.requested_interval_s - 2
+                THEN 'interrupted'
+            ELSE 'running' END AS status
+FROM runs r;
+
 CREATE VIEW run_sample_counts AS
 SELECT r.id AS run_id,
        (SELECT count(*) FROM samples WHERE run_id = r.id)

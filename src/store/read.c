@@ -296,16 +296,18 @@ static const char runs_table_sql[] =
     "  strftime('%Y-%m-%dT%H:%M:%SZ', CAST(r.started_at AS INTEGER), 'unixepoch'), "
     "  round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) "
     "        - r.started_at, 2), "
-    "  n.samples, r.exit_code, r.pid, r.status, r.mode, r.command "
-    "FROM runs r JOIN run_sample_counts n ON n.run_id = r.id ORDER BY r.id";
+    "  n.samples, r.exit_code, r.pid, st.status, r.mode, r.command "
+    "FROM runs r JOIN run_sample_counts n ON n.run_id = r.id "
+    "JOIN run_status st ON st.run_id = r.id ORDER BY r.id";
 
 static const char runs_json_sql[] =
     "SELECT json_object('id', id, 'job_name', job_name, 'mode', mode, 'command', "
     "json(command), 'started_at', started_at, 'ended_at', ended_at, 'seconds', seconds, "
-    "'samples', samples, 'exit_code', exit_code, 'pid', pid, 'status', status, "
+    "'samples', samples, 'exit_code', exit_code, 'pid', pid, 'status', status_now, "
     "'host_gpu_model', host_gpu_model, 'host_gpu_count', host_gpu_count, "
     "'host_gpu_memory_mib', host_gpu_memory_mib) FROM ("
-    "SELECT r.*, round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = "
+    "SELECT r.*, (SELECT status FROM run_status WHERE run_id = r.id) AS status_now, "
+    "round(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = "
     "r.id)) - r.started_at, 3) AS seconds, n.samples AS samples, g.host_gpu_model, "
     "g.host_gpu_count, g.host_gpu_memory_mib "
     "FROM runs r JOIN run_sample_counts n ON n.run_id = r.id "

@@ -14,11 +14,9 @@
 #include "internal.h"
 #include "rtrack/store/read.h"
 
-/* A run still marked running whose newest sample is older than three intervals and two
- * seconds: its recorder was killed. (r: the runs row.) */
-#define ABANDONED                                                                                  \
-    "(SELECT max(ts) FROM samples WHERE run_id = r.id) < (julianday('now') - 2440587.5) * "        \
-    "86400.0 - 3 * r.requested_interval_s - 2"
+/* A run still marked running whose recorder is gone: 'interrupted' in the view run_status
+ * (sql/views.sql), the one rule of every reader. (r: the runs row.) */
+#define ABANDONED "(SELECT status FROM run_status WHERE run_id = r.id) = 'interrupted'"
 
 /* The run as Sentinel's POST /runs wants it (resource-tracker-rs §6.2): metadata keys only when
  * set, tags as "k=v" strings, command as a JSON-encoded string, every host_* and cloud_* key

@@ -250,6 +250,17 @@ bad "unknown job" "no runs of job 'nope'" --db fx.db --job nope
 bad "unknown format" "unknown format 'xml'" --db fx.db --format xml
 bad "run and job" "cannot be used together" --db fx.db --run 1 --job train
 bad "missing database" "rtrack" --db missing.db
-check "in progress: marked" "$("$RTRACK" summary --db fx.db --run 3 | head -n 1)" "run 3: running (in progress)"
+# the fixture's run 3 is marked running, its samples long past: its recorder is gone
+check "interrupted: marked" "$("$RTRACK" summary --db fx.db --run 3 | head -n 1)" "run 3: interrupted"
+# a run being recorded is in progress
+"$RTRACK" record --quiet --db inprog.db --interval 0.1 &
+rec=$!
+for _ in $(seq 1 100); do
+    [ "$(q inprog.db "SELECT count(*) FROM samples" 2>/dev/null)" -ge 3 ] 2>/dev/null && break
+    sleep 0.05
+done
+check "in progress: marked" "$("$RTRACK" summary --db inprog.db --run 1 | head -n 1)" "run 1: running (in progress)"
+kill -INT $rec
+wait_exit $rec 10
 
 finish
