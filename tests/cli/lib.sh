@@ -9,7 +9,7 @@
 # trap of its own): a job that a failed check left running (an rtrack that did not forward a
 # signal, its orphaned job) never outlives the suite. (`timeout` and `setsid` give their command
 # a group of its own: a suite that uses them kills what they started itself.) Every wait on a
-# process is bounded: wait_exit PID SECS, wait_file FILE SECS.
+# process is bounded: wait_exit PID SECS, wait_file FILE SECS, wait_samples DB N SECS.
 #
 # Checks: pass, fail, check, check_cmd, check_range. The last line says
 # "N checks, F failed, S skipped", and the exit status (ctest: SKIP_RETURN_CODE 77) is
@@ -184,6 +184,15 @@ wait_file() {
         sleep 0.05
     done
     [ -s "$1" ]
+}
+# wait_samples DB N [SECS]: wait until DB holds at least N samples
+wait_samples() {
+    local i
+    for ((i = 0; i < ${3:-10} * 20; i++)); do
+        [ "$(q "$1" "SELECT count(*) FROM samples" 2>/dev/null)" -ge "$2" ] 2>/dev/null && return 0
+        sleep 0.05
+    done
+    return 1
 }
 # wait_exit PID [SECS]: wait for the background PID (default 10 s) and set RC to its exit status,
 # or, when it does not end in time, to 'timeout' after killing it and every process under it

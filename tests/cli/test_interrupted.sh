@@ -15,10 +15,7 @@ status_of() { # DB RUN: what `runs --format jsonl` and `summary --format json` s
 # a recording in progress (record, 0.1 s) is running while it records
 "$RTRACK" record --quiet --db i.db --interval 0.1 &
 rec=$!
-for _ in $(seq 1 100); do
-    [ "$(q i.db "SELECT count(*) FROM samples" 2>/dev/null)" -ge 3 ] 2>/dev/null && break
-    sleep 0.05
-done
+wait_samples i.db 3 || fail "live: no samples within 10 s"
 check "live: running for every reader" "$(status_of i.db 1)" "running,running True,running"
 # the recorder killed: the run stays running in the database; after 3 x 0.1 + 2 s without a
 # sample it is interrupted for every reader
@@ -30,12 +27,10 @@ sleep 2.6
 check "killed: interrupted for every reader after 2.3 s without a sample" "$(status_of i.db 1)" \
     "interrupted,interrupted False,interrupted"
 # a second recording into the same file, in progress, is not taken for the first one's fate
+n1=$(q i.db "SELECT count(*) FROM samples")
 "$RTRACK" record --quiet --db i.db --interval 0.1 &
 rec=$!
-for _ in $(seq 1 100); do
-    [ "$(q i.db "SELECT count(*) FROM samples WHERE run_id = 2")" -ge 3 ] && break
-    sleep 0.05
-done
+wait_samples i.db $((n1 + 3)) || fail "second recording: no samples within 10 s"
 check "second recording: running; the first still interrupted" "$(status_of i.db 2):$(status_of i.db 1)" \
     "running,running True,running:interrupted,interrupted False,interrupted"
 kill -INT $rec

@@ -10,16 +10,6 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 runcol() { q "$DB" "SELECT $1 FROM runs"; }
 s() { q "$DB" "SELECT $1 FROM samples ${2:-}"; }
 kinds() { q "$DB" "SELECT group_concat(kind, ',') FROM (SELECT kind FROM samples ORDER BY seq)"; }
-# wait_samples DB N [SECS]: wait until DB holds at least N samples
-wait_samples() {
-    local i
-    for ((i = 0; i < ${3:-10} * 20; i++)); do
-        [ "$(q "$1" "SELECT count(*) FROM samples" 2>/dev/null)" -ge "$2" ] 2>/dev/null && return 0
-        sleep 0.05
-    done
-    return 1
-}
-
 # --- --duration: ends by itself, baseline + periodic + final, end_reason duration
 DB=dur.db
 t0=$(now)

@@ -255,10 +255,7 @@ check "interrupted: marked" "$("$RTRACK" summary --db fx.db --run 3 | head -n 1)
 # a run being recorded is in progress
 "$RTRACK" record --quiet --db inprog.db --interval 0.1 &
 rec=$!
-for _ in $(seq 1 100); do
-    [ "$(q inprog.db "SELECT count(*) FROM samples" 2>/dev/null)" -ge 3 ] 2>/dev/null && break
-    sleep 0.05
-done
+wait_samples inprog.db 3 || fail "in progress: no samples within 10 s"
 check "in progress: marked" "$("$RTRACK" summary --db inprog.db --run 1 | head -n 1)" "run 1: running (in progress)"
 kill -INT $rec
 wait_exit $rec 10
