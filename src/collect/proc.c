@@ -540,6 +540,62 @@ static int task_dir(struct proc_state *st, pid_t pid, struct kept *k)
     return tfd;
 }
 
+/* Read TID/name of every thread of pid (the task directory stays open in k) into st->buf and
+ * hand each one that reads to each(st, ud); a thread that exits meanwhile is passed over. -1
+ * when the task directory cannot be read. */
+static int each_thread_file(struct proc_state *st, pid_t pid, struct kept *k, const char *name,
+                            enum rt_read_kind kind, void (*each)(struct proc_state *, void *),
+                            void *ud)
+{
+    int tfd = task_dir(st, pid, k);
+    if (tfd < 0)
+        return -1;
+    char dents[4096], rel[64];
+    ssize_t n;
+    while ((n = getdents64(tfd, dents, sizeof(dents))) > 0) {
+        for (ssize_t off = 0; off < n;) {
+            const struct dirent64 *de = (const struct dirent64 *)(dents + off);
+            off += de->d_reclen;
+            if (de->d_name[0] < '0' || de->d_name[0] > '9')
+                continue;
+            snprintf(rel, sizeof(rel), "%.32s/%s", de->d_name, name);
+            int fd = openat(tfd, rel, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue; /* the thread exited (its children went to another thread) */
+            if (rt_pread(fd, &st->buf, kind) > 0)
+                each(st, ud);
+            close(fd);
+        }
+    }
+    if (!k || k->task_fd != tfd)
+        close(tfd);
+    return 0;
+}
+
+/* schedstat's second field (ns waiting for a CPU, cumulative) in st->buf: 0, or -1 */
+static int parse_sched_wait(const struct proc_state *st, int64_t *wait)
+{
+    uint64_t run, w;
+    if (sscanf(st->buf.p, "%" SCNu64 " %" SCNu64, &run, &w) != 2 || w > INT64_MAX)
+        return -1;
+    *wait = (int64_t)w;
+    return 0;
+}
+
+struct wait_sum {
+    int64_t sum, n;
+};
+
+static void add_thread_wait(struct proc_state *st, void *ud)
+{
+    struct wait_sum *ws = ud;
+    int64_t w;
+    if (parse_sched_wait(st, &w) == 0) {
+        ws->sum = rt_sat_add(ws->sum, w);
+        ws->n++;
+    }
+}
+
 /* Time the process's threads waited, runnable, for a CPU (the second field of schedstat, ns,
  * cumulative): the main thread's file for a single-threaded process, the sum over its threads'
  * otherwise (a thread that exited takes its share with it). RT_NA when unreadable (no
@@ -547,40 +603,22 @@ static int task_dir(struct proc_state *st, pid_t pid, struct kept *k)
 static int64_t sched_wait_ns(struct proc_state *st, struct scan_ent *e)
 {
     struct kept *k = kept_of(st, e);
-    uint64_t run, wait;
-    if (e->st.threads <= 1) {
-        if (read_kept(st, k, k ? &k->sched_fd : NULL, e->pid, "schedstat") <= 0 ||
-            sscanf(st->buf.p, "%" SCNu64 " %" SCNu64, &run, &wait) != 2 || wait > INT64_MAX)
-            return RT_NA;
-        return (int64_t)wait;
-    }
-    int tfd = task_dir(st, e->pid, k);
-    if (tfd < 0)
-        return RT_NA;
-    int64_t sum = 0, n = 0;
-    char dents[4096], rel[64];
-    ssize_t got;
-    while ((got = getdents64(tfd, dents, sizeof(dents))) > 0) {
-        for (ssize_t off = 0; off < got;) {
-            const struct dirent64 *de = (const struct dirent64 *)(dents + off);
-            off += de->d_reclen;
-            if (de->d_name[0] < '0' || de->d_name[0] > '9')
-                continue;
-            snprintf(rel, sizeof(rel), "%.32s/schedstat", de->d_name);
-            int fd = openat(tfd, rel, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue; /* the thread exited */
-            if (rt_pread(fd, &st->buf, RT_READ_SINGLE) > 0 &&
-                sscanf(st->buf.p, "%" SCNu64 " %" SCNu64, &run, &wait) == 2 && wait <= INT64_MAX) {
-                sum = rt_sat_add(sum, (int64_t)wait);
-                n++;
-            }
-            close(fd);
-        }
-    }
-    if (!k || k->task_fd != tfd)
-        close(tfd);
-    return n ? sum : RT_NA;
+    int64_t wait;
+    if (e->st.threads <= 1)
+        return read_kept(st, k, k ? &k->sched_fd : NULL, e->pid, "schedstat") > 0 &&
+                       parse_sched_wait(st, &wait) == 0
+                   ? wait
+                   : RT_NA;
+    struct wait_sum ws = {0, 0};
+    each_thread_file(st, e->pid, k, "schedstat", RT_READ_SINGLE, add_thread_wait, &ws);
+    return ws.n ? ws.sum : RT_NA;
+}
+
+static void add_children(struct proc_state *st, void *ud)
+{
+    (void)ud;
+    rt_buf_append(&st->cbuf, " ", 1);
+    rt_buf_append(&st->cbuf, st->buf.p, st->buf.len);
 }
 
 /* The children of every thread of scan[idx], as text of space-separated pids in st->cbuf. */
@@ -589,11 +627,11 @@ static void read_children(struct proc_state *st, int idx)
     struct scan_ent *e = &st->scan[idx];
     pid_t pid = e->pid;
     struct kept *k = kept_of(st, e);
-    char rel[64];
     st->cbuf.len = 0;
     rt_buf_reserve(&st->cbuf, 256);
     st->cbuf.p[0] = '\0';
     if (e->st.threads <= 1) {
+        char rel[64];
         snprintf(rel, sizeof(rel), "task/%d/children", (int)pid);
         if (read_pidfile(st, k ? &k->children_fd : NULL, pid, rel, RT_READ_RECORDS, &st->cbuf) < 0)
             st->cbuf.len = 0;
@@ -601,30 +639,7 @@ static void read_children(struct proc_state *st, int idx)
         return;
     }
     /* several threads: list them (the task directory stays open), read each one's children */
-    int tfd = task_dir(st, pid, k);
-    if (tfd < 0)
-        return;
-    char dents[4096];
-    ssize_t n;
-    while ((n = getdents64(tfd, dents, sizeof(dents))) > 0) {
-        for (ssize_t off = 0; off < n;) {
-            const struct dirent64 *de = (const struct dirent64 *)(dents + off);
-            off += de->d_reclen;
-            if (de->d_name[0] < '0' || de->d_name[0] > '9')
-                continue;
-            snprintf(rel, sizeof(rel), "%.32s/children", de->d_name);
-            int fd = openat(tfd, rel, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue; /* the thread exited: its children went to another thread */
-            if (rt_pread(fd, &st->buf, RT_READ_RECORDS) > 0) {
-                rt_buf_append(&st->cbuf, " ", 1);
-                rt_buf_append(&st->cbuf, st->buf.p, st->buf.len);
-            }
-            close(fd);
-        }
-    }
-    if (!k || k->task_fd != tfd)
-        close(tfd);
+    each_thread_file(st, pid, k, "children", RT_READ_RECORDS, add_children, NULL);
 }
 
 /* Walk mode: the root, rtrack's own children (run mode: the job's orphans come back to it), the
