@@ -262,7 +262,6 @@ struct ctx {
     } alloc;
     double alloc_cpu_s, alloc_core_s;
     /* how the (newest) run ended, for the recommendation's caveat */
-    char end_status[16];
     int64_t exit_code, exit_signal, oom_kills;
     double duration_s;
     /* sparklines: the maximum of each of SPARK_N stretches of the run, per series */
@@ -941,23 +940,22 @@ static int kernel_facts(struct ctx *c)
         c->k_sys_s = rt_store_rows_f(r, 2);
     }
     rt_store_rows_close(r);
-    r = prep(c, "SELECT coalesce(status, ''), exit_code, exit_signal, ended_at - started_at, "
-                "host_oom_kills FROM runs WHERE id = ?1");
+    r = prep(c, "SELECT exit_code, exit_signal, ended_at - started_at, host_oom_kills FROM runs "
+                "WHERE id = ?1");
     if (!r)
         return -1;
     rt_store_rows_bind_i(r, 1, c->last_run);
     c->exit_code = c->exit_signal = c->oom_kills = RT_NA;
     c->duration_s = RT_NAN;
     if (rt_store_rows_next(r) == 1) {
-        snprintf(c->end_status, sizeof(c->end_status), "%s", rt_store_rows_t(r, 0));
+        if (rt_store_rows_type(r, 0) != RT_STORE_NULL)
+            c->exit_code = rt_store_rows_i(r, 0);
         if (rt_store_rows_type(r, 1) != RT_STORE_NULL)
-            c->exit_code = rt_store_rows_i(r, 1);
+            c->exit_signal = rt_store_rows_i(r, 1);
         if (rt_store_rows_type(r, 2) != RT_STORE_NULL)
-            c->exit_signal = rt_store_rows_i(r, 2);
+            c->duration_s = rt_store_rows_f(r, 2);
         if (rt_store_rows_type(r, 3) != RT_STORE_NULL)
-            c->duration_s = rt_store_rows_f(r, 3);
-        if (rt_store_rows_type(r, 4) != RT_STORE_NULL)
-            c->oom_kills = rt_store_rows_i(r, 4);
+            c->oom_kills = rt_store_rows_i(r, 3);
     }
     rt_store_rows_close(r);
     return 0;
