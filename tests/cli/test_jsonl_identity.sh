@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # JSON Lines on this machine's live recordings, byte for byte the lines of the rust_sample view
 # of rtrack 47d1eed with the changes made on purpose since (tests/fixtures/jsonl/rust_sample_v2.sql:
-# v1, frozen, and each change named; SQLite's json_object()
+# that view, frozen, and each change named; SQLite's json_object()
 # decides every byte): a process tree, a system-only recording, a tree on two GPUs of the fake
 # NVML with processes on them, the live output (-o) of each, and the selections export takes
 # (--run, --since/--until). tests/unit/test_jsonl_identity.c does the same for the

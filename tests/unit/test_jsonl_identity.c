@@ -1,6 +1,6 @@
 /* test_jsonl_identity.c - the JSON Lines the exporter writes are byte for byte the lines the
  * rust_sample view of rtrack 47d1eed wrote with the changes made on purpose since
- * (tests/fixtures/jsonl/rust_sample_v2.sql: v1, frozen, and each change named),
+ * (tests/fixtures/jsonl/rust_sample_v2.sql: that view, frozen, and each change named),
  * for every parity case recorded through the real collectors and store, and for the values
  * those cases do not reach (GPUs, text that JSON escapes, NULLs, reals SQLite prints with an
  * exponent), written into the same database by SQL. The view is the oracle: SQLite's
