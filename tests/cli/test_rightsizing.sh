@@ -60,8 +60,11 @@ check "zombie final: the Python layout prints 0.0 for it" "$(tail -1 z.csv | cut
 # the periodic samples after the first hold the 100 MiB; the first may catch python starting
 check_range "zombie final: summary p50 memory (MiB)" \
     "$(python3 -c 'import json; print(json.load(open("z.json"))["process"]["memory_mib"]["p50"])')" 99 130
-check_range "zombie final: summary mean memory (MiB): no 0 from the final sample" \
-    "$(python3 -c 'import json; print(json.load(open("z.json"))["process"]["memory_mib"]["mean"])')" 99 130
+# the mean is the periodic samples' (a loaded machine can catch python starting in the first),
+# with no 0 from the final sample (before: the final's 0 was averaged in)
+check "zombie final: summary mean memory = the periodic samples' mean (MiB)" \
+    "$(python3 -c 'import json; print("%.4f" % json.load(open("z.json"))["process"]["memory_mib"]["mean"])')" \
+    "$(q $DB "SELECT printf('%.4f', avg(proc_pss_kib / 1024.0)) FROM samples WHERE kind = 'periodic'")"
 # --- peaks between samples: the kernel's high-water mark (getrusage of the reaped job) is the
 # floor of the peak and of the memory recommendation. 700 MiB written and held for 0.2 s, at
 # --interval 2: no sample sees it (the baseline comes before, the final one after the exit).
@@ -173,7 +176,9 @@ check "starved: exit 0" "$?" 0
 wait $outside
 "$RTRACK" summary --db $DB --format json >starved.json
 demand=$(get starved.json 'j["cpu_demand"]["demand_cores"]')
-check_range "starved: demand (usage + waiting) is the job's 2 cores" "$demand" 1.7 2.3
+# (the spinners' last moments before they are reaped are not sampled: a little under 2 on a
+# loaded machine)
+check_range "starved: demand (usage + waiting) is the job's 2 cores" "$demand" 1.5 2.3
 check "starved: recommendation 2 vCPUs" "$(get starved.json 'j["recommendation"]["cpu"]')" 2
 # the kernel's CPU time of the reaped job checks the sampled sum (10 ms ticks per sample)
 close=$(python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(abs(a - b) <= 0.05 * b + 0.05)' \
