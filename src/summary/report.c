@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "rtrack/base/fmt.h"
 #include "rtrack/base/json.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
@@ -149,32 +150,6 @@ static int jtrue(struct page *p, const char *path)
 
 enum unit { U_CORES, U_MIB, U_BPS, U_BYTES, U_GB, U_GPUS, U_COUNT };
 
-static const char *fmt_bytes(char *b, size_t n, double v, const char *suffix)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    size_t u = 0;
-    double a = fabs(v);
-    while (a >= 1024 && u + 1 < RT_ARRAY_LEN(units)) {
-        a /= 1024;
-        v /= 1024;
-        u++;
-    }
-    if (u == 0)
-        snprintf(b, n, "%.0f %s%s", v, units[u], suffix);
-    else
-        snprintf(b, n, "%.*f %s%s", a < 10 ? 2 : a < 100 ? 1 : 0, v, units[u], suffix);
-    return b;
-}
-
-static const char *fmt_mib(char *b, size_t n, double mib)
-{
-    if (fabs(mib) >= 1024)
-        snprintf(b, n, "%.*f GiB", fabs(mib) < 10240 ? 2 : 1, mib / 1024);
-    else
-        snprintf(b, n, "%.*f MiB", fabs(mib) < 10 ? 2 : 1, mib);
-    return b;
-}
-
 /* A value with its unit, as the tables and axis labels print it. */
 static const char *fmt_unit(char *b, size_t n, double v, enum unit u)
 {
@@ -183,11 +158,11 @@ static const char *fmt_unit(char *b, size_t n, double v, enum unit u)
         snprintf(b, n, "%.2f", v);
         break;
     case U_MIB:
-        return fmt_mib(b, n, v);
+        return rt_fmt_mib(b, n, v);
     case U_BPS:
-        return fmt_bytes(b, n, v, "/s");
+        return rt_fmt_bytes(b, n, v, "/s");
     case U_BYTES:
-        return fmt_bytes(b, n, v, "");
+        return rt_fmt_bytes(b, n, v, "");
     case U_GB:
         snprintf(b, n, "%.2f GB", v);
         break;
@@ -198,17 +173,6 @@ static const char *fmt_unit(char *b, size_t n, double v, enum unit u)
         snprintf(b, n, "%.1f", v);
         break;
     }
-    return b;
-}
-
-static const char *fmt_duration(char *b, size_t n, double s)
-{
-    if (s < 60) {
-        snprintf(b, n, "%.2f s", s);
-        return b;
-    }
-    long t = lround(s);
-    snprintf(b, n, "%.1f s (%ld:%02ld:%02ld)", s, t / 3600, t / 60 % 60, t % 60);
     return b;
 }
 
@@ -365,7 +329,7 @@ static int section_run(struct page *p)
     if (jnum(p, "$.run.ended_at", &v))
         putf(p, "<tr><th>ended</th><td>%s</td></tr>\n", fmt_utc(b, sizeof(b), v));
     if (jnum(p, "$.run.duration_s", &v))
-        putf(p, "<tr><th>duration</th><td>%s</td></tr>\n", fmt_duration(b, sizeof(b), v));
+        putf(p, "<tr><th>duration</th><td>%s</td></tr>\n", rt_fmt_duration(b, sizeof(b), v));
     /* status: "finished, exit code 0 (exited)" */
     char *status = jstr(p, "$.run.status");
     char *reason = jstr(p, "$.run.end_reason");
@@ -411,7 +375,7 @@ static int section_run(struct page *p)
     fact_text(p, "CPU", "$.host.cpu_model");
     fact_text(p, "vCPUs", "$.host.vcpus");
     if (jnum(p, "$.host.memory_mib", &v))
-        putf(p, "<tr><th>memory</th><td>%s</td></tr>\n", fmt_mib(b, sizeof(b), v));
+        putf(p, "<tr><th>memory</th><td>%s</td></tr>\n", rt_fmt_mib(b, sizeof(b), v));
     fact_text(p, "operating system", "$.host.os");
     fact_text(p, "kernel", "$.host.kernel");
     double gpus = 0;
@@ -424,7 +388,7 @@ static int section_run(struct page *p)
             free(model);
         }
         if (jnum(p, "$.host.gpu_memory_mib", &v))
-            putf(p, ", %s VRAM in all", fmt_mib(b2, sizeof(b2), v));
+            putf(p, ", %s VRAM in all", rt_fmt_mib(b2, sizeof(b2), v));
         put(p, "</td></tr>\n");
     }
     put(p, "</table>\n</section>\n");
@@ -497,7 +461,7 @@ static void section_stats(struct page *p)
         putf(p, "<tr><th>%s</th>", totals[i][1]);
         for (int s = 0; s < 2; s++) {
             if (jnumf(p, &v, "$.%s.%s", s ? "system" : "process", totals[i][0]))
-                putf(p, "<td class=\"n\">%s</td>", fmt_bytes(b, sizeof(b), v, ""));
+                putf(p, "<td class=\"n\">%s</td>", rt_fmt_bytes(b, sizeof(b), v, ""));
             else
                 put(p, "<td class=\"n\">–</td>");
         }
@@ -543,7 +507,7 @@ static void server_part(struct page *p)
     fact_text(p, "API reference", "$.server.api_reference");
     fact_text(p, "vCPUs", "$.server.vcpus");
     if (jnum(p, "$.server.memory_amount", &v))
-        putf(p, "<tr><th>memory</th><td>%s</td></tr>\n", fmt_mib(b, sizeof(b), v));
+        putf(p, "<tr><th>memory</th><td>%s</td></tr>\n", rt_fmt_mib(b, sizeof(b), v));
     if (jnum(p, "$.server.gpu_count", &v) && v > 0) {
         char *model = jstr(p, "$.server.gpu_model");
         putf(p, "<tr><th>GPUs</th><td>%.0f", v);
@@ -686,7 +650,7 @@ static int top_table(struct page *p, const char *path, const char *title, const 
         if (!jnumf(p, &v, "%s[%d].%s", path, rows, key))
             put(p, "</td><td class=\"n\">–</td></tr>\n");
         else if (mib)
-            putf(p, "</td><td class=\"n\">%s</td></tr>\n", fmt_mib(b, sizeof(b), v));
+            putf(p, "</td><td class=\"n\">%s</td></tr>\n", rt_fmt_mib(b, sizeof(b), v));
         else
             putf(p, "</td><td class=\"n\">%.2f</td></tr>\n", v);
     }
@@ -1156,7 +1120,7 @@ int rt_report_html(struct rt_store *store, int64_t run_id, const char *summary_j
     if (!isnan(started))
         putf(p, " · %s", fmt_utc(b, sizeof(b), started));
     if (jnum(p, "$.run.duration_s", &v))
-        putf(p, " · %s", fmt_duration(b, sizeof(b), v));
+        putf(p, " · %s", rt_fmt_duration(b, sizeof(b), v));
     put(p, "</p>\n</header>\n");
     free(job);
     free(host);

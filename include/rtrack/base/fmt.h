@@ -1,0 +1,19 @@
+/* fmt.h - the one way sizes, durations and counts are written for people: summary, report,
+ * runs and the end-of-run line all print through these, so one figure reads the same in each. */
+#ifndef RTRACK_FMT_H
+#define RTRACK_FMT_H
+
+#include <stddef.h>
+
+/* Bytes in binary units: "512 B", "1.50 KiB", "12.3 MiB", "806 GiB" (3 significant digits
+ * from 1 KiB up), `suffix` appended ("/s" for rates). Returns `b`. */
+const char *rt_fmt_bytes(char *b, size_t n, double v, const char *suffix);
+/* MiB as the tables print memory: "805.9 MiB", "9.50 MiB", "1.25 GiB", "12.5 GiB". */
+const char *rt_fmt_mib(char *b, size_t n, double mib);
+/* A duration: "0.35 s", "42.1 s", "3m59s", "1h02m03s". */
+const char *rt_fmt_duration(char *b, size_t n, double s);
+/* A count with its noun, singular for exactly 1: "1 vCPU", "2 vCPUs". `noun` is the singular;
+ * the plural adds "s". */
+const char *rt_fmt_count(char *b, size_t n, double v, const char *noun);
+
+#endif
