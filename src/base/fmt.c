@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rtrack/base/util.h"
 
@@ -56,5 +57,34 @@ const char *rt_fmt_count(char *b, size_t n, double v, const char *noun)
         snprintf(b, n, "%.0f %s%s", v, noun, v == 1 ? "" : "s");
     else
         snprintf(b, n, "%.2f %ss", v, noun);
+    return b;
+}
+
+const char *rt_fmt_num(char *b, size_t n, double v, int digits)
+{
+    if (!isfinite(v)) {
+        snprintf(b, n, "?");
+        return b;
+    }
+    int len = snprintf(b, n, "%.*f", digits, v);
+    if (digits > 0 && len > 0 && (size_t)len < n) {
+        while (b[len - 1] == '0')
+            b[--len] = '\0';
+        if (b[len - 1] == '.')
+            b[--len] = '\0';
+    }
+    if (!strcmp(b, "-0"))
+        snprintf(b, n, "0");
+    return b;
+}
+
+const char *rt_fmt_bytes_in(char *b, size_t n, double v, double unit, const char *suffix)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    size_t u = 0;
+    for (double k = unit; k >= 1024 && u + 1 < RT_ARRAY_LEN(units); k /= 1024)
+        u++;
+    char num[64];
+    snprintf(b, n, "%s %s%s", rt_fmt_num(num, sizeof(num), v / unit, 2), units[u], suffix);
     return b;
 }

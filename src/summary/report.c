@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "rtrack/base/fmt.h"
+#include "rtrack/base/spawn.h"
 #include "rtrack/base/json.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
@@ -215,6 +216,15 @@ static const char css[] =
     "svg.chart{width:100%;height:auto;max-width:900px;display:block;border:1px solid #ccc}"
     "svg.chart text{font:12px system-ui,Arial,sans-serif;fill:#222}"
     "svg.chart text.title{font-weight:700;font-size:14px}"
+    ".banner{border:1px solid;border-left:8px solid;padding:8px 12px;margin:.6em 0 1em;"
+    "font-size:1.1em}"
+    ".banner strong{font-size:1.1em}"
+    ".banner.ok{border-color:#009E73;background:#eef8f3}"
+    ".banner.bad{border-color:#D55E00;background:#fbeee6}"
+    ".banner.warn{border-color:#E69F00;background:#fdf5e4}"
+    "p.folded{margin:.2em 0 .8em;font-style:italic}"
+    "svg.chart rect.hv{fill:transparent}"
+    "svg.chart rect.hv:hover{fill:rgba(0,0,0,.07)}"
     "footer{margin-top:2em;border-top:1px solid #999;padding-top:4px;color:#555;"
     "font-size:.85em}"
     "@page{margin:14mm}"
@@ -287,6 +297,54 @@ static int put_tag(void *ud, const char *key, enum rt_json_type type, const char
     put_esc(w->p, value ? value : "");
     put(w->p, "</code>");
     return 0;
+}
+
+/* The status banner at the top: how the run ended, in words and a colour: finished, failed
+ * (exit N), killed by a signal (its name), killed by the OOM killer, interrupted (its recorder
+ * is gone: the view run_status), still recording. */
+static void section_banner(struct page *p)
+{
+    char b[64], sig[32];
+    double code = NAN, signo = NAN, dur = NAN;
+    char *status = jstr(p, "$.run.status");
+    char *kind = jstr(p, "$.recommendation.caveat.kind");
+    jnum(p, "$.run.exit_code", &code);
+    jnum(p, "$.run.exit_signal", &signo);
+    jnum(p, "$.run.duration_s", &dur);
+    const char *cls = "warn", *id = "unknown";
+    char head[160];
+    snprintf(head, sizeof(head), "%s", status ? status : "unknown");
+    if (kind && !strcmp(kind, "oom")) {
+        cls = "bad", id = "oom";
+        snprintf(head, sizeof(head), "killed by the OOM killer (%s)",
+                 rt_signal_name((int)signo, sig, sizeof(sig)));
+    } else if (!isnan(signo)) {
+        cls = "bad", id = "signal";
+        snprintf(head, sizeof(head), "killed by %s", rt_signal_name((int)signo, sig, sizeof(sig)));
+    } else if (status && !strcmp(status, "interrupted")) {
+        id = "interrupted";
+        snprintf(head, sizeof(head), "interrupted: the recorder stopped before the job ended");
+    } else if (status && !strcmp(status, "running")) {
+        id = "running";
+        snprintf(head, sizeof(head), "still recording");
+    } else if (!isnan(code) && code != 0) {
+        cls = "bad", id = "failed";
+        snprintf(head, sizeof(head), "failed (exit %.0f)", code);
+    } else if (status && !strcmp(status, "finished")) {
+        cls = "ok", id = "finished";
+        snprintf(head, sizeof(head), "finished (exit %.0f)", isnan(code) ? 0 : code);
+    }
+    putf(p,
+         "<div class=\"banner %s\" id=\"status\" role=\"status\" data-status=\"%s\">"
+         "<strong>",
+         cls, id);
+    put_esc(p, head);
+    put(p, "</strong>");
+    if (!isnan(dur) && strcmp(id, "running") != 0)
+        putf(p, " after %s", rt_fmt_duration(b, sizeof(b), dur));
+    put(p, "</div>\n");
+    free(status);
+    free(kind);
 }
 
 static int section_run(struct page *p)
@@ -556,6 +614,16 @@ static void section_recommendation(struct page *p)
         }
     }
     char *src = jstr(p, "$.recommendation.cpu_basis.source");
+    double mean, cpus;
+    if (src && jnum(p, "$.recommendation.cpu_basis.mean_cores", &mean) &&
+        jnum(p, "$.recommendation.cpu", &cpus)) {
+        char b1[32];
+        putf(p,
+             "<p class=\"muted how\" id=\"cpu-arithmetic\">CPU: %s %.2f cores, rounded to a "
+             "whole core (halves to even, at least 1) -> %s</p>\n",
+             !strcmp(src, "demand") ? "demand" : "mean use", mean,
+             rt_fmt_count(b1, sizeof(b1), cpus, "vCPU"));
+    }
     double wait, used, want;
     if (src && !strcmp(src, "demand") && jnum(p, "$.cpu_demand.wait_pct", &wait) &&
         jnum(p, "$.cpu_demand.usage_cores", &used) && jnum(p, "$.cpu_demand.demand_cores", &want))
@@ -660,13 +728,64 @@ static int top_table(struct page *p, const char *path, const char *title, const 
     return 0;
 }
 
-static int section_top(struct page *p)
+/* The tree's processes on GPUs (gpu_process_samples): per process, the GPUs it used, its
+ * peak device memory (summed over its GPUs in a sample) and its SM/gfx busy share, mean and
+ * peak over the samples it was on a GPU in. Nothing when no process of the tree was. */
+static int gpu_table(struct page *p, int64_t run_id)
+{
+    struct rt_store_rows *r = rt_store_rows_open(
+        p->store,
+        "SELECT pr.pid, pr.name, max(t.gpus), max(t.vram), avg(t.util), max(t.util), count(*) "
+        "FROM (SELECT g.sample_id, g.process_id, count(DISTINCT g.gpu_id) AS gpus, "
+        "sum(g.vram_used_bytes) / 1048576.0 AS vram, sum(g.util_pct) AS util "
+        "FROM gpu_process_samples g JOIN processes pp ON pp.id = g.process_id "
+        "WHERE pp.run_id = ?1 GROUP BY g.sample_id, g.process_id) t "
+        "JOIN processes pr ON pr.id = t.process_id GROUP BY t.process_id "
+        "ORDER BY max(t.vram) DESC, avg(t.util) DESC, pr.pid LIMIT 10");
+    if (!r)
+        return db_fail(p, "the GPU processes");
+    rt_store_rows_bind_i(r, 1, run_id);
+    int rows = 0, rc;
+    char b[64];
+    while ((rc = rt_store_rows_next(r)) == 1) {
+        if (!rows++)
+            put(p, "<div><h3>on GPUs</h3>\n<table class=\"top gpu\">\n<thead><tr>"
+                   "<th class=\"n\">pid</th><th>name</th><th class=\"n\">GPUs</th>"
+                   "<th class=\"n\">peak VRAM</th><th class=\"n\">mean busy</th>"
+                   "<th class=\"n\">peak busy</th><th class=\"n\">samples</th></tr></thead>\n"
+                   "<tbody>\n");
+        const char *name = rt_store_rows_t(r, 1);
+        putf(p, "<tr><td class=\"n\">%lld</td><td>", (long long)rt_store_rows_i(r, 0));
+        put_esc(p, name ? name : "–");
+        putf(p, "</td><td class=\"n\">%lld</td>", (long long)rt_store_rows_i(r, 2));
+        double v[3] = {rt_store_rows_f(r, 3), rt_store_rows_f(r, 4), rt_store_rows_f(r, 5)};
+        if (isnan(v[0]))
+            put(p, "<td class=\"n\">–</td>");
+        else
+            putf(p, "<td class=\"n\">%s</td>", rt_fmt_mib(b, sizeof(b), v[0]));
+        for (int i = 1; i < 3; i++)
+            if (isnan(v[i]))
+                put(p, "<td class=\"n\">–</td>");
+            else
+                putf(p, "<td class=\"n\">%.1f %%</td>", v[i]);
+        putf(p, "<td class=\"n\">%lld</td></tr>\n", (long long)rt_store_rows_i(r, 6));
+    }
+    rt_store_rows_close(r);
+    if (rc != 0)
+        return db_fail(p, "the GPU processes");
+    if (rows)
+        put(p, "</tbody></table></div>\n");
+    return 0;
+}
+
+static int section_top(struct page *p, int64_t run_id)
 {
     if (!jfind(p, "$.top_processes") || p->type != RT_JSON_OBJECT)
         return 0;
     put(p, "<section class=\"top\"><h2>Top processes</h2>\n<div class=\"cols\">\n");
     if (top_table(p, "$.top_processes.by_cpu", "by CPU time", "CPU s", "cpu_s", 0) != 0 ||
-        top_table(p, "$.top_processes.by_pss", "by peak memory (PSS)", "PSS", "pss_mib", 1) != 0)
+        top_table(p, "$.top_processes.by_pss", "by peak memory (PSS)", "PSS", "pss_mib", 1) != 0 ||
+        gpu_table(p, run_id) != 0)
         return -1;
     put(p, "</div>\n</section>\n");
     return 0;
@@ -696,13 +815,13 @@ enum col {
 
 /* Seconds since the first sample of the run (the monotonic clock, so a wall-clock step cannot
  * fold the time axis), then the charted values: the Python columns and the per-second rates of
- * sample_metrics, in the order of enum col. */
+ * sample_metrics, in the order of enum col, and last the sample's id (C_N). */
 static const char chart_sql[] =
     "SELECT mono - ?2, process_cpu_usage, system_cpu_usage, process_memory_mib, "
     "system_memory_used_mib, process_disk_read_bytes_per_s, process_disk_write_bytes_per_s, "
     "system_disk_read_bytes_per_s, system_disk_write_bytes_per_s, system_net_recv_bytes_per_s, "
     "system_net_sent_bytes_per_s, system_disk_space_used_gb, process_gpu_usage, "
-    "system_gpu_usage, process_gpu_vram_mib, system_gpu_vram_mib "
+    "system_gpu_usage, process_gpu_vram_mib, system_gpu_vram_mib, sample_id "
     "FROM sample_metrics WHERE run_id = ?1 ORDER BY seq";
 
 struct points {
@@ -714,6 +833,9 @@ struct points {
     double v[C_N][RT_REPORT_MAX_POINTS];
     unsigned char has[C_N][RT_REPORT_MAX_POINTS];
     int nhas[C_N]; /* points with a value, per column */
+    /* the sample a point's process memory comes from (its bucket's largest; the last sample
+     * of the bucket where none has one): the stacked chart of the processes reads that one */
+    int64_t sid[RT_REPORT_MAX_POINTS];
 };
 
 /* Downsampling: a run longer than RT_REPORT_MAX_POINTS samples is cut into that many buckets
@@ -721,10 +843,11 @@ struct points {
  * per series, the bucket's largest value. The maximum rather than the mean, because what a
  * reader looks for in a resource chart is the peak (the memory high-water mark, a burst of
  * I/O) and an average would flatten exactly that; a run of any length gives at most
- * RT_REPORT_MAX_POINTS points per series, so the page stays small (a little over 100 KB of charts).
- * Shorter runs are drawn sample by sample. A bucket can only be empty when the recording has
- * a gap (fewer points then); a sample without a value (NULL: unknown) takes no part in its
- * bucket's maximum. */
+ * RT_REPORT_MAX_POINTS points per series (fewer than a chart's 798 pixel columns), so the page
+ * stays small (a few hundred KB of charts with their hover titles). Shorter runs are drawn
+ * sample by sample. A bucket can only be empty when the recording has a gap (fewer points
+ * then); a sample without a value (NULL: unknown, such as the memory of the final sample,
+ * taken of a tree already reaped) takes no part in its bucket's maximum. */
 static int load_points(struct page *p, int64_t run_id, struct points *pts)
 {
     memset(pts, 0, sizeof(*pts));
@@ -775,12 +898,18 @@ static int load_points(struct page *p, int64_t run_id, struct points *pts)
         }
         int i = pts->n - 1;
         pts->x[i] = x;
+        int64_t sid = rt_store_rows_i(r, C_N);
+        if (!pts->has[C_PMEM][i])
+            pts->sid[i] = sid;
         for (int c = 1; c < C_N; c++) {
             double v = rt_store_rows_f(r, c);
             if (isnan(v)) /* NULL: unknown */
                 continue;
-            if (!pts->has[c][i] || v > pts->v[c][i])
+            if (!pts->has[c][i] || v > pts->v[c][i]) {
                 pts->v[c][i] = v;
+                if (c == C_PMEM)
+                    pts->sid[i] = sid;
+            }
             pts->has[c][i] = 1;
         }
     }
@@ -804,6 +933,9 @@ struct chart_def {
     const char *id, *title;
     enum unit unit;
     int gpu;
+    /* the line of text the chart folds into when nothing above zero was recorded, and when
+     * its values stay flat (NULL: drawn from zero whatever they are) */
+    const char *empty, *flat;
     struct series_def s[4];
 };
 
@@ -814,48 +946,72 @@ struct chart_def {
 #define ORANGE "#D55E00"
 #define GREEN  "#009E73"
 #define PURPLE "#CC79A7"
+#define YELLOW "#E69F00"
+#define SKY    "#56B4E9"
 
+/* The tree's I/O and the system's have a chart each: a burst of the page cache's writeback
+ * would otherwise set the scale and flatten the tree's own traffic to the floor. */
 static const struct chart_def charts[] = {
     {"cpu",
      "CPU (cores)",
      U_CORES,
      0,
+     NULL,
+     NULL,
      {{"process", "process tree", C_PCPU, BLUE, NULL},
       {"system", "system", C_SCPU, ORANGE, "7 4"}}},
     {"memory",
-     "Memory (MiB)",
+     "Memory",
      U_MIB,
      0,
+     NULL,
+     NULL,
      {{"process", "process tree PSS", C_PMEM, BLUE, NULL},
       {"system", "system used", C_SMEM, ORANGE, "7 4"}}},
+    {"process-io",
+     "Disk I/O of the process tree (per second)",
+     U_BPS,
+     0,
+     "disk I/O of the process tree: none recorded",
+     NULL,
+     {{"process-read", "read", C_PREAD, BLUE, NULL},
+      {"process-write", "written", C_PWRITE, GREEN, "2 3"}}},
     {"disk-io",
-     "Disk I/O (bytes/s)",
+     "Disk I/O of the system (per second)",
      U_BPS,
      0,
-     {{"process-read", "process read", C_PREAD, BLUE, NULL},
-      {"process-write", "process write", C_PWRITE, GREEN, "2 3"},
-      {"system-read", "system read", C_SREAD, ORANGE, "7 4"},
-      {"system-write", "system write", C_SWRITE, PURPLE, "10 3 2 3"}}},
+     "disk I/O of the system: none recorded",
+     NULL,
+     {{"system-read", "read", C_SREAD, ORANGE, "7 4"},
+      {"system-write", "written", C_SWRITE, PURPLE, "10 3 2 3"}}},
     {"network",
-     "Network (bytes/s, system)",
+     "Network (per second, system)",
      U_BPS,
      0,
+     "network: no traffic recorded",
+     NULL,
      {{"recv", "received", C_RX, BLUE, NULL}, {"sent", "sent", C_TX, ORANGE, "7 4"}}},
     {"disk-space",
      "Disk space used (GB, system)",
      U_GB,
      0,
+     "disk space used: not recorded",
+     "disk space used",
      {{"system", "system used", C_SPACE, BLUE, NULL}}},
     {"gpu",
      "GPU usage (GPUs)",
      U_GPUS,
      1,
+     NULL,
+     NULL,
      {{"process", "process tree", C_PGPU, BLUE, NULL},
       {"system", "system", C_SGPU, ORANGE, "7 4"}}},
     {"vram",
-     "GPU memory (MiB)",
+     "GPU memory",
      U_MIB,
      1,
+     NULL,
+     NULL,
      {{"process", "process tree", C_PVRAM, BLUE, NULL},
       {"system", "system", C_SVRAM, ORANGE, "7 4"}}},
 };
@@ -871,51 +1027,41 @@ static double nice_ceil(double v)
     return 10 * e;
 }
 
-/* Binary units step by 1024: scale to the unit the label will use, so the top of the axis is
- * a round number of that unit (2.5 GiB/s, not 2.33). */
+/* Binary units step by 1024: scale to the unit the labels will use, so the top of the axis is
+ * a round number of that unit (2.5 GiB/s, not 2.33). In bytes for U_BPS/U_BYTES, in MiB for
+ * U_MIB. */
 static double unit_scale(double v, enum unit u)
 {
     double k = 1;
     if (u == U_BPS || u == U_BYTES)
         while (v / k >= 1024 && k < 1125899906842624.0)
             k *= 1024;
-    else if (u == U_MIB && v >= 1024)
-        k = 1024;
+    else if (u == U_MIB)
+        while (v / k >= 1024 && k < 1073741824.0)
+            k *= 1024;
     return k;
 }
 
-static double axis_top(double ymax, enum unit u)
+/* An axis label of an axis whose top is `top`: every tick in the top's unit, as a plain
+ * number (no exponent): "0 MiB", "500 MiB", "1.5 GiB", "1 KiB/s", "2.5". */
+static const char *fmt_axis(char *b, size_t n, double v, double top, enum unit u)
 {
-    if (!(ymax > 0))
-        return 1;
-    double k = unit_scale(ymax, u);
-    return nice_ceil(ymax / k) * k;
-}
-
-/* An axis label: up to three significant digits, the unit scaled to the value. */
-static const char *fmt_axis(char *b, size_t n, double v, enum unit u)
-{
-    static const char *const bytes[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double k = unit_scale(v, u);
-    int i = 0;
-    for (double x = k; x >= 1024; x /= 1024)
-        i++;
+    double k = unit_scale(top, u);
     switch (u) {
     case U_BPS:
+        return rt_fmt_bytes_in(b, n, v, k, "/s");
     case U_BYTES:
-        snprintf(b, n, "%.3g %s%s", v / k, bytes[i], u == U_BPS ? "/s" : "");
-        break;
+        return rt_fmt_bytes_in(b, n, v, k, "");
     case U_MIB:
-        snprintf(b, n, "%.3g %s", v / k, k > 1 ? "GiB" : "MiB");
-        break;
-    case U_GB:
-        snprintf(b, n, "%.3g GB", v);
-        break;
-    default:
-        snprintf(b, n, "%.3g", v);
-        break;
+        return rt_fmt_bytes_in(b, n, v * 1048576, k * 1048576, "");
+    case U_GB: {
+        char num[48];
+        snprintf(b, n, "%s GB", rt_fmt_num(num, sizeof(num), v, 2));
+        return b;
     }
-    return b;
+    default:
+        return rt_fmt_num(b, n, v, 2);
+    }
 }
 
 /* Time tick spacing: about 4 to 8 ticks over the span, on round seconds/minutes/hours. */
@@ -932,81 +1078,213 @@ static double tick_step(double span)
 
 static const char *fmt_tick(char *b, size_t n, double t, double step)
 {
+    char num[48];
     if (step < 60 || fmod(step, 60) != 0)
-        snprintf(b, n, "%g s", t);
+        snprintf(b, n, "%s s", rt_fmt_num(num, sizeof(num), t, 1));
     else if (step < 3600 || fmod(step, 3600) != 0)
-        snprintf(b, n, "%g min", t / 60);
+        snprintf(b, n, "%s min", rt_fmt_num(num, sizeof(num), t / 60, 1));
     else
-        snprintf(b, n, "%g h", t / 3600);
+        snprintf(b, n, "%s h", rt_fmt_num(num, sizeof(num), t / 3600, 1));
     return b;
 }
 
 enum { SVG_W = 900, SVG_H = 270, PAD_L = 84, PAD_R = 18, PAD_T = 48, PAD_B = 36 };
+#define PLOT_W ((double)(SVG_W - PAD_L - PAD_R))
+#define PLOT_H ((double)(SVG_H - PAD_T - PAD_B))
 
-static void chart(struct page *p, const struct chart_def *c, const struct points *pts)
+/* A reference line: a figure the reader compares the series with (the host's vCPUs, what was
+ * allocated, what is recommended). */
+struct ref {
+    const char *id, *label;
+    double v;
+};
+
+/* The frame of a chart: its title, legend, y axis from `bot` to `top` (ticks at both and
+ * halfway) and x axis over the span. */
+static void chart_frame(struct page *p, const char *id, const char *title, int npoints,
+                        const char *cls, double bot, double top, enum unit u, double span)
 {
-    const double pw = SVG_W - PAD_L - PAD_R, ph = SVG_H - PAD_T - PAD_B;
     char b[64];
-    int ns = 0;
-    while (ns < 4 && c->s[ns].name)
-        ns++;
-    double ymax = 0;
-    for (int k = 0; k < ns; k++)
-        for (int i = 0; i < pts->n; i++)
-            if (pts->has[c->s[k].col][i] && pts->v[c->s[k].col][i] > ymax)
-                ymax = pts->v[c->s[k].col][i];
-    double top = axis_top(ymax, c->unit);
-    double span = pts->span > 0 ? pts->span : 1;
-
-    put(p, "<figure>\n");
     putf(p,
-         "<svg class=\"chart\" id=\"chart-%s\" data-points=\"%d\" viewBox=\"0 0 %d %d\" "
+         "<svg class=\"chart%s\" id=\"chart-%s\" data-points=\"%d\" viewBox=\"0 0 %d %d\" "
          "width=\"%d\" height=\"%d\" role=\"img\" aria-labelledby=\"chart-%s-title\">\n"
          "<title id=\"chart-%s-title\">%s</title>\n"
          "<text class=\"title\" x=\"%d\" y=\"18\">%s</text>\n",
-         c->id, pts->n, SVG_W, SVG_H, SVG_W, SVG_H, c->id, c->id, c->title, PAD_L, c->title);
-
-    /* legend: a sample of each line's stroke, then its name */
-    double lx = PAD_L;
-    for (int k = 0; k < ns; k++) {
-        const struct series_def *s = &c->s[k];
-        int drawn = pts->nhas[s->col] > 0;
-        putf(p,
-             "<line x1=\"%.0f\" y1=\"33\" x2=\"%.0f\" y2=\"33\" stroke=\"%s\" "
-             "stroke-width=\"2.5\"%s%s%s/>"
-             "<text x=\"%.0f\" y=\"37\">%s%s</text>\n",
-             lx, lx + 30, s->color, s->dash ? " stroke-dasharray=\"" : "", s->dash ? s->dash : "",
-             s->dash ? "\"" : "", lx + 36, s->label, drawn ? "" : " (not recorded)");
-        lx += 36 + 7.2 * (double)(strlen(s->label) + (drawn ? 0 : 15)) + 22;
-    }
-
-    /* y axis: 0, half and the top, with light grid lines */
+         cls, id, npoints, SVG_W, SVG_H, SVG_W, SVG_H, id, id, title, PAD_L, title);
     for (int g = 0; g <= 2; g++) {
-        double y = PAD_T + ph - ph * g / 2.0;
+        double y = PAD_T + PLOT_H - PLOT_H * g / 2.0;
         putf(p,
              "<line x1=\"%d\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%s\"%s/>"
-             "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-             PAD_L, y, PAD_L + pw, y, g ? "#ccc" : "#333", g ? " stroke-dasharray=\"3 3\"" : "",
-             PAD_L - 6, y + 4, fmt_axis(b, sizeof(b), top * g / 2.0, c->unit));
+             "<text class=\"tick y\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+             PAD_L, y, PAD_L + PLOT_W, y, g ? "#ccc" : "#333", g ? " stroke-dasharray=\"3 3\"" : "",
+             PAD_L - 6, y + 4, fmt_axis(b, sizeof(b), bot + (top - bot) * g / 2.0, top, u));
     }
     putf(p, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%.0f\" stroke=\"#333\"/>\n", PAD_L, PAD_T,
-         PAD_L, PAD_T + ph);
-    /* x axis: seconds since the start, on round steps */
+         PAD_L, PAD_T + PLOT_H);
     double step = tick_step(span);
     for (int t = 0; t * step <= span * (1 + 1e-9); t++) {
-        double x = PAD_L + pw * (t * step) / span;
+        double x = PAD_L + PLOT_W * (t * step) / span;
         putf(p,
              "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#333\"/>"
-             "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
-             x, PAD_T + ph, x, PAD_T + ph + 5, x, PAD_T + ph + 19,
+             "<text class=\"tick x\" x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
+             x, PAD_T + PLOT_H, x, PAD_T + PLOT_H + 5, x, PAD_T + PLOT_H + 19,
              fmt_tick(b, sizeof(b), t * step, step));
     }
     putf(p, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"axis\">time since start</text>\n",
          SVG_W - PAD_R, SVG_H - 3);
+}
 
-    /* The series: one polyline each, one vertex per point. A point whose bucket has no value
-     * (a sample the collector could not read) repeats the nearest earlier value (the first
-     * known one at the start), so every line has exactly data-points vertices. */
+/* One legend entry at *lx: a sample of the stroke (or a swatch of the fill), then the name. */
+static void legend(struct page *p, double *lx, const char *color, const char *dash, int fill,
+                   const char *label, const char *note)
+{
+    if (fill)
+        putf(p, "<rect x=\"%.0f\" y=\"27\" width=\"30\" height=\"11\" fill=\"%s\"/>", *lx, color);
+    else
+        putf(p,
+             "<line x1=\"%.0f\" y1=\"33\" x2=\"%.0f\" y2=\"33\" stroke=\"%s\" "
+             "stroke-width=\"2.5\"%s%s%s/>",
+             *lx, *lx + 30, color, dash ? " stroke-dasharray=\"" : "", dash ? dash : "",
+             dash ? "\"" : "");
+    putf(p, "<text x=\"%.0f\" y=\"37\">", *lx + 36);
+    put_esc(p, label);
+    put(p, note);
+    put(p, "</text>\n");
+    *lx += 36 + 7.2 * (double)(strlen(label) + strlen(note)) + 22;
+}
+
+/* Hover values: one transparent band per point over the plot's height, from halfway to the
+ * point before to halfway to the next, whose <title> (a tooltip in every browser, no script)
+ * gives the time and each series' value there. */
+static void hover_open(struct page *p, const struct points *pts, int i, double span)
+{
+    char b[64];
+    double x = PAD_L + PLOT_W * pts->x[i] / span;
+    double x0 = i ? PAD_L + PLOT_W * (pts->x[i - 1] + pts->x[i]) / 2 / span : PAD_L;
+    double x1 = i + 1 < pts->n ? PAD_L + PLOT_W * (pts->x[i] + pts->x[i + 1]) / 2 / span : x;
+    if (pts->n == 1)
+        x0 = PAD_L, x1 = PAD_L + PLOT_W;
+    putf(p, "<rect class=\"hv\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.0f\"><title>+%s", x0,
+         PAD_T, fmax(x1 - x0, 0.5), PLOT_H, rt_fmt_duration(b, sizeof(b), pts->x[i]));
+}
+
+static void chart_refs(struct page *p, const struct ref *refs, int nrefs, double bot, double top,
+                       enum unit u)
+{
+    char b[64];
+    int off = 0;
+    for (int k = 0; k < nrefs; k++) {
+        const struct ref *r = &refs[k];
+        fmt_unit(b, sizeof(b), r->v, u);
+        if (u == U_CORES)
+            rt_fmt_num(b, sizeof(b), r->v, 2);
+        if (r->v > top * (1 + 1e-9)) { /* off the scale: said in the corner */
+            putf(p,
+                 "<text class=\"ref off\" data-ref=\"%s\" x=\"%.0f\" y=\"%d\" "
+                 "text-anchor=\"end\">%s %s (above the scale)</text>\n",
+                 r->id, PAD_L + PLOT_W - 4, PAD_T - 16 + 12 * off++, r->label, b);
+            continue;
+        }
+        double y = PAD_T + PLOT_H - PLOT_H * (r->v - bot) / (top - bot);
+        putf(p,
+             "<g class=\"ref\" data-ref=\"%s\" data-value=\"%g\"><line x1=\"%d\" y1=\"%.1f\" "
+             "x2=\"%.0f\" y2=\"%.1f\" stroke=\"#555\" stroke-width=\"1.2\" "
+             "stroke-dasharray=\"5 4\"/><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" "
+             "fill=\"#333\">%s %s</text><title>%s: %s</title></g>\n",
+             r->id, r->v, PAD_L, y, PAD_L + PLOT_W, y, PAD_L + PLOT_W - 4, y - 3, r->label, b,
+             r->label, b);
+    }
+}
+
+/* The reference lines of a chart, from the summary: vCPUs, the allocation and the
+ * recommendation on the CPU chart; the allocation and the recommendation on the memory
+ * chart. */
+static int chart_ref_lines(struct page *p, const char *id, struct ref *refs)
+{
+    int n = 0;
+    double v;
+    if (!strcmp(id, "cpu")) {
+        if (jnum(p, "$.host.vcpus", &v) && v > 0)
+            refs[n++] = (struct ref){"vcpus", "vCPUs", v};
+        if (jnum(p, "$.allocated.cpus", &v) && v > 0)
+            refs[n++] = (struct ref){"allocated", "allocated", v};
+        if (jnum(p, "$.recommendation.cpu", &v) && v > 0)
+            refs[n++] = (struct ref){"recommended", "recommended", v};
+    } else if (!strcmp(id, "memory")) {
+        if (jnum(p, "$.allocated.memory_mib", &v) && v > 0)
+            refs[n++] = (struct ref){"allocated", "allocated", v};
+        if (jnum(p, "$.recommendation.memory_mib", &v) && v > 0)
+            refs[n++] = (struct ref){"recommended", "recommended", v};
+    }
+    return n;
+}
+
+/* A line of text in place of a chart with nothing to draw. */
+static void folded(struct page *p, const char *id, const char *text)
+{
+    putf(p, "<p class=\"folded muted\" id=\"chart-%s\" data-folded=\"1\">%s</p>\n", id, text);
+}
+
+static void chart(struct page *p, const struct chart_def *c, const struct points *pts)
+{
+    char b[64];
+    int ns = 0;
+    while (ns < 4 && c->s[ns].name)
+        ns++;
+    double ymax = 0, ymin = INFINITY;
+    int any = 0;
+    for (int k = 0; k < ns; k++)
+        for (int i = 0; i < pts->n; i++)
+            if (pts->has[c->s[k].col][i]) {
+                double v = pts->v[c->s[k].col][i];
+                ymax = fmax(ymax, v);
+                ymin = fmin(ymin, v);
+                any = 1;
+            }
+    if (c->empty && !(ymax > 0)) {
+        folded(p, c->id, c->empty);
+        return;
+    }
+    double bot = 0, top;
+    if (c->flat && any) {
+        /* a line that hardly moves on a 0-based axis is a flat line: below a hundredth of a
+         * unit of change it is one figure, else the axis spans the values (not from 0) */
+        if (ymax - ymin < 0.005) {
+            char t[160];
+            snprintf(t, sizeof(t), "%s: %s throughout the run", c->flat,
+                     fmt_unit(b, sizeof(b), ymax, c->unit));
+            folded(p, c->id, t);
+            return;
+        }
+        double step = nice_ceil((ymax - ymin) / 2);
+        bot = floor(ymin / step) * step;
+        while (bot + 2 * step < ymax * (1 - 1e-12))
+            step = nice_ceil(step * 1.01), bot = floor(ymin / step) * step;
+        top = bot + 2 * step;
+    } else {
+        struct ref refs[4];
+        int nrefs = chart_ref_lines(p, c->id, refs);
+        /* a reference line within four times the data's peak is drawn on the scale; further
+         * up it would flatten the data, so it is named in the corner instead */
+        double want = ymax;
+        for (int k = 0; k < nrefs; k++)
+            if (refs[k].v <= 4 * ymax || !(ymax > 0))
+                want = fmax(want, refs[k].v);
+        top =
+            want > 0 ? nice_ceil(want / unit_scale(want, c->unit)) * unit_scale(want, c->unit) : 1;
+    }
+    double span = pts->span > 0 ? pts->span : 1;
+
+    put(p, "<figure>\n");
+    chart_frame(p, c->id, c->title, pts->n, "", bot, top, c->unit, span);
+    double lx = PAD_L;
+    for (int k = 0; k < ns; k++)
+        legend(p, &lx, c->s[k].color, c->s[k].dash, 0, c->s[k].label,
+               pts->nhas[c->s[k].col] ? "" : " (not recorded)");
+
+    /* The series: one polyline each, one vertex per point that has a value; a point without
+     * one (a sample the collector could not read, the final sample's memory of a reaped tree)
+     * is left out, not drawn as 0. */
     for (int k = 0; k < ns; k++) {
         const struct series_def *s = &c->s[k];
         if (!pts->nhas[s->col])
@@ -1016,24 +1294,193 @@ static void chart(struct page *p, const struct chart_def *c, const struct points
              "stroke-width=\"1.8\" stroke-linejoin=\"round\"%s%s%s points=\"",
              s->name, s->color, s->dash ? " stroke-dasharray=\"" : "", s->dash ? s->dash : "",
              s->dash ? "\"" : "");
-        int first = 0;
-        while (!pts->has[s->col][first])
-            first++;
-        double last = pts->v[s->col][first];
+        int first = -1, drawn = 0;
         for (int i = 0; i < pts->n; i++) {
-            if (pts->has[s->col][i])
-                last = pts->v[s->col][i];
-            double v = last < 0 ? 0 : last;
-            putf(p, "%s%.1f,%.1f", i ? " " : "", PAD_L + pw * pts->x[i] / span,
-                 PAD_T + ph - ph * v / top);
+            if (!pts->has[s->col][i])
+                continue;
+            if (first < 0)
+                first = i;
+            double v = fmax(pts->v[s->col][i], bot);
+            putf(p, "%s%.1f,%.1f", drawn++ ? " " : "", PAD_L + PLOT_W * pts->x[i] / span,
+                 PAD_T + PLOT_H - PLOT_H * (v - bot) / (top - bot));
         }
         put(p, "\"/>\n");
-        if (pts->n == 1) /* a line of one vertex draws nothing: mark the point */
+        if (drawn == 1) /* a line of one vertex draws nothing: mark the point */
             putf(p, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n",
-                 PAD_L + pw * pts->x[0] / span,
-                 PAD_T + ph - ph * fmax(pts->v[s->col][first], 0) / top, s->color);
+                 PAD_L + PLOT_W * pts->x[first] / span,
+                 PAD_T + PLOT_H - PLOT_H * (fmax(pts->v[s->col][first], bot) - bot) / (top - bot),
+                 s->color);
     }
-    put(p, "</svg>\n</figure>\n");
+    if (!c->flat) {
+        struct ref refs[4];
+        int nrefs = chart_ref_lines(p, c->id, refs);
+        chart_refs(p, refs, nrefs, bot, top, c->unit);
+    }
+    put(p, "<g class=\"hover\">");
+    for (int i = 0; i < pts->n; i++) {
+        hover_open(p, pts, i, span);
+        for (int k = 0; k < ns; k++) {
+            const struct series_def *s = &c->s[k];
+            if (!pts->nhas[s->col])
+                continue;
+            putf(p, "\n%s: %s", s->label,
+                 pts->has[s->col][i] ? fmt_unit(b, sizeof(b), pts->v[s->col][i], c->unit)
+                                     : "not recorded");
+        }
+        put(p, "</title></rect>");
+    }
+    put(p, "</g>\n</svg>\n</figure>\n");
+}
+
+/* --- the processes' memory, stacked ------------------------------------------------------- */
+
+enum { TOP_STACK = 5 };
+
+struct sample_point {
+    int64_t sid; /* a sample's id */
+    int i;       /* the point it is drawn as */
+};
+
+static int by_sid(const void *a, const void *b)
+{
+    int64_t x = ((const struct sample_point *)a)->sid, y = ((const struct sample_point *)b)->sid;
+    return (x > y) - (x < y);
+}
+
+/* The five processes with the largest PSS of the run, stacked under the tree's PSS at each
+ * point (the sample its memory point comes from, so the stack's top is the tree's line), the
+ * rest of the tree as "others" on top. Processes are told apart by pid and name. */
+static int chart_stacked(struct page *p, int64_t run_id, const struct points *pts)
+{
+    static const char *const colors[TOP_STACK + 1] = {BLUE, ORANGE, GREEN, PURPLE, YELLOW, "#999"};
+    struct rt_store_rows *r = rt_store_rows_open(
+        p->store, "SELECT t.process_id, p.pid, p.name FROM (SELECT ps.process_id, "
+                  "max(ps.pss_kib) AS peak FROM process_samples ps JOIN samples s "
+                  "ON s.id = ps.sample_id WHERE s.run_id = ?1 AND ps.pss_kib > 0 "
+                  "GROUP BY ps.process_id ORDER BY peak DESC, ps.process_id LIMIT 5) t "
+                  "JOIN processes p ON p.id = t.process_id ORDER BY t.peak DESC, t.process_id");
+    if (!r)
+        return db_fail(p, "the processes");
+    rt_store_rows_bind_i(r, 1, run_id);
+    int64_t id[TOP_STACK];
+    char label[TOP_STACK + 1][96];
+    int np = 0, rc;
+    while (np < TOP_STACK && (rc = rt_store_rows_next(r)) == 1) {
+        id[np] = rt_store_rows_i(r, 0);
+        const char *name = rt_store_rows_t(r, 2);
+        snprintf(label[np], sizeof(label[np]), "%s (%lld)", name ? name : "?",
+                 (long long)rt_store_rows_i(r, 1));
+        np++;
+    }
+    rt_store_rows_close(r);
+    if (np == 0 || pts->nhas[C_PMEM] == 0)
+        return 0;
+    snprintf(label[np], sizeof(label[np]), "others");
+    int nl = np + 1;
+    /* layer values in MiB, [layer][point]; NAN where the point has no tree memory */
+    double(*val)[RT_REPORT_MAX_POINTS] = xmalloc(sizeof(*val) * (size_t)nl);
+    for (int l = 0; l < nl; l++)
+        for (int i = 0; i < pts->n; i++)
+            val[l][i] = 0;
+    /* the points by sample id, to find a row's point */
+    struct sample_point *by = xmalloc(sizeof(*by) * (size_t)(pts->n ? pts->n : 1));
+    int nby = 0;
+    for (int i = 0; i < pts->n; i++)
+        if (pts->has[C_PMEM][i])
+            by[nby++] = (struct sample_point){pts->sid[i], i};
+    qsort(by, (size_t)nby, sizeof(*by), by_sid);
+    if (!(r = rt_store_rows_open(p->store,
+                                 "SELECT sample_id, process_id, pss_kib FROM process_samples "
+                                 "WHERE process_id IN (?1, ?2, ?3, ?4, ?5) "
+                                 "AND pss_kib IS NOT NULL"))) {
+        free(val);
+        free(by);
+        return db_fail(p, "the processes");
+    }
+    for (int k = 0; k < TOP_STACK; k++)
+        rt_store_rows_bind_i(r, k + 1, k < np ? id[k] : id[0]);
+    while ((rc = rt_store_rows_next(r)) == 1) {
+        int64_t sid = rt_store_rows_i(r, 0), pid = rt_store_rows_i(r, 1);
+        int lo = 0, hi = nby - 1, at = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (by[mid].sid == sid) {
+                at = by[mid].i;
+                break;
+            }
+            if (by[mid].sid < sid)
+                lo = mid + 1;
+            else
+                hi = mid - 1;
+        }
+        if (at < 0)
+            continue;
+        for (int k = 0; k < np; k++)
+            if (id[k] == pid)
+                val[k][at] = rt_store_rows_f(r, 2) / 1024.0;
+    }
+    rt_store_rows_close(r);
+    free(by);
+    if (rc != 0) {
+        free(val);
+        return db_fail(p, "the processes");
+    }
+    double ymax = 0;
+    for (int i = 0; i < pts->n; i++) {
+        if (!pts->has[C_PMEM][i])
+            continue;
+        double sum = 0;
+        for (int k = 0; k < np; k++)
+            sum += val[k][i];
+        val[np][i] = fmax(pts->v[C_PMEM][i] - sum, 0);
+        ymax = fmax(ymax, sum + val[np][i]);
+    }
+    double top = ymax > 0 ? nice_ceil(ymax / unit_scale(ymax, U_MIB)) * unit_scale(ymax, U_MIB) : 1;
+    double span = pts->span > 0 ? pts->span : 1;
+    char b[64];
+    put(p, "<figure>\n");
+    chart_frame(p, "memory-processes", "Memory by process (PSS, stacked)", pts->n, " stacked", 0,
+                top, U_MIB, span);
+    double lx = PAD_L;
+    for (int l = 0; l < nl; l++)
+        legend(p, &lx, colors[l < np ? l : TOP_STACK], NULL, 1, label[l], "");
+    /* each layer a polygon: its upper edge left to right, the layer below's back */
+    for (int l = 0; l < nl; l++) {
+        putf(p,
+             "<polygon class=\"layer\" data-layer=\"%d\" fill=\"%s\" fill-opacity=\"0.85\" "
+             "stroke=\"#fff\" stroke-width=\"0.5\" points=\"",
+             l, colors[l < np ? l : TOP_STACK]);
+        int drawn = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (int j = 0; j < pts->n; j++) {
+                int i = pass ? pts->n - 1 - j : j;
+                if (!pts->has[C_PMEM][i])
+                    continue;
+                double y = 0;
+                for (int m = 0; m < l + !pass; m++)
+                    y += val[m][i];
+                putf(p, "%s%.1f,%.1f", drawn++ ? " " : "", PAD_L + PLOT_W * pts->x[i] / span,
+                     PAD_T + PLOT_H - PLOT_H * y / top);
+            }
+        put(p, "\"><title>");
+        put_esc(p, label[l]);
+        put(p, "</title></polygon>\n");
+    }
+    put(p, "<g class=\"hover\">");
+    for (int i = 0; i < pts->n; i++) {
+        if (!pts->has[C_PMEM][i])
+            continue;
+        hover_open(p, pts, i, span);
+        for (int l = nl - 1; l >= 0; l--) {
+            put(p, "\n");
+            put_esc(p, label[l]);
+            putf(p, ": %s", rt_fmt_mib(b, sizeof(b), val[l][i]));
+        }
+        put(p, "</title></rect>");
+    }
+    put(p, "</g>\n</svg>\n</figure>\n");
+    free(val);
+    return 0;
 }
 
 static int section_charts(struct page *p, int64_t run_id)
@@ -1062,12 +1509,18 @@ static int section_charts(struct page *p, int64_t run_id)
              (long long)pts->samples, pts->n, pts->bucket_s);
     else if (pts->n == 0)
         put(p, "<p class=\"muted\">No samples after the baseline yet.</p>\n");
-    for (size_t i = 0; i < RT_ARRAY_LEN(charts); i++)
+    put(p, "<p class=\"muted\">Hover over a chart for the values at that time; dashed grey lines "
+           "are the host's vCPUs, the allocation and the recommendation.</p>\n");
+    int rc = 0;
+    for (size_t i = 0; i < RT_ARRAY_LEN(charts) && rc == 0; i++) {
         if (!charts[i].gpu || gpu)
             chart(p, &charts[i], pts);
+        if (!strcmp(charts[i].id, "memory"))
+            rc = chart_stacked(p, run_id, pts);
+    }
     put(p, "</section>\n");
     free(pts);
-    return 0;
+    return rc;
 }
 
 /* --- the page ------------------------------------------------------------------------------- */
@@ -1125,11 +1578,12 @@ int rt_report_html(struct rt_store *store, int64_t run_id, const char *summary_j
     free(job);
     free(host);
 
+    section_banner(p);
     if (section_run(p) != 0)
         goto out;
     section_recommendation(p);
     section_stats(p);
-    if (section_top(p) != 0 || section_charts(p, run_id) != 0)
+    if (section_top(p, run_id) != 0 || section_charts(p, run_id) != 0)
         goto out;
 
     time_t now = time(NULL);

@@ -8,17 +8,23 @@ MOCK=$(cd "$(dirname "$0")/../helpers" && pwd)/keeper_mock.py
 . "$(dirname "$0")/lib.sh" "$1"
 PY=${PYTHON:-/usr/bin/python3}
 unset RTRACK_NVML_LIBRARY FAKE_NVML_GPUS FAKE_NVML_PROC_FILE RTRACK_KEEPER_URL
-BASE_CHARTS=chart-cpu,chart-memory,chart-disk-io,chart-network,chart-disk-space
+TREE_CHARTS=chart-cpu,chart-memory,chart-memory-processes,chart-process-io,chart-disk-io
+BASE_CHARTS=$TREE_CHARTS,chart-network,chart-disk-space
+SYS_CHARTS=chart-cpu,chart-memory,chart-process-io,chart-disk-io,chart-network,chart-disk-space
 GPU_CHARTS=$BASE_CHARTS,chart-gpu,chart-vram
 
-# check_charts.py HTML POINTS CHART_IDS [system-only]: the charts of a page (the file, or the
-# DOM Chromium dumped), by Python's own HTML parser: the ids in order, data-points on each, as
-# many vertices in every polyline, and the process and system lines where both were recorded.
+# check_charts.py HTML POINTS CHART_IDS [system-only] [MEMORY-VERTICES]: the charts of a page
+# (the file, or the DOM Chromium dumped), by Python's own HTML parser: the ids in order (a
+# chart folded into a line of text counts, with nothing more to check), data-points on each, as
+# many vertices in every polyline (the process memory line: MEMORY-VERTICES, when given: the
+# final sample of a reaped tree has no memory and is left out), and the process and system
+# lines where both were recorded. The stacked chart of the processes has no polyline.
 cat >check_charts.py <<'EOF'
 import sys
 from html.parser import HTMLParser
 path, want_n, want_ids = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
-system_only = len(sys.argv) > 4
+system_only = len(sys.argv) > 4 and sys.argv[4] == "system-only"
+mem_n = int(sys.argv[5]) if len(sys.argv) > 5 else want_n
 
 class Charts(HTMLParser):
     def __init__(self):
@@ -28,8 +34,11 @@ class Charts(HTMLParser):
         a = dict(attrs)
         classes = (a.get("class") or "").split()
         if tag == "svg" and "chart" in classes:
-            self.cur = {"id": a.get("id"), "n": a.get("data-points"), "series": {}}
+            self.cur = {"id": a.get("id"), "n": a.get("data-points"), "series": {},
+                        "skip": "stacked" in classes}
             self.charts.append(self.cur)
+        elif tag == "p" and "folded" in classes:
+            self.charts.append({"id": a.get("id"), "skip": True})
         elif tag == "polyline" and "series" in classes and self.cur is not None:
             self.cur["series"][a.get("data-series")] = len(a.get("points", "").split())
     def handle_endtag(self, tag):
@@ -43,12 +52,14 @@ ids = [c["id"] for c in p.charts]
 if ids != want_ids:
     problems.append("charts %s" % ids)
 for c in p.charts:
+    if c["skip"]:
+        continue
     if c["n"] != str(want_n):
         problems.append("%s data-points=%s" % (c["id"], c["n"]))
     if not c["series"]:
         problems.append("%s has no line" % c["id"])
     for name, n in c["series"].items():
-        if n != want_n:
+        if n != (mem_n if (c["id"], name) == ("chart-memory", "process") else want_n):
             problems.append("%s/%s: %d points" % (c["id"], name, n))
     if c["id"] in ("chart-cpu", "chart-memory", "chart-gpu", "chart-vram"):
         want = ["system"] if system_only else ["process", "system"]
@@ -60,6 +71,8 @@ charts() { "$PY" check_charts.py "$@"; }
 # samples after the baseline, and what a chart should hold for them
 nsamples() { q "$1" "SELECT count(*) FROM samples WHERE run_id = ${2:-1} AND kind <> 'baseline'"; }
 npoints() { local n; n=$(nsamples "$@"); echo $((n < 600 ? n : 600)); }
+# the samples after the baseline with the tree's memory (not the final one of a reaped tree)
+nmem() { q "$1" "SELECT count(process_memory_mib) FROM sample_metrics WHERE run_id = 1 AND seq > 0"; }
 # nfiles DIR [find tests...]: how many entries DIR holds (that match)
 nfiles() { local d=$1; shift; find "$d" -mindepth 1 -maxdepth 1 "$@" | wc -l; }
 
@@ -79,11 +92,12 @@ check "report: nothing loaded (no src=, href=, url(, @import)" \
 check "report: no script at all" "$(grep -c -i '<script' report.html)" 0
 check "report: a Content-Security-Policy that forbids fetching" \
     "$(grep -c "default-src 'none'" report.html)" 1
-check "report: five charts without a GPU" "$(grep -o '<svg class="chart"' report.html | wc -l)" 5
+check "report: seven charts without a GPU (drawn or folded)" \
+    "$(grep -o -E '<svg class="chart|<p class="folded' report.html | wc -l)" 7
 N=$(nsamples r.db)
 check_range "samples after the baseline" "$N" 3 600
 check "report: charts, data-points and vertices ($N samples)" \
-    "$(charts report.html "$(npoints r.db)" "$BASE_CHARTS")" ok
+    "$(charts report.html "$(npoints r.db)" "$BASE_CHARTS" - "$(nmem r.db)")" ok
 check "report: job name escaped" \
     "$(grep -c '<tr><th>job</th><td>&lt;script&gt;x&lt;/script&gt;</td></tr>' report.html)" 1
 check "report: the raw job name is absent" "$(grep -c '<script>x</script>' report.html)" 0
@@ -180,7 +194,7 @@ check "record (system only)" "$?" 0
 "$RTRACK" report --db sys.db -o sys.html
 check "system only: exit 0" "$?" 0
 check "system only: charts with system lines only" \
-    "$(charts sys.html "$(npoints sys.db)" "$BASE_CHARTS" system-only)" ok
+    "$(charts sys.html "$(npoints sys.db)" "$SYS_CHARTS" system-only)" ok
 check "system only: says so" "$(grep -c 'A system-only recording' sys.html)" 1
 
 # --- GPUs (the fake NVML library): two more charts ---------------------------------------------
@@ -192,9 +206,10 @@ if [ -n "${RT_FAKE_NVML:-}" ] && [ -e "$RT_FAKE_NVML" ]; then
     check "gpu run" "$?" 0
     "$RTRACK" report --db gpu.db -o gpu.html
     check "gpu: exit 0" "$?" 0
-    check "gpu: seven charts" "$(grep -o '<svg class="chart"' gpu.html | wc -l)" 7
+    check "gpu: nine charts (drawn or folded)" \
+        "$(grep -o -E '<svg class="chart|<p class="folded' gpu.html | wc -l)" 9
     check "gpu: charts, data-points and vertices" \
-        "$(charts gpu.html "$(npoints gpu.db)" "$GPU_CHARTS")" ok
+        "$(charts gpu.html "$(npoints gpu.db)" "$GPU_CHARTS" - "$(nmem gpu.db)")" ok
     check "gpu: the GPU rows of the stats" "$(grep -c '<tr><th>GPU usage (GPUs)</th>' gpu.html)" 1
 else
     skip "gpu report: RT_FAKE_NVML does not name the fake NVML library (run under ctest)"
@@ -260,7 +275,7 @@ if command -v chromium >/dev/null 2>&1; then
         --dump-dom "file://$T/report.html" >dom.html 2>chromium.err
     check "chromium --dump-dom: exit 0" "$?" 0
     check "chromium DOM: charts, data-points and vertices" \
-        "$(charts dom.html "$(npoints r.db)" "$BASE_CHARTS")" ok
+        "$(charts dom.html "$(npoints r.db)" "$BASE_CHARTS" - "$(nmem r.db)")" ok
     check "chromium DOM: the job name is text, not a script element" \
         "$(grep -c '<script' dom.html)" 0
     timeout 60 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" \

@@ -15,5 +15,11 @@ const char *rt_fmt_duration(char *b, size_t n, double s);
 /* A count with its noun, singular for exactly 1: "1 vCPU", "2 vCPUs". `noun` is the singular;
  * the plural adds "s". */
 const char *rt_fmt_count(char *b, size_t n, double v, const char *noun);
+/* A plain number with at most `digits` decimals and no trailing zeros, never an exponent:
+ * "1000", "2.5", "0.25" (digits 2). For axis ticks and other round figures. */
+const char *rt_fmt_num(char *b, size_t n, double v, int digits);
+/* Bytes in the binary unit `unit` (1, 1024, 1024^2, ...: one unit for every tick of an axis),
+ * as rt_fmt_num with two decimals: "0 MiB", "500 MiB", "1.5 GiB/s", "1 KiB/s". */
+const char *rt_fmt_bytes_in(char *b, size_t n, double v, double unit, const char *suffix);
 
 #endif
