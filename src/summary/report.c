@@ -340,7 +340,9 @@ static void section_banner(struct page *p)
          cls, id);
     put_esc(p, head);
     put(p, "</strong>");
-    if (!isnan(dur) && strcmp(id, "running") != 0)
+    if (!isnan(dur) && !strcmp(id, "interrupted"))
+        putf(p, " · %s recorded", rt_fmt_duration(b, sizeof(b), dur));
+    else if (!isnan(dur) && strcmp(id, "running") != 0)
         putf(p, " after %s", rt_fmt_duration(b, sizeof(b), dur));
     put(p, "</div>\n");
     free(status);
