@@ -1352,21 +1352,37 @@ static int by_sid(const void *a, const void *b)
 /* The five processes with the largest PSS of the run, stacked under the tree's PSS at each
  * point (the sample its memory point comes from, so the stack's top is the tree's line), the
  * rest of the tree as "others" on top. Processes are told apart by pid and name. */
-static int chart_stacked(struct page *p, int64_t run_id, const struct points *pts)
+static int chart_stacked(struct page *p, const struct points *pts)
 {
     static const char *const colors[TOP_STACK + 1] = {BLUE, ORANGE, GREEN, PURPLE, YELLOW, "#999"};
+    if (pts->nhas[C_PMEM] == 0)
+        return 0;
+    /* Only the samples the points come from are read (at most RT_REPORT_MAX_POINTS, by the
+     * primary key of process_samples), as a JSON array for json_each: the five are the
+     * largest at those samples, what the chart can show. */
+    struct rt_buf sids = {0};
+    rt_buf_puts(&sids, "[");
+    for (int i = 0, k = 0; i < pts->n; i++)
+        if (pts->has[C_PMEM][i]) {
+            char one[32];
+            snprintf(one, sizeof(one), "%s%lld", k++ ? "," : "", (long long)pts->sid[i]);
+            rt_buf_puts(&sids, one);
+        }
+    rt_buf_puts(&sids, "]");
     struct rt_store_rows *r = rt_store_rows_open(
         p->store, "SELECT t.process_id, p.pid, p.name FROM (SELECT ps.process_id, "
-                  "max(ps.pss_kib) AS peak FROM process_samples ps JOIN samples s "
-                  "ON s.id = ps.sample_id WHERE s.run_id = ?1 AND ps.pss_kib > 0 "
-                  "GROUP BY ps.process_id ORDER BY peak DESC, ps.process_id LIMIT 5) t "
+                  "max(ps.pss_kib) AS peak FROM json_each(?1) j JOIN process_samples ps "
+                  "ON ps.sample_id = j.value WHERE ps.pss_kib > 0 GROUP BY ps.process_id "
+                  "ORDER BY peak DESC, ps.process_id LIMIT 5) t "
                   "JOIN processes p ON p.id = t.process_id ORDER BY t.peak DESC, t.process_id");
-    if (!r)
+    if (!r) {
+        rt_buf_free(&sids);
         return db_fail(p, "the processes");
-    rt_store_rows_bind_i(r, 1, run_id);
+    }
+    rt_store_rows_bind_t(r, 1, sids.p);
     int64_t id[TOP_STACK];
     char label[TOP_STACK + 1][96];
-    int np = 0, rc;
+    int np = 0, rc = 0;
     while (np < TOP_STACK && (rc = rt_store_rows_next(r)) == 1) {
         id[np] = rt_store_rows_i(r, 0);
         const char *name = rt_store_rows_t(r, 2);
@@ -1375,55 +1391,45 @@ static int chart_stacked(struct page *p, int64_t run_id, const struct points *pt
         np++;
     }
     rt_store_rows_close(r);
-    if (np == 0 || pts->nhas[C_PMEM] == 0)
-        return 0;
+    if (rc < 0 || np == 0) {
+        rt_buf_free(&sids);
+        return rc < 0 ? db_fail(p, "the processes") : 0;
+    }
     snprintf(label[np], sizeof(label[np]), "others");
     int nl = np + 1;
-    /* layer values in MiB, [layer][point]; NAN where the point has no tree memory */
+    /* layer values in MiB, [layer][point] */
     double(*val)[RT_REPORT_MAX_POINTS] = xmalloc(sizeof(*val) * (size_t)nl);
     for (int l = 0; l < nl; l++)
         for (int i = 0; i < pts->n; i++)
             val[l][i] = 0;
     /* the points by sample id, to find a row's point */
-    struct sample_point *by = xmalloc(sizeof(*by) * (size_t)(pts->n ? pts->n : 1));
+    struct sample_point *by = xmalloc(sizeof(*by) * (size_t)pts->n);
     int nby = 0;
     for (int i = 0; i < pts->n; i++)
         if (pts->has[C_PMEM][i])
             by[nby++] = (struct sample_point){pts->sid[i], i};
     qsort(by, (size_t)nby, sizeof(*by), by_sid);
-    if (!(r = rt_store_rows_open(p->store,
-                                 "SELECT sample_id, process_id, pss_kib FROM process_samples "
-                                 "WHERE process_id IN (?1, ?2, ?3, ?4, ?5) "
-                                 "AND pss_kib IS NOT NULL"))) {
-        free(val);
-        free(by);
-        return db_fail(p, "the processes");
-    }
-    for (int k = 0; k < TOP_STACK; k++)
-        rt_store_rows_bind_i(r, k + 1, k < np ? id[k] : id[0]);
-    while ((rc = rt_store_rows_next(r)) == 1) {
-        int64_t sid = rt_store_rows_i(r, 0), pid = rt_store_rows_i(r, 1);
-        int lo = 0, hi = nby - 1, at = -1;
-        while (lo <= hi) {
-            int mid = (lo + hi) / 2;
-            if (by[mid].sid == sid) {
-                at = by[mid].i;
-                break;
-            }
-            if (by[mid].sid < sid)
-                lo = mid + 1;
-            else
-                hi = mid - 1;
+    r = rt_store_rows_open(
+        p->store, "SELECT ps.sample_id, ps.process_id, ps.pss_kib FROM json_each(?1) j "
+                  "JOIN process_samples ps ON ps.sample_id = j.value "
+                  "WHERE ps.process_id IN (?2, ?3, ?4, ?5, ?6) AND ps.pss_kib IS NOT NULL");
+    if (r) {
+        rt_store_rows_bind_t(r, 1, sids.p);
+        for (int k = 0; k < TOP_STACK; k++)
+            rt_store_rows_bind_i(r, k + 2, k < np ? id[k] : id[0]);
+        while ((rc = rt_store_rows_next(r)) == 1) {
+            int64_t sid = rt_store_rows_i(r, 0), pid = rt_store_rows_i(r, 1);
+            struct sample_point key = {sid, 0};
+            const struct sample_point *at = bsearch(&key, by, (size_t)nby, sizeof(*by), by_sid);
+            for (int k = 0; at && k < np; k++)
+                if (id[k] == pid)
+                    val[k][at->i] = rt_store_rows_f(r, 2) / 1024.0;
         }
-        if (at < 0)
-            continue;
-        for (int k = 0; k < np; k++)
-            if (id[k] == pid)
-                val[k][at] = rt_store_rows_f(r, 2) / 1024.0;
+        rt_store_rows_close(r);
     }
-    rt_store_rows_close(r);
     free(by);
-    if (rc != 0) {
+    rt_buf_free(&sids);
+    if (!r || rc != 0) {
         free(val);
         return db_fail(p, "the processes");
     }
@@ -1518,7 +1524,7 @@ static int section_charts(struct page *p, int64_t run_id)
         if (!charts[i].gpu || gpu)
             chart(p, &charts[i], pts);
         if (!strcmp(charts[i].id, "memory"))
-            rc = chart_stacked(p, run_id, pts);
+            rc = chart_stacked(p, pts);
     }
     put(p, "</section>\n");
     free(pts);

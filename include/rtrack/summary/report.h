@@ -4,7 +4,8 @@
  * here) are inline, so it opens offline, can be mailed or archived, and prints. What it says
  * about the run comes from the summary JSON (rt_summary_json(), read back with SQLite's JSON
  * functions); the charts come from the view sample_metrics (its Python columns and per-second
- * rates) and the samples table. */
+ * rates) and the samples table, the stacked chart of the processes' memory from
+ * process_samples, the table of the processes on GPUs from gpu_process_samples. */
 #ifndef RTRACK_REPORT_H
 #define RTRACK_REPORT_H
 
@@ -15,8 +16,9 @@
 
 struct rt_store;
 
-/* Most points one chart series holds: longer runs are bucketed by time (each bucket keeps its
- * maximum), so the page stays small for any run length. */
+/* Most points one chart series holds (fewer than a chart's 798 pixel columns): longer runs are
+ * bucketed by time (each bucket keeps its maximum), so the page stays small for any run length,
+ * hover titles included. */
 #define RT_REPORT_MAX_POINTS 600
 
 /* Append the HTML page of run `run_id` to `out`, given its summary JSON (summary.h's schema).
