@@ -397,11 +397,15 @@ static int section_run(struct page *p)
     put_esc(p, status ? status : "unknown");
     if (jtrue(p, "$.run.in_progress"))
         put(p, " (still recording)");
-    if (jnum(p, "$.run.exit_code", &v))
+    if (jnum(p, "$.run.exit_signal", &v)) { /* (its exit code is the shell's 128 + N) */
+        char sig[32];
+        putf(p, ", killed by %s (signal %.0f)", rt_signal_name((int)v, sig, sizeof(sig)), v);
+        if (reason && !strcmp(reason, "signaled"))
+            reason[0] = '\0';
+    } else if (jnum(p, "$.run.exit_code", &v)) {
         putf(p, ", exit code %.0f", v);
-    if (jnum(p, "$.run.exit_signal", &v))
-        putf(p, ", signal %.0f", v);
-    if (reason) {
+    }
+    if (reason && *reason) {
         put(p, " (");
         put_esc(p, reason);
         put(p, ")");

@@ -148,6 +148,9 @@ check "banner: OOM" "$(pq oom.dom 'status, banner.split(" after ")[0]')" \
     "('oom', 'killed by the OOM killer (SIGKILL)')"
 check "banner: interrupted" "$(pq gone.dom 'status, banner.split(" · ")[0]')" \
     "('interrupted', 'interrupted: the recorder stopped before the job ended')"
+check "the run's status row: the signal by name, not exit 137" \
+    "$(grep -c '<th>status</th><td>failed, killed by SIGKILL (signal 9)</td>' kill.html)" 1
+check "the run's status row: exit 3" "$(grep -c '<th>status</th><td>failed, exit code 3 (exited)</td>' fail.html)" 1
 check "banner: the duration after it" "$(pq fail.dom 'banner.split(" after ")[1][-2:]')" " s"
 
 # --- a fixture of round figures ------------------------------------------------------------------
