@@ -332,7 +332,10 @@ static void section_banner(struct page *p)
         snprintf(head, sizeof(head), "failed (exit %.0f)", code);
     } else if (status && !strcmp(status, "finished")) {
         cls = "ok", id = "finished";
-        snprintf(head, sizeof(head), "finished (exit %.0f)", isnan(code) ? 0 : code);
+        if (isnan(code)) /* a system-only recording: no job, no exit */
+            snprintf(head, sizeof(head), "finished");
+        else
+            snprintf(head, sizeof(head), "finished (exit %.0f)", code);
     }
     putf(p,
          "<div class=\"banner %s\" id=\"status\" role=\"status\" data-status=\"%s\">"

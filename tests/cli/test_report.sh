@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # rtrack report: a real recorded run written as one HTML page, checked for what a reader and a
 # browser get: nothing fetched from elsewhere, strings from the database escaped, one SVG chart
-# per metric with one point per sample (at most 600: longer runs are bucketed by time), GPU
-# charts only when the run has GPU rows, bad input and unwritable output, a 100 000-sample run
-# that still gives a small page, and the page rendered by headless Chromium.
+# per metric (or its line of text when nothing was recorded) with one point per sample (at most
+# 600: longer runs are bucketed by time), GPU charts only when the run has GPU rows, bad input
+# and unwritable output, a 100 000-sample run that still gives a small page, and the page
+# rendered by headless Chromium. What the page shows is checked against known values in
+# test_report_page.sh.
 MOCK=$(cd "$(dirname "$0")/../helpers" && pwd)/keeper_mock.py
 . "$(dirname "$0")/lib.sh" "$1"
 PY=${PYTHON:-/usr/bin/python3}

@@ -134,7 +134,9 @@ q oom.db "UPDATE runs SET host_oom_kills = 1"
 q ok.db "VACUUM INTO 'gone.db'"
 q gone.db "UPDATE runs SET status = 'running', exit_code = NULL, ended_at = NULL, end_reason = NULL;
            UPDATE samples SET ts = ts - 3600; UPDATE runs SET started_at = started_at - 3600"
-for name in ok fail kill oom gone; do
+"$RTRACK" record --quiet --db sys.db --interval 0.1 --duration 0.5
+check "record system-only (no job, so no exit status)" "$?" 0
+for name in ok fail kill oom gone sys; do
     report "$name.db" "$name"
     check "report and DOM of the $name run" "$?" 0
 done
@@ -148,6 +150,8 @@ check "banner: OOM" "$(pq oom.dom 'status, banner.split(" after ")[0]')" \
     "('oom', 'killed by the OOM killer (SIGKILL)')"
 check "banner: interrupted" "$(pq gone.dom 'status, banner.split(" · ")[0]')" \
     "('interrupted', 'interrupted: the recorder stopped before the job ended')"
+check "banner: a system-only recording finished, with no exit status" \
+    "$(pq sys.dom 'status, banner.split(" after ")[0]')" "('finished', 'finished')"
 check "the run's status row: the signal by name, not exit 137" \
     "$(grep -c '<th>status</th><td>failed, killed by SIGKILL (signal 9)</td>' kill.html)" 1
 check "the run's status row: exit 3" "$(grep -c '<th>status</th><td>failed, exit code 3 (exited)</td>' fail.html)" 1
