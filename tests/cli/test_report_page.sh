@@ -263,15 +263,20 @@ check "stacked: no point for the final sample" "$(pq fx.dom 'len(charts["memory-
 # --- GPUs (the fake NVML library): the processes on the GPU ------------------------------------
 if [ -n "${RT_FAKE_NVML:-}" ] && [ -e "$RT_FAKE_NVML" ]; then
     : >gpu.procs
-    # the job's shell on GPU 0 with 1024 MiB and 50 % SM busy
+    # the job's shell on GPU 0: 1024 MiB and 50 % SM busy for 0.5 s, then 2048 MiB and 90 %
+    # (the driver's busy share is over a window: rtrack sees the 90 a few tenths later)
     RTRACK_NVML_LIBRARY=$RT_FAKE_NVML FAKE_NVML_GPUS=1 FAKE_NVML_PROC_FILE=$T/gpu.procs \
         "$RTRACK" run --quiet --db gpu.db --interval 0.1 -- \
-        sh -c 'echo "0 $$ 1024 50 10 C" >>gpu.procs; echo $$ >gpu.pid; sleep 0.8'
+        sh -c 'echo $$ >gpu.pid; echo "0 $$ 1024 50 10 C" >gpu.procs; sleep 0.5
+               echo "0 $$ 2048 90 10 C" >gpu.procs; sleep 1.2'
     check "gpu run" "$?" 0
     report gpu.db gpu
     check "gpu: report and DOM" "$?" 0
-    check "gpu: the process table (pid, name, GPUs, VRAM, mean and peak busy)" \
-        "$(pq gpu.dom 'gpu_rows[1][:6]')" "['$(cat gpu.pid)', 'sh', '1', '1.00 GiB', '50.0 %', '50.0 %']"
+    check "gpu: the process table (pid, name, GPUs, peak VRAM, peak busy)" \
+        "$(pq gpu.dom 'gpu_rows[1][:4] + gpu_rows[1][5:6]')" \
+        "['$(cat gpu.pid)', 'sh', '1', '2.00 GiB', '90.0 %']"
+    check "gpu: the mean busy share, between the two phases' 50 and 90 %" \
+        "$(pq gpu.dom '50 < float(gpu_rows[1][4].split()[0]) < 90')" True
 else
     skip "gpu table: RT_FAKE_NVML does not name the fake NVML library (run under ctest)"
 fi
