@@ -12,8 +12,9 @@
 #
 # The known values come from a real run whose samples are then set in SQL to round figures
 # (tree PSS 500 MiB with one 1000 MiB point, system memory 600 MiB, system disk reads 1000 KiB/s,
-# the tree's reads 10 KiB/s, no network, a constant disk): every expected figure below is worked
-# out by hand from those numbers.
+# the tree's reads 10 KiB/s, no network, a constant disk, 1000 vCPUs and no cgroup limits: the
+# allocation is Slurm's 3 CPUs and 1536 MiB on any host): every expected figure below is worked out by hand
+# from those numbers.
 . "$(dirname "$0")/lib.sh" "$1"
 PY=${PYTHON:-/usr/bin/python3}
 unset RTRACK_NVML_LIBRARY FAKE_NVML_GPUS FAKE_NVML_PROC_FILE RTRACK_KEEPER_URL SLURM_JOB_ID \
@@ -166,7 +167,9 @@ UPDATE samples SET mem_used_kib = 614400;
 UPDATE samples SET disk_read_bytes = 102400, disk_write_bytes = 0 WHERE kind <> 'baseline';
 UPDATE samples SET proc_read_bytes = 1024, proc_write_bytes = 0 WHERE kind <> 'baseline';
 UPDATE samples SET net_rx_bytes = 0, net_tx_bytes = 0;
-UPDATE samples SET disk_space_used_bytes = 100000000000;"
+UPDATE samples SET disk_space_used_bytes = 100000000000;
+UPDATE runs SET cgroup_cpu_quota_cores = NULL, cgroup_cpuset_cpus = NULL,
+    cgroup_memory_limit_bytes = NULL, host_vcpus = 1000;"
 N=$(nsamples fx.db)
 check_range "fixture: samples after the baseline" "$N" 6 100
 check "fixture: the final sample has no tree memory (the tree was reaped)" \
@@ -238,17 +241,24 @@ check "hover: the tree's reads (10.0 KiB/s)" \
 # 2048 MiB at the top, 48
 check "references: memory" "$(pq fx.dom '[(r["ref"], r["y"], r["text"]) for r in charts["memory"]["refs"]]')" \
     "[('allocated', 94.5, 'allocated 1.50 GiB'), ('recommended', 48.0, 'recommended 2.00 GiB')]"
-# CPU: the host's vCPUs (runs.host_vcpus), allocated 3, recommended 1 (rt_spin keeps one core
-# busy for its second); each at 48 + 186 (1 - v / top) with top the axis' top label, or named
-# above the scale when over it
-VCPUS=$(q fx.db "SELECT host_vcpus FROM runs")
-check "references: CPU" "$(pq fx.dom "
-(lambda c: sorted((r['ref'], r['text'], round(r['y'], 1) == round(48 + 186 * (1 - float(r['text'].split()[-1]) / float(c['ticks'][-1])), 1)) for r in c['refs']) + sorted(c['off']))(charts['cpu'])")" \
-    "$("$PY" -c "
-v, top = $VCPUS, max(4, 2 * $VCPUS)
-drawn = sorted([('allocated', 'allocated 3', True), ('recommended', 'recommended 1', True)] +
-               ([('vcpus', 'vCPUs %d' % v, True)] if v <= 4 else []))
-print(drawn + ([] if v <= 4 else ['vCPUs %d (above the scale)' % v]))")"
+# cpu_refs FILE.dom: the CPU chart's reference lines (id, label, whether its height is
+# 48 + 186 (1 - v / top) for its label's v and the axis' top label), then those above the scale
+cpu_refs() {
+    pq "$1" "(lambda c: sorted((r['ref'], r['text'], round(r['y'], 1) == round(48 + 186 * (1 -
+        float(r['text'].split()[-1]) / float(c['ticks'][-1])), 1)) for r in c['refs'])
+        + sorted(c['off']))(charts['cpu'])"
+}
+# CPU: allocated 3 and recommended 1 (rt_spin keeps one core busy for its second) drawn, each at
+# 48 + 186 (1 - v / top) with top the axis' top label; the host's vCPUs, set to 1000 in the
+# fixture, more than four times anything the run used: named above the scale instead
+check "references: CPU" "$(cpu_refs fx.dom)" \
+    "[('allocated', 'allocated 3', True), ('recommended', 'recommended 1', True), 'vCPUs 1000 (above the scale)']"
+# the same with 2 vCPUs: within the scale (the run used a core or more), drawn at its height
+q fx.db "VACUUM INTO 'v2.db'"
+q v2.db "UPDATE runs SET host_vcpus = 2"
+report v2.db v2
+check "references: CPU, 2 vCPUs drawn" "$(cpu_refs v2.dom)" \
+    "[('allocated', 'allocated 3', True), ('recommended', 'recommended 1', True), ('vcpus', 'vCPUs 2', True)]"
 check "recommendation: the CPU arithmetic" "$(pq fx.dom 'arithmetic.split(" cores")[0][:9], arithmetic.split("-> ")[1]')" \
     "('CPU: mean', '1 vCPU')"
 
