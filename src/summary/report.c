@@ -1187,11 +1187,11 @@ static void chart_refs(struct page *p, const struct ref *refs, int nrefs, double
         fmt_unit(b, sizeof(b), r->v, u);
         if (u == U_CORES)
             rt_fmt_num(b, sizeof(b), r->v, 2);
-        if (r->v > top * (1 + 1e-9)) { /* off the scale: said in the corner */
+        if (r->v > top * (1 + 1e-9)) { /* off the scale: said in the top right corner */
             putf(p,
                  "<text class=\"ref off\" data-ref=\"%s\" x=\"%.0f\" y=\"%d\" "
                  "text-anchor=\"end\">%s %s (above the scale)</text>\n",
-                 r->id, PAD_L + PLOT_W - 4, PAD_T - 16 + 12 * off++, r->label, b);
+                 r->id, PAD_L + PLOT_W, 18 + 13 * off++, r->label, b);
             continue;
         }
         double y = PAD_T + PLOT_H - PLOT_H * (r->v - bot) / (top - bot);
