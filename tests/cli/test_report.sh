@@ -257,8 +257,8 @@ start=$(date +%s.%N)
 check "big run: exit 0" "$?" 0
 secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 echo "     report of $NBIG samples: $secs s, $(wc -c <big.html) bytes"
-# (about 0.5 s here; a query plan that read every process row once per point took 12 s)
-check_range "big run: report within 3 s" "$(awk -v s="$secs" 'BEGIN { print (s < 3) ? 1 : 0 }')" 1 1
+# (about 0.5 s here; a query plan that read every process row once per point took 12 s: no
+# timing bound here on a shared machine, bench/export.sh LAYOUTS=report-html measures it)
 check_range "big run: page under 2 MB" "$(wc -c <big.html)" 1000 2000000
 check "big run: 600 points per chart and line" "$(charts big.html 600 "$BASE_CHARTS")" ok
 check "big run: says how it was drawn" "$(grep -c "$NBIG samples drawn as 600 points" big.html)" 1
