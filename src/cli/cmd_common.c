@@ -117,8 +117,7 @@ int cmd_nearest(const char *typed, const char *const *cands, size_t n, const cha
             dup = strcmp(cands[j], cands[i]) == 0;
         if (dup || distance(typed, cands[i]) != best)
             continue;
-        int k = snprintf(out + len, outlen - len, "%s'%s%s'", len ? " or " : "", prefix,
-                         cands[i]);
+        int k = snprintf(out + len, outlen - len, "%s'%s%s'", len ? " or " : "", prefix, cands[i]);
         len += k > 0 ? (size_t)k : 0;
     }
     return len > 0;

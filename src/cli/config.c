@@ -111,7 +111,8 @@ static const struct opt opts[] = {
     {"executor", 0, "NAME", "TRACKER_EXECUTOR", "RTRACK_EXECUTOR", "job", "executor", OT_META,
      RT_META_EXECUTOR, FOR_ALL, "executor"},
     {"external-run-id", 0, "ID", "TRACKER_EXTERNAL_RUN_ID", "RTRACK_EXTERNAL_RUN_ID", "job",
-     "external_run_id", OT_META, RT_META_EXTERNAL_RUN_ID, FOR_ALL, "id of the run in another system"},
+     "external_run_id", OT_META, RT_META_EXTERNAL_RUN_ID, FOR_ALL,
+     "id of the run in another system"},
     {"container-image", 0, "IMAGE", "TRACKER_CONTAINER_IMAGE", "RTRACK_CONTAINER_IMAGE", "job",
      "container_image", OT_META, RT_META_CONTAINER_IMAGE, FOR_ALL, "container image of the job"},
     {"tag", 't', "KEY=VALUE", "TRACKER_TAGS", "RTRACK_TAGS", "tags", NULL, OT_TAG, 0, FOR_ALL,
@@ -138,9 +139,8 @@ static void print_opts(enum rt_cmd_kind kind, FILE *out)
         const struct opt *o = &opts[i];
         if (!(o->cmds & cmd_bit(kind)) || o->type == OT_HELP || o->type == OT_VERSION)
             continue;
-        char env[96];
-        snprintf(env, sizeof(env), "%s %s", o->env2, o->env);
-        cmd_help_opt(out, o->short_opt, o->name, o->arg, o->help, o->env ? env : NULL);
+        /* rtrack's variable; the epilog names the other (TRACKER_..., SENTINEL_API_URL) */
+        cmd_help_opt(out, o->short_opt, o->name, o->arg, o->help, o->env2);
     }
     cmd_help_opt(out, 'h', "help", NULL, "show this help", NULL);
     if (kind == RT_CMD_DROPIN)
@@ -191,8 +191,8 @@ const char rt_config_epilog[] =
     "Config file keys: [job] name, pid, project_name, ...; [tracker]\n"
     "interval_secs, db, quiet, duration_secs, output, format, cloud_discovery;\n"
     "[sentinel] upload_interval_secs, api_url; [tags] KEY = \"VALUE\".\n"
-    "Each option has an RTRACK_... variable and a TRACKER_... one (the Rust\n"
-    "resource-tracker's names); RTRACK_... wins where both are set.\n"
+    "Each RTRACK_... variable also has the Rust tool's name, TRACKER_... (for\n"
+    "RTRACK_SENTINEL_URL: SENTINEL_API_URL); RTRACK_... wins where both are set.\n"
     "Precedence: options > environment > config file > defaults.\n"
     "With SENTINEL_API_TOKEN set (environment only), samples are also streamed to\n"
     "Spare Cores Sentinel while recording. See docs/usage.md.\n";
@@ -444,7 +444,8 @@ static void unknown_key_text(const char *table, const char *key, char *out, size
         k = snprintf(out, outlen,
                      "unknown key '%s' (keys belong in [job], [tracker], [sentinel] or [tags])",
                      key);
-    if (k > 0 && (size_t)k < outlen && *table && rt_config_suggest_key(table, key, near, sizeof(near)))
+    if (k > 0 && (size_t)k < outlen && *table &&
+        rt_config_suggest_key(table, key, near, sizeof(near)))
         snprintf(out + k, outlen - (size_t)k, "; did you mean %s?", near);
 }
 
@@ -660,8 +661,8 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
     const char *config_env = cli_getenv("RTRACK_CONFIG");
     if (!config_env)
         config_env = cli_getenv("TRACKER_CONFIG");
-    const char *config = config_cli   ? config_cli
-                         : config_env ? config_env
+    const char *config = config_cli              ? config_cli
+                         : config_env            ? config_env
                          : kind == RT_CMD_DROPIN ? "resource-tracker.toml"
                                                  : "rtrack.toml";
     int explicit_config = config_cli || config_env;
@@ -715,8 +716,7 @@ int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char 
     if (kind == RT_CMD_RUN) {
         cfg->pid = 0; /* run tracks the job it starts */
         cfg->duration = 0;
-    } else if (kind == RT_CMD_RECORD && cfg->pid > 0 && kill(cfg->pid, 0) != 0 &&
-               errno == ESRCH) {
+    } else if (kind == RT_CMD_RECORD && cfg->pid > 0 && kill(cfg->pid, 0) != 0 && errno == ESRCH) {
         rt_err("record: no process with pid %d", (int)cfg->pid);
         goto out;
     }

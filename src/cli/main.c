@@ -35,9 +35,9 @@ static void usage(FILE *out)
             "  -h, --help     show this help\n"
             "  -V, --version  print the version, the git commit and the backends built in\n"
             "\n'rtrack help <command>' or 'rtrack <command> --help' describes a command's\n"
-            "options, each with its environment variables and default. Options of run and\n"
-            "record before the command name are a shorthand: with '--' and a command they\n"
-            "are run's, else record's. Installed as 'resource-tracker' (a link to rtrack),\n"
+            "options, each with its environment variables and default. Options of run before\n"
+            "'--' and a command are 'rtrack run'; options with --pid are 'rtrack record'.\n"
+            "Installed as 'resource-tracker' (a link to rtrack),\n"
             "rtrack takes the Rust resource-tracker's command line. The manual: man rtrack.\n");
 }
 
@@ -124,7 +124,7 @@ static int unknown(const char *name)
     for (const struct cmd_def *const *c = cmd_table; *c && !option && n < 32; c++)
         cands[n++] = (*c)->name;
     char near[256];
-    if (option && name[1] == '-') {
+    if (option && name[1] == '-' && !rt_config_is_option(name)) {
         /* the top level's options and, for the shorthands, run's and record's */
         for (size_t i = 0; i < RT_ARRAY_LEN(top_options); i++)
             cands[n++] = top_options[i] + 2;
@@ -176,11 +176,15 @@ static int dispatch(int argc, char **argv, const struct rt_env *env)
         cmd_help(c, stdout);
         return RT_EXIT_OK;
     }
-    /* the shorthands: `rtrack [OPTIONS] -- CMD` is run, `rtrack --pid N [OPTIONS]` record */
-    if (!strcmp(name, "--") || rt_config_is_option(name)) {
-        int to_run = 0;
-        for (int i = 1; i < argc && !to_run; i++)
-            to_run = !strcmp(argv[i], "--");
+    /* the shorthands: `rtrack [OPTIONS] -- CMD` is run, `rtrack --pid N [OPTIONS]` record (other
+     * options before a command name are a mistake, said as one) */
+    int to_run = 0, to_record = 0;
+    for (int i = 1; i < argc && !to_run && rt_config_is_option(name); i++) {
+        to_run = !strcmp(argv[i], "--");
+        to_record |= !strcmp(argv[i], "-p") || !strncmp(argv[i], "--pid", 5);
+    }
+    if (!strcmp(name, "--") || to_run || to_record) {
+        to_run = to_run || !strcmp(name, "--");
         char **args = xcalloc((size_t)argc + 1, sizeof(*args));
         args[0] = to_run ? "run" : "record";
         for (int i = 1; i < argc; i++)

@@ -116,7 +116,10 @@ static void put_field(struct rt_buf *b, struct rt_store_rows *r, int c, enum rfm
     else if (f == RF_INT || f == RF_GPU0)
         n = snprintf(num, sizeof(num), "%lld", (long long)rt_store_rows_i(r, c));
     else
-        n = snprintf(num, sizeof(num), f == RF_F3 ? "%.3f" : f == RF_F6 ? "%.6f" : "%.4f",
+        n = snprintf(num, sizeof(num),
+                     f == RF_F3   ? "%.3f"
+                     : f == RF_F6 ? "%.6f"
+                                  : "%.4f",
                      rt_store_rows_f(r, c));
     rt_buf_append(b, num, (size_t)n);
 }

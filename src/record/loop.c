@@ -187,9 +187,10 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
 }
 
 /* Take a sample of this kind and store it. record: a sample that finds the tree gone ends the
- * recording (unless keep_system: it is stored, the tree's values 0) and is not stored (the tree is not there to measure: its zeros would drag every
- * mean down); the sample before it is the final one. run: the orphans a periodic sample counted
- * as zombies are reaped (the final sample's, once the job is reaped). */
+ * recording (unless keep_system: it is stored, the tree's values 0) and is not stored (the tree is
+ * not there to measure: its zeros would drag every mean down); the sample before it is the final
+ * one. run: the orphans a periodic sample counted as zombies are reaped (the final sample's, once
+ * the job is reaped). */
 static void rec_sample(struct rec *rc, enum rt_sample_kind kind)
 {
     struct rt_sample *s = rt_sampler_collect(&rc->smp, kind);

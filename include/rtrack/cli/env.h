@@ -33,8 +33,8 @@ struct rt_env {
     const char *slurm_mem_per_node;   /* SLURM_MEM_PER_NODE (MiB) */
     const char *slurm_mem_per_cpu;    /* SLURM_MEM_PER_CPU (MiB) */
     const char *cuda_visible_devices; /* CUDA_VISIBLE_DEVICES: "" when set empty (no GPU) */
-    const char *tracker_db; /* TRACKER_DB: RTRACK_DB's other name (RTRACK_DB wins) */
-    const char *tmpdir;     /* TMPDIR: where resource-tracker's own database goes */
+    const char *tracker_db;           /* TRACKER_DB: RTRACK_DB's other name (RTRACK_DB wins) */
+    const char *tmpdir;               /* TMPDIR: where resource-tracker's own database goes */
 };
 
 /* Read every variable of the table into e. */
