@@ -25,6 +25,10 @@ files_in() {
     check_cmd "$label: usr/share/bash-completion/completions/rtrack is completions/rtrack.bash" \
         cmp -s "$root/usr/share/bash-completion/completions/rtrack" "$SRC/completions/rtrack.bash"
     check "$label: the binary runs" "$("$root/usr/bin/rtrack" --version 2>&1)" "$version"
+    # the Rust tool's name: a relative link beside rtrack, which takes its command line
+    check "$label: usr/bin/resource-tracker links to rtrack" "$(readlink "$root/usr/bin/resource-tracker")" rtrack
+    check "$label: resource-tracker -V" "$("$root/usr/bin/resource-tracker" -V 2>&1 | head -1)" \
+        "resource-tracker $(awk 'NR == 1 { print $2 }' <<<"$version")"
 }
 
 # --- cmake --install -----------------------------------------------------------------------------
@@ -102,7 +106,7 @@ else
     fail "dpkg -x: $(cat dpkg.log)"
 fi
 
-PKG_FILES="/usr/bin/rtrack /usr/share/man/man1/rtrack.1 /usr/share/bash-completion/completions/rtrack
+PKG_FILES="/usr/bin/rtrack /usr/bin/resource-tracker /usr/share/man/man1/rtrack.1 /usr/share/bash-completion/completions/rtrack
     /usr/share/zsh/vendor-completions/_rtrack /usr/share/fish/vendor_completions.d/rtrack.fish"
 
 # job_runs LABEL BINARY : `BINARY run -- true` in a fresh directory records one finished run
