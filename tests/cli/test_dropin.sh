@@ -104,10 +104,11 @@ check "quick start: every stderr line is a sample of the Rust schema" "$res" ok
 check_range "quick start: about one sample a second for 2 s" "$n" 2 4
 check "quick start: one tracked pid in every sample, not null" \
     "$(field q.err "d['tracked_pid'] is not None and d['tracked_pid'] > 0" | sort -u)" True
-# sha512sum on /dev/zero keeps one core busy: the tree's cores in the full-interval samples (not
-# the final one, taken the moment the job ends, a few ms after the one before)
+# sha512sum on /dev/zero keeps a core busy (a share of it on a loaded machine): the tree's cores
+# in the full-interval samples, not 0 (the final one is left out: it is taken the moment the job
+# ends, a few ms after the one before)
 check_range "quick start: the job's busy core is seen (process_cores_used x100)" \
-    "$(field q.err "int(c['process_cores_used'] * 100) if d['actual_interval_ms'] >= 500 else 0" | sort -n | tail -1)" 40 110
+    "$(field q.err "int(c['process_cores_used'] * 100) if d['actual_interval_ms'] >= 500 else 0" | sort -n | tail -1)" 10 110
 check "quick start: stdout is the job's (empty)" "$(wc -c <q.out)" 0
 clean "quick start"
 "$RT" -- sh -c 'exit 3' 2>w.err
