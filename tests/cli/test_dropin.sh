@@ -136,10 +136,10 @@ check "--pid: SIGTERM ends it with exit 0" "$?" 0
 read -r n res <<<"$(schema pid.err)"
 check "--pid: every line of the Rust schema" "$res" ok
 check "--pid: tracked_pid is the pid in every sample" "$(field pid.err "d['tracked_pid']" | sort -u)" "$victim"
-# the Rust tool keeps running with the tree's values 0 (not null): at 0.25 s, 1.2 s after the
-# tree is gone, 4 or 5 samples (3 to 6 under load)
+# the Rust tool keeps running with the tree's values 0 (not null): at 0.25 s, 1.2 s (or more, on a
+# loaded machine) after the tree is gone, 4 samples or more; a tracker that stopped has none
 check_range "--pid: samples go on after the tree is gone" \
-    "$(field pid.err "d['timestamp'] > $gone" | grep -c True)" 3 6
+    "$(field pid.err "d['timestamp'] > $gone" | grep -c True)" 3 40
 check "--pid: the tree's values are 0 there (not null)" \
     "$(field pid.err "d['timestamp'] <= $gone or (c['process_rss_mib'], c['process_cores_used'], c['process_child_count']) == (0, 0.0, 0)" | sort -u)" True
 clean "--pid"
