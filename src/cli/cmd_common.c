@@ -129,8 +129,10 @@ int cmd_option_error(const char *cmd, int c, char **argv, const struct option *l
         rt_err("%s: option '%s' needs a value", cmd, argv[optind - 1]);
         return RT_EXIT_USAGE;
     }
+    /* resource-tracker is a command of its own */
+    const char *see = strcmp(cmd, "resource-tracker") ? "rtrack " : "";
     if (optopt > ' ' && optopt < 127) {
-        rt_err("%s: unknown option '-%c' (see 'rtrack %s --help')", cmd, optopt, cmd);
+        rt_err("%s: unknown option '-%c' (see '%s%s --help')", cmd, optopt, see, cmd);
         return RT_EXIT_USAGE;
     }
     /* a long option: the nearest of the command's (all those equally near, two edits at most) */
@@ -146,7 +148,7 @@ int cmd_option_error(const char *cmd, int c, char **argv, const struct option *l
     if (typed[0] && cmd_nearest(typed, names, n, "--", near, sizeof(near)))
         rt_err("%s: unknown option '%s'; did you mean %s?", cmd, arg, near);
     else
-        rt_err("%s: unknown option '%s' (see 'rtrack %s --help')", cmd, arg, cmd);
+        rt_err("%s: unknown option '%s' (see '%s%s --help')", cmd, arg, see, cmd);
     return RT_EXIT_USAGE;
 }
 

@@ -30,19 +30,21 @@ static void dropin_help(FILE *out)
 {
     fprintf(out,
             "usage: resource-tracker [options] [--] [CMD [ARGS...]]\n\n"
-            "rtrack as SpareCores' resource-tracker (%s): run CMD and track it, its process\n"
-            "tree and the system, and exit with CMD's status; with --pid track that tree (and\n"
-            "go on with the system when it is gone); with neither, track the system until\n"
-            "SIGINT or SIGTERM. Each sample is one JSON line (or CSV row) on stderr or in\n"
-            "--output. Samples are recorded into a temporary database deleted at exit, or\n"
+            "rtrack as SpareCores' resource-tracker (%s): run CMD and track it, its\n"
+            "process tree and the system, and exit with CMD's status; with --pid track that\n"
+            "tree (and go on with the system when it is gone); with neither, track the system\n"
+            "until SIGINT or SIGTERM. Each sample is one JSON line (or CSV row) on stderr or\n"
+            "in --output. Samples are recorded into a temporary database deleted at exit, or\n"
             "into --db (RTRACK_DB) when given.\n\noptions:\n",
             DROPIN_RUST_VERSION);
     rt_config_print_dropin_opts(out);
     fprintf(out, "\nConfig file: resource-tracker.toml in the working directory, if present\n"
                  "([job] name, pid; [tracker] interval_secs; rtrack's other keys too; unknown\n"
-                 "keys are warned about and ignored). With SENTINEL_API_TOKEN set, samples are\n"
-                 "streamed to Spare Cores Sentinel. As rtrack: rtrack run / rtrack record.\n"
-                 "See 'coming from resource-tracker-rs' in docs/usage.md and man rtrack.\n");
+                 "keys are warned about and ignored). Each TRACKER_... variable also has\n"
+                 "rtrack's name, RTRACK_..., which wins where both are set. With\n"
+                 "SENTINEL_API_TOKEN set, samples are streamed to Spare Cores Sentinel.\n"
+                 "As rtrack: rtrack run / rtrack record. See 'coming from resource-tracker-rs'\n"
+                 "in docs/usage.md and man rtrack.\n");
 }
 
 /* The private database: a directory of its own under $TMPDIR (mode 0700), removed with what

@@ -139,8 +139,20 @@ static void print_opts(enum rt_cmd_kind kind, FILE *out)
         const struct opt *o = &opts[i];
         if (!(o->cmds & cmd_bit(kind)) || o->type == OT_HELP || o->type == OT_VERSION)
             continue;
-        /* rtrack's variable; the epilog names the other (TRACKER_..., SENTINEL_API_URL) */
-        cmd_help_opt(out, o->short_opt, o->name, o->arg, o->help, o->env2);
+        /* rtrack's variable, the epilog names the other (TRACKER_..., SENTINEL_API_URL);
+         * resource-tracker's help the Rust tool's names, and its own defaults */
+        const char *help = o->help;
+        if (kind == RT_CMD_DROPIN && o->type == OT_DB)
+            help = "database to record into (default: a temporary one, deleted at exit)";
+        else if (kind == RT_CMD_DROPIN && o->type == OT_CONFIG)
+            help = "TOML config file (default resource-tracker.toml, if present)";
+        else if (kind == RT_CMD_DROPIN && o->type == OT_OUTPUT)
+            help = "write each sample as a line to FILE ('-' = stdout) (default: stderr)";
+        else if (kind == RT_CMD_DROPIN && o->type == OT_FORMAT)
+            help = "json (JSON Lines, the default), csv (the Rust tool's CSV) or system-csv (the "
+                   "21 SystemTracker columns)";
+        cmd_help_opt(out, o->short_opt, o->name, o->arg, help,
+                     kind == RT_CMD_DROPIN ? o->env : o->env2);
     }
     cmd_help_opt(out, 'h', "help", NULL, "show this help", NULL);
     if (kind == RT_CMD_DROPIN)
