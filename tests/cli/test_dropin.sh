@@ -8,7 +8,9 @@
 # where it writes f64, 2.0 and not 2), the CSV to its header and number formats (§3), the exit
 # codes to the wrapped command's. Then rtrack's own shorthands (`rtrack -- CMD`, `rtrack --pid
 # N`), TRACKER_* through rtrack, and the "did you mean" of a mistyped option or config key.
-. "$(dirname "$0")/lib.sh" "$1"
+# Streaming to Sentinel (SENTINEL_API_TOKEN) goes to the mock API of tests/helpers/.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh" "$1"
 # the variables this suite sets, kept from the caller too
 unset TRACKER_INTERVAL TRACKER_FORMAT TRACKER_PID TRACKER_OUTPUT TRACKER_DB TRACKER_CONFIG \
     RTRACK_OUTPUT RTRACK_QUIET RTRACK_FORMAT RTRACK_PID RTRACK_JOB_NAME TRACKER_DURATION
@@ -274,6 +276,31 @@ check "RTRACK_DB: the run is recorded there" "$(q "$T/keep.db" "SELECT count(*) 
 check "--db: the run is recorded there" "$(q kept.db "SELECT mode FROM runs")" run
 rm -f kept.db*
 clean "--db"
+
+# --- streaming to Sentinel with SENTINEL_API_TOKEN (the mock API: tests/helpers/sentinel_mock.py) ---
+TOKEN=tok-$RANDOM-dropin
+: >"$T/api.log"
+python3 "$HERE/../helpers/sentinel_mock.py" "$T/api.log" "$TOKEN" >"$T/mock.port" &
+mock=$!
+for _ in $(seq 100); do [ -s "$T/mock.port" ] && break; sleep 0.05; done
+SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=http://127.0.0.1:$(head -n 1 "$T/mock.port") \
+    RTRACK_CLOUD_DISCOVERY=0 "$RT" --quiet -n streamed -i 0.3 -- sh -c 'sleep 0.8; exit 3'
+check "streaming: the job's exit status" "$?" 3
+kill "$mock" 2>/dev/null
+wait "$mock" 2>/dev/null
+# the run registered with its metadata and the command (a JSON string of the argv), finished
+# as failed with the job's code, the samples inline (no upload interval passed)
+check "streaming: the API's requests" "$(python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l); b = json.loads(r["body"]) if r["body"] else {}
+    if r["path"] == "/runs":
+        print("start", b.get("job_name"), b.get("command"))
+    elif r["path"].endswith("/finish"):
+        rows = b.get("data_csv", "").count("\n") - 1
+        print("finish", b["exit_code"], b["run_status"], b["data_source"], rows >= 2)' "$T/api.log")" \
+    "start streamed [\"sh\",\"-c\",\"sleep 0.8; exit 3\"]
+finish 3 failed inline True"
+clean "streaming"
 
 # --- rtrack's shorthands and its own names ---------------------------------------------------------
 cd "$T" || exit 1
