@@ -328,6 +328,16 @@ check "rtrack: TRACKER_INTERVAL invalid: exit 2" "$?" 2
 grep -q "invalid value 'abc' for TRACKER_INTERVAL" bad.err && pass "rtrack: names TRACKER_INTERVAL" ||
     fail "rtrack: TRACKER_INTERVAL invalid: $(cat bad.err)"
 
+# --- JSON floats: cgroup_utilization_pct capped at the (integer) core count is 2.0, not 2 --------------
+# (a cgroup busier than the machine's cores cannot be made here: the stored sample is edited to
+# be one, 1000 CPU-seconds in its interval on 2 cores without a quota, so the cap applies)
+"$RTRACK" record --quiet --db cg.db -i 0.2 --duration 0.5
+q cg.db "UPDATE samples SET cgroup_cpu_s = 1000, cgroup_limit_cores = NULL, ncores = 2
+         WHERE kind <> 'baseline'"
+"$RTRACK" export --db cg.db --format jsonl >cg.jsonl
+check "cgroup_utilization_pct capped at 2 cores: written 2.0, a JSON float" \
+    "$(grep -o '"cgroup_utilization_pct":[^,]*' cg.jsonl | sort -u)" '"cgroup_utilization_pct":2.0'
+
 # --- did you mean --------------------------------------------------------------------------------------
 "$RTRACK" run --intervl 2 -- true 2>dm.err
 check "a mistyped option: exit 2" "$?" 2
