@@ -1,5 +1,5 @@
-# bash completion for rtrack                                    -*- shell-script -*-
-# Install as share/bash-completion/completions/rtrack, or source it.
+# bash completion for rtrack and resource-tracker (its second name)  -*- shell-script -*-
+# Install as share/bash-completion/completions/rtrack and .../resource-tracker, or source it.
 
 _rtrack_opts_common="--interval --db --config --quiet --output --format --job-name --project-name
     --stage-name --task-name --team --env --language --orchestrator --executor --external-run-id
@@ -16,19 +16,24 @@ _rtrack()
     elif [[ $prev == = ]] && ((COMP_CWORD > 2)); then
         prev=${COMP_WORDS[COMP_CWORD - 2]}
     fi
-    if ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "run record export runs summary report upload help --help --version" -- "$cur"))
+    # resource-tracker: the options of run and record, then the job (from the first word)
+    local cmd first=2 i
+    if [[ ${COMP_WORDS[0]##*/} == resource-tracker ]]; then
+        cmd=resource-tracker first=1
+    elif ((COMP_CWORD == 1)); then
+        COMPREPLY=($(compgen -W "run record export runs summary report upload help --help --version --pid" -- "$cur"))
         return
+    else
+        cmd=${COMP_WORDS[1]}
     fi
-    local cmd=${COMP_WORDS[1]} i
     if [[ $cmd == help ]]; then
         ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record export runs summary report upload" -- "$cur"))
         return
     fi
     # run: once the command has started (after -- or the first word that is not an option or
     # an option's value), complete the command and its arguments like any other command line
-    if [[ $cmd == run ]]; then
-        for ((i = 2; i < COMP_CWORD; i++)); do
+    if [[ $cmd == run || $cmd == resource-tracker ]]; then
+        for ((i = first; i < COMP_CWORD; i++)); do
             if [[ ${COMP_WORDS[i]} == -- ]]; then
                 _rtrack_job $((i + 1))
                 return
@@ -63,7 +68,7 @@ _rtrack()
         export) COMPREPLY=($(compgen -W "csv jsonl" -- "$cur")) ;;
         runs) COMPREPLY=($(compgen -W "table csv jsonl" -- "$cur")) ;;
         summary) COMPREPLY=($(compgen -W "text json markdown" -- "$cur")) ;;
-        *) COMPREPLY=($(compgen -W "json csv" -- "$cur")) ;;
+        *) COMPREPLY=($(compgen -W "json csv rust-csv python-csv system-csv" -- "$cur")) ;;
         esac
         return
         ;;
@@ -97,6 +102,7 @@ _rtrack()
     case $cmd in
     run) COMPREPLY=($(compgen -W "$_rtrack_opts_common" -- "$cur")) ;;
     record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration" -- "$cur")) ;;
+    resource-tracker) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration --version" -- "$cur")) ;;
     export) COMPREPLY=($(compgen -W "$_rtrack_opts_export" -- "$cur")) ;;
     runs) COMPREPLY=($(compgen -W "--db --format --help" -- "$cur")) ;;
     summary) COMPREPLY=($(compgen -W "--db --run --job --format --recommend-server --help" -- "$cur")) ;;
@@ -153,4 +159,4 @@ _rtrack_takes_value()
     return 1
 }
 
-complete -F _rtrack rtrack
+complete -F _rtrack rtrack resource-tracker

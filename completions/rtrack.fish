@@ -1,5 +1,6 @@
 # fish completion for rtrack. Install as rtrack.fish in a directory on
 # $fish_complete_path (for example share/fish/vendor_completions.d), or source it.
+# resource-tracker.fish, beside it, completes rtrack's second name with its functions.
 
 # __rtrack_using CMD... : the subcommand on the line (the word after rtrack) is one of CMD
 function __rtrack_using
@@ -20,9 +21,14 @@ end
 # an option nor an option's value. Fails while still in rtrack's own options.
 function __rtrack_job_start
     set -l tokens (commandline -opc)
-    test (count $tokens) -ge 2; and test "$tokens[2]" = run; or return 1
-    set -l n (count $tokens)
     set -l i 3
+    # resource-tracker (rtrack's second name): the job may start at the first word
+    if test (path basename -- $tokens[1]) = resource-tracker
+        set i 2
+    else
+        test (count $tokens) -ge 2; and test "$tokens[2]" = run; or return 1
+    end
+    set -l n (count $tokens)
     while test $i -le $n
         set -l t $tokens[$i]
         if test "$t" = --
@@ -121,30 +127,33 @@ complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -l versio
 complete -c rtrack -n '__rtrack_using help; and test (count (commandline -opc)) -eq 2' \
     -a 'run record export runs summary report upload'
 
-# run and record (run: only before the job's command line starts)
-set -l live '__rtrack_using run record; and not __rtrack_in_job'
-complete -c rtrack -n $live -s i -l interval -x -d 'seconds between samples'
-complete -c rtrack -n $live -s d -l db -x -a '(__rtrack_files .db)' -d 'database to record into'
-complete -c rtrack -n $live -s c -l config -x -a '(__rtrack_files .toml)' -d 'TOML config file'
-complete -c rtrack -n $live -s q -l quiet -d 'no end-of-run note on stderr'
-complete -c rtrack -n $live -s o -l output -r -F -d 'also write each sample as a line to FILE (- = stdout)'
-complete -c rtrack -n $live -s f -l format -x -a 'json csv' -d 'format of --output lines'
-complete -c rtrack -n $live -l upload-interval -x -d 'seconds between uploads to Sentinel'
-complete -c rtrack -n $live -l sentinel-url -x -d 'Sentinel API URL'
-complete -c rtrack -n $live -l cloud-discovery -d 'ask the cloud metadata services while recording'
-complete -c rtrack -n $live -s n -l job-name -x -d 'job name'
-complete -c rtrack -n $live -l project-name -x -d 'project name'
-complete -c rtrack -n $live -l stage-name -x -d 'stage name'
-complete -c rtrack -n $live -l task-name -x -d 'task name'
-complete -c rtrack -n $live -l team -x -d team
-complete -c rtrack -n $live -l env -x -d 'environment (prod, staging, ...)'
-complete -c rtrack -n $live -l language -x -d 'language of the job'
-complete -c rtrack -n $live -l orchestrator -x -d 'orchestrator (airflow, slurm, ...)'
-complete -c rtrack -n $live -l executor -x -d executor
-complete -c rtrack -n $live -l external-run-id -x -d 'id of the run in another system'
-complete -c rtrack -n $live -l container-image -x -d 'container image of the job'
-complete -c rtrack -n $live -s t -l tag -x -d 'tag KEY=VALUE, repeatable'
-complete -c rtrack -n $live -s h -l help -d 'show help'
+# run and record (run: only before the job's command line starts); the same options for
+# resource-tracker (resource-tracker.fish): __rtrack_live_options COMMAND CONDITION
+function __rtrack_live_options --argument-names cmd live
+    complete -c $cmd -n $live -s i -l interval -x -d 'seconds between samples'
+    complete -c $cmd -n $live -s d -l db -x -a '(__rtrack_files .db)' -d 'database to record into'
+    complete -c $cmd -n $live -s c -l config -x -a '(__rtrack_files .toml)' -d 'TOML config file'
+    complete -c $cmd -n $live -s q -l quiet -d 'no metric lines and no end-of-run note'
+    complete -c $cmd -n $live -s o -l output -r -F -d 'also write each sample as a line to FILE (- = stdout)'
+    complete -c $cmd -n $live -s f -l format -x -a 'json csv rust-csv python-csv system-csv' -d 'format of --output lines'
+    complete -c $cmd -n $live -l upload-interval -x -d 'seconds between uploads to Sentinel'
+    complete -c $cmd -n $live -l sentinel-url -x -d 'Sentinel API URL'
+    complete -c $cmd -n $live -l cloud-discovery -d 'ask the cloud metadata services while recording'
+    complete -c $cmd -n $live -s n -l job-name -x -d 'job name'
+    complete -c $cmd -n $live -l project-name -x -d 'project name'
+    complete -c $cmd -n $live -l stage-name -x -d 'stage name'
+    complete -c $cmd -n $live -l task-name -x -d 'task name'
+    complete -c $cmd -n $live -l team -x -d team
+    complete -c $cmd -n $live -l env -x -d 'environment (prod, staging, ...)'
+    complete -c $cmd -n $live -l language -x -d 'language of the job'
+    complete -c $cmd -n $live -l orchestrator -x -d 'orchestrator (airflow, slurm, ...)'
+    complete -c $cmd -n $live -l executor -x -d executor
+    complete -c $cmd -n $live -l external-run-id -x -d 'id of the run in another system'
+    complete -c $cmd -n $live -l container-image -x -d 'container image of the job'
+    complete -c $cmd -n $live -s t -l tag -x -d 'tag KEY=VALUE, repeatable'
+    complete -c $cmd -n $live -s h -l help -d 'show help'
+end
+__rtrack_live_options rtrack '__rtrack_using run record; and not __rtrack_in_job'
 complete -c rtrack -n '__rtrack_using record' -s p -l pid -x -a '(__fish_complete_pids)' -d 'track this process and its descendants'
 complete -c rtrack -n '__rtrack_using record' -l duration -x -d 'stop after this many seconds'
 # run: the job's command, then its arguments

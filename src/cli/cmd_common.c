@@ -32,6 +32,19 @@ struct rt_store *cmd_open_store(const struct rt_config *cfg)
     return store;
 }
 
+char *cmd_argv_json(char **argv, int n)
+{
+    struct rt_buf b = {0};
+    rt_buf_puts(&b, "[");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            rt_buf_puts(&b, ",");
+        rt_buf_json_string(&b, argv[i], strlen(argv[i]));
+    }
+    rt_buf_puts(&b, "]");
+    return b.p;
+}
+
 void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char *mode,
                   const char *command_json, pid_t pid, const struct rt_host_info *host,
                   const struct rt_sysenv *env)
@@ -51,14 +64,91 @@ void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char
     d->page_size = env->page_size;
 }
 
-int cmd_option_error(const char *cmd, int c, char **argv)
+static size_t edit_distance(const char *a, const char *b)
 {
-    if (c == ':')
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *row = xcalloc(lb + 1, sizeof(*row));
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d;
+}
+
+/* How far `typed` is from `name`: 0 when it begins `name` (two letters at least: "sum" for
+ * summary), else the edit distance. */
+static size_t distance(const char *typed, const char *name)
+{
+    size_t n = strlen(typed);
+    if (n >= 2 && strncmp(typed, name, n) == 0)
+        return 0;
+    return edit_distance(typed, name);
+}
+
+int cmd_nearest(const char *typed, const char *const *cands, size_t n, const char *prefix,
+                char *out, size_t outlen)
+{
+    size_t best = 3;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = distance(typed, cands[i]);
+        if (d < best)
+            best = d;
+    }
+    size_t len = 0;
+    if (outlen)
+        out[0] = '\0';
+    for (size_t i = 0; i < n && best < 3 && len < outlen; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = strcmp(cands[j], cands[i]) == 0;
+        if (dup || distance(typed, cands[i]) != best)
+            continue;
+        int k = snprintf(out + len, outlen - len, "%s'%s%s'", len ? " or " : "", prefix, cands[i]);
+        len += k > 0 ? (size_t)k : 0;
+    }
+    return len > 0;
+}
+
+int cmd_option_error(const char *cmd, int c, char **argv, const struct option *lopts)
+{
+    if (c == ':') {
         rt_err("%s: option '%s' needs a value", cmd, argv[optind - 1]);
-    else if (optopt > ' ' && optopt < 127)
-        rt_err("%s: unknown option '-%c' (see 'rtrack %s --help')", cmd, optopt, cmd);
+        return RT_EXIT_USAGE;
+    }
+    /* resource-tracker is a command of its own */
+    const char *see = strcmp(cmd, "resource-tracker") ? "rtrack " : "";
+    if (optopt > ' ' && optopt < 127) {
+        rt_err("%s: unknown option '-%c' (see '%s%s --help')", cmd, optopt, see, cmd);
+        return RT_EXIT_USAGE;
+    }
+    /* a long option: the nearest of the command's (all those equally near, two edits at most) */
+    const char *arg = argv[optind - 1];
+    char typed[128] = "";
+    if (!strncmp(arg, "--", 2))
+        snprintf(typed, sizeof(typed), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+    const char *names[64];
+    size_t n = 0;
+    for (const struct option *o = lopts; o && o->name && n < RT_ARRAY_LEN(names); o++)
+        names[n++] = o->name;
+    char near[256];
+    if (typed[0] && cmd_nearest(typed, names, n, "--", near, sizeof(near)))
+        rt_err("%s: unknown option '%s'; did you mean %s?", cmd, arg, near);
     else
-        rt_err("%s: unknown option '%s' (see 'rtrack %s --help')", cmd, argv[optind - 1], cmd);
+        rt_err("%s: unknown option '%s' (see '%s%s --help')", cmd, arg, see, cmd);
     return RT_EXIT_USAGE;
 }
 

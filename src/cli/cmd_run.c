@@ -10,19 +10,6 @@
 #include "rtrack/base/spawn.h"
 #include "rtrack/cli/cmd.h"
 
-static char *argv_json(char **argv, int n)
-{
-    struct rt_buf b = {0};
-    rt_buf_puts(&b, "[");
-    for (int i = 0; i < n; i++) {
-        if (i)
-            rt_buf_puts(&b, ",");
-        rt_buf_json_string(&b, argv[i], strlen(argv[i]));
-    }
-    rt_buf_puts(&b, "]");
-    return b.p;
-}
-
 /* How the job ended, on stderr (one that could not start was said so already). */
 static void run_note(const struct cmd_recording *c, const struct rt_config *cfg,
                      const struct rt_record_result *res)
@@ -58,7 +45,7 @@ static int cmd_run(int argc, char **argv, const struct rt_env *env)
         return rc < 0 ? RT_EXIT_OK : rc;
     rt_log_quiet(cfg.quiet);
 
-    char *cmd_json = argv_json(cfg.command, cfg.ncommand);
+    char *cmd_json = cmd_argv_json(cfg.command, cfg.ncommand);
     struct cmd_recording c;
     int exit_code = RT_EXIT_RUN_FAILED, job_signal = 0;
     if (cmd_recording_check(&c, &cfg, env, "run") != 0)

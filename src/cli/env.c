@@ -42,6 +42,8 @@ static const struct {
     {"SLURM_CPUS_ON_NODE", offsetof(struct rt_env, slurm_cpus_on_node)},
     {"SLURM_MEM_PER_NODE", offsetof(struct rt_env, slurm_mem_per_node)},
     {"SLURM_MEM_PER_CPU", offsetof(struct rt_env, slurm_mem_per_cpu)},
+    {"TRACKER_DB", offsetof(struct rt_env, tracker_db)},
+    {"TMPDIR", offsetof(struct rt_env, tmpdir)},
 };
 
 const char *cli_getenv(const char *name)
@@ -60,7 +62,7 @@ void rt_env_load(struct rt_env *e)
 
 const char *rt_env_db(const struct rt_env *e)
 {
-    return e->db ? e->db : "rtrack.db";
+    return e->db ? e->db : e->tracker_db ? e->tracker_db : "rtrack.db";
 }
 
 /* RTRACK_UPLOAD_WAIT: seconds, 0 or more; 30 when unset. -1 when invalid. */

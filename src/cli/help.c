@@ -46,10 +46,16 @@ void cmd_help_opt(FILE *out, int short_opt, const char *name, const char *arg, c
         p += k;
         p += *p == ' ';
     }
-    if (env) {
-        char w[64];
-        int k = snprintf(w, sizeof(w), "[env %s]", env);
-        help_word(out, col, w, k);
+    /* "[env NAME]" for each of the names (separated by blanks) */
+    for (const char *p = env; p && *p;) {
+        int k = (int)strcspn(p, " ");
+        if (k) {
+            char w[96];
+            int wn = snprintf(w, sizeof(w), "[env %.*s]", k, p);
+            col = help_word(out, col, w, wn);
+        }
+        p += k;
+        p += *p == ' ';
     }
     fputc('\n', out);
 }
@@ -133,7 +139,7 @@ int cmd_parse_next(struct cmd_parse *p, const char **val)
         return CMD_PARSE_HELP;
     }
     if (c == ':' || c == '?') {
-        cmd_option_error(p->cmd->name, c, p->argv);
+        cmd_option_error(p->cmd->name, c, p->argv, p->lopts);
         return CMD_PARSE_BAD;
     }
     for (const struct cmd_opt *o = p->cmd->opts; o->name; o++)
@@ -141,7 +147,7 @@ int cmd_parse_next(struct cmd_parse *p, const char **val)
             *val = o->arg ? optarg : NULL;
             return o->key;
         }
-    cmd_option_error(p->cmd->name, '?', p->argv);
+    cmd_option_error(p->cmd->name, '?', p->argv, p->lopts);
     return CMD_PARSE_BAD;
 }
 

@@ -8,6 +8,7 @@
 
 #include "rtrack/net/libs.h"
 #include "rtrack/cli/cmd.h"
+#include "rtrack/cli/config.h"
 #include "rtrack/cli/env.h"
 #include "rtrack/collect/collect.h"
 #include "rtrack/collect/gpu.h"
@@ -22,6 +23,8 @@ static const char *const top_options[] = {"--help", "--version"};
 static void usage(FILE *out)
 {
     fprintf(out, "usage: rtrack <command> [options]\n"
+                 "       rtrack [options] -- CMD [ARGS...]   (rtrack run [options] -- CMD)\n"
+                 "       rtrack --pid PID [options]          (rtrack record --pid PID)\n"
                  "       rtrack help [<command>] | rtrack --version\n\n"
                  "rtrack tracks CPU, memory, disks, network, GPUs and a job's whole process tree\n"
                  "and records every sample into a SQLite database.\n\ncommands:\n");
@@ -32,7 +35,10 @@ static void usage(FILE *out)
             "  -h, --help     show this help\n"
             "  -V, --version  print the version, the git commit and the backends built in\n"
             "\n'rtrack help <command>' or 'rtrack <command> --help' describes a command's\n"
-            "options, each with its environment variable and default. The manual: man rtrack.\n");
+            "options, each with its environment variables and default. Options of run before\n"
+            "'--' and a command are 'rtrack run'; options with --pid are 'rtrack record'.\n"
+            "Installed as 'resource-tracker' (a link to rtrack),\n"
+            "rtrack takes the Rust resource-tracker's command line. The manual: man rtrack.\n");
 }
 
 /* NVML is never linked: say whether the library rtrack would dlopen is there, and which file. */
@@ -108,65 +114,26 @@ static void print_version(const struct rt_env *e)
                cv->version);
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    size_t *row = xcalloc(lb + 1, sizeof(*row));
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    size_t d = row[lb];
-    free(row);
-    return d;
-}
-
-/* How far `typed` is from `name`: 0 when it begins `name` (two letters at least: "sum" for
- * summary), else the edit distance. */
-static size_t distance(const char *typed, const char *name)
-{
-    size_t n = strlen(typed);
-    if (n >= 2 && strncmp(typed, name, n) == 0)
-        return 0;
-    return edit_distance(typed, name);
-}
-
 /* An unknown command or top-level option: name the nearest ones (all those equally near, at
  * most two edits away), the way git does. */
 static int unknown(const char *name)
 {
-    const char *cands[32 + RT_ARRAY_LEN(top_options)];
+    const char *cands[96 + RT_ARRAY_LEN(top_options)] = {0};
     size_t n = 0;
     int option = name[0] == '-';
     for (const struct cmd_def *const *c = cmd_table; *c && !option && n < 32; c++)
         cands[n++] = (*c)->name;
-    for (size_t i = 0; i < RT_ARRAY_LEN(top_options) && option; i++)
-        cands[n++] = top_options[i];
-    size_t best = 3;
-    for (size_t i = 0; i < n; i++) {
-        size_t d = distance(name, cands[i]);
-        if (d < best)
-            best = d;
-    }
-    char near[256] = "";
-    size_t len = 0;
-    for (size_t i = 0; i < n && len < sizeof(near); i++) {
-        if (distance(name, cands[i]) != best)
-            continue;
-        int k = snprintf(near + len, sizeof(near) - len, "%s'%s'", len ? " or " : "", cands[i]);
-        len += k > 0 ? (size_t)k : 0;
+    char near[256];
+    if (option && name[1] == '-' && !rt_config_is_option(name)) {
+        /* the top level's options and, for the shorthands, run's and record's */
+        for (size_t i = 0; i < RT_ARRAY_LEN(top_options); i++)
+            cands[n++] = top_options[i] + 2;
+        n += rt_config_option_names(cands + n, 96);
+        char typed[128];
+        snprintf(typed, sizeof(typed), "%.*s", (int)strcspn(name + 2, "="), name + 2);
+        cmd_nearest(typed, cands, n, "--", near, sizeof(near));
+    } else {
+        cmd_nearest(name, cands, n, "", near, sizeof(near));
     }
     const char *what = option ? "option" : "command";
     if (near[0])
@@ -209,10 +176,34 @@ static int dispatch(int argc, char **argv, const struct rt_env *env)
         cmd_help(c, stdout);
         return RT_EXIT_OK;
     }
+    /* the shorthands: `rtrack [OPTIONS] -- CMD` is run, `rtrack --pid N [OPTIONS]` record (other
+     * options before a command name are a mistake, said as one) */
+    int to_run = 0, to_record = 0;
+    for (int i = 1; i < argc && !to_run && rt_config_is_option(name); i++) {
+        to_run = !strcmp(argv[i], "--");
+        to_record |= !strcmp(argv[i], "-p") || !strncmp(argv[i], "--pid", 5);
+    }
+    if (!strcmp(name, "--") || to_run || to_record) {
+        to_run = to_run || !strcmp(name, "--");
+        char **args = xcalloc((size_t)argc + 1, sizeof(*args));
+        args[0] = to_run ? "run" : "record";
+        for (int i = 1; i < argc; i++)
+            args[i] = argv[i];
+        int rc = (to_run ? &cmd_run_def : &cmd_record_def)->fn(argc, args, env);
+        free(args);
+        return rc;
+    }
     const struct cmd_def *c = cmd_find(name);
     if (!c)
         return unknown(name);
     return c->fn(argc - 1, argv + 1, env);
+}
+
+/* The name rtrack was called by, without its directory. */
+static const char *called_as(const char *argv0)
+{
+    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    return slash ? slash + 1 : argv0 ? argv0 : "";
 }
 
 int main(int argc, char **argv)
@@ -222,5 +213,7 @@ int main(int argc, char **argv)
     rt_env_apply_process_settings(&env);
     /* every command's stdout (its output, its help, --version) is checked before it exits: a
      * write that failed is said, and exit 1 where the command would have exited 0 */
+    if (!strcmp(called_as(argv[0]), "resource-tracker"))
+        return cmd_stdout_end(cmd_dropin(argc, argv, &env));
     return cmd_stdout_end(dispatch(argc, argv, &env));
 }

@@ -74,8 +74,9 @@ static const struct jfield sample_fields[] = {
     V("procs_running", "s.procs_running"),
     V("procs_blocked", "s.procs_blocked"),
     V("cgroup_usage_secs", "s.cgroup_cpu_s"),
+    /* a float always (the cap may be the integer core count): 2.0, as the reference, not 2 */
     V("cgroup_utilization_pct",
-      "min(s.cgroup_cores, coalesce(min(s.cgroup_limit_cores, s.ncores), s.ncores))"),
+      "min(s.cgroup_cores, CAST(coalesce(min(s.cgroup_limit_cores, s.ncores), s.ncores) AS REAL))"),
     V("cgroup_cores", "s.cgroup_cores"),
     V("cgroup_limit_cores", "s.cgroup_limit_cores"),
     V("process_cores_used", "s.proc_cpu_usage"),

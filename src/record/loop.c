@@ -187,13 +187,15 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
 }
 
 /* Take a sample of this kind and store it. record: a sample that finds the tree gone ends the
- * recording and is not stored (the tree is not there to measure: its zeros would drag every
- * mean down); the sample before it is the final one. run: the orphans a periodic sample counted
- * as zombies are reaped (the final sample's, once the job is reaped). */
+ * recording (unless keep_system: it is stored, the tree's values 0) and is not stored (the tree is
+ * not there to measure: its zeros would drag every mean down); the sample before it is the final
+ * one. run: the orphans a periodic sample counted as zombies are reaped (the final sample's, once
+ * the job is reaped). */
 static void rec_sample(struct rec *rc, enum rt_sample_kind kind)
 {
     struct rt_sample *s = rt_sampler_collect(&rc->smp, kind);
-    if (!rc->job && rc->cc.root_pid > 0 && s->proc_count == 0 && kind != RT_SAMPLE_BASELINE) {
+    if (!rc->job && rc->cc.root_pid > 0 && s->proc_count == 0 && kind != RT_SAMPLE_BASELINE &&
+        !rc->r->keep_system) {
         if (!rc->stop)
             rc->stop = "tree-gone";
         rt_sampler_drop(&rc->smp);

@@ -22,7 +22,7 @@ check "summary formats" "$(complete_words rtrack summary --format '')" "json mar
 check "summary options" "$(complete_words rtrack summary --j)" "--job"
 check "export subcommand" "$(complete_words rtrack ex)" "export"
 check "export formats" "$(complete_words rtrack export --format '')" "csv jsonl"
-check "live output formats" "$(complete_words rtrack run --format '')" "csv json"
+check "live output formats" "$(complete_words rtrack run --format '')" "csv json python-csv rust-csv system-csv"
 check "export tables" "$(complete_words rtrack export --table '')" "combined process system"
 check "runs formats" "$(complete_words rtrack runs --format '')" "csv jsonl table"
 check "--format=VALUE" "$(complete_words rtrack export --format = '')" "csv jsonl"
@@ -66,4 +66,16 @@ for cmd in $("$RTRACK" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-
         sort -u | tr '\n' ' ' | sed 's/ $//')
     check "$cmd: the options of --help" "$(complete_words rtrack "$cmd" --)" "$help"
 done
+
+# resource-tracker, rtrack's second name: the options of its --help, the job from the first word
+ln -s "$RTRACK" resource-tracker
+help=$(./resource-tracker --help | grep -E '^ +(-[a-zA-Z], )?--[a-z]' | grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' |
+    sort -u | tr '\n' ' ' | sed 's/ $//')
+check "resource-tracker: the options of its --help" "$(complete_words resource-tracker --)" "$help"
+check "resource-tracker: --format values" "$(complete_words resource-tracker -f '')" "csv json python-csv rust-csv system-csv"
+check "resource-tracker: a command name first" "$(complete_words resource-tracker bas | grep -o -w bash | head -1)" "bash"
+check "resource-tracker: a command name after --" \
+    "$(complete_words /usr/bin/resource-tracker -i 2 -- bas | grep -o -w bash | head -1)" "bash"
+check "resource-tracker: the job's arguments are files" "$(complete_words resource-tracker sh no)" "notes.txt"
+check "rtrack --pid at the top" "$(complete_words rtrack --pi)" "--pid"
 finish

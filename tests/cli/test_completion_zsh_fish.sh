@@ -37,7 +37,7 @@ if command -v fish >/dev/null 2>&1; then
         "--db --format --help --output --run --since --table --until"
     check "fish: summary formats" "$(fish_complete 'rtrack summary --format ')" "json markdown text"
     check "fish: runs formats" "$(fish_complete 'rtrack runs --format ')" "csv jsonl table"
-    check "fish: live output formats" "$(fish_complete 'rtrack run --format ')" "csv json"
+    check "fish: live output formats" "$(fish_complete 'rtrack run --format ')" "csv json python-csv rust-csv system-csv"
     check "fish: upload options" "$(fish_complete 'rtrack upload --')" "--all --db --dry-run --help --run"
     check "fish: help topics" "$(fish_complete 'rtrack help re')" "record report"
     check "fish: record-only option" "$(fish_complete 'rtrack record --du')" "--duration"
@@ -65,6 +65,17 @@ if command -v fish >/dev/null 2>&1; then
     pid=$$
     check "fish: --pid offers pids" \
         "$(fish_complete "rtrack record --pid $pid" | grep -o -w "$pid" | head -1)" "$pid"
+    # resource-tracker.fish, rtrack's second name, with rtrack.fish's functions
+    check_cmd "fish: resource-tracker.fish parses" fish -n "$COMPDIR/resource-tracker.fish"
+    rt_fish() {
+        fish -c 'source $argv[1]; source $argv[2]; complete -C $argv[3]' "$COMPDIR/rtrack.fish" \
+            "$COMPDIR/resource-tracker.fish" "$1" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'
+    }
+    check "fish: resource-tracker --format values" "$(rt_fish 'resource-tracker -f ')" "csv json python-csv rust-csv system-csv"
+    check "fish: resource-tracker --version" "$(rt_fish 'resource-tracker --vers')" "--version"
+    check "fish: resource-tracker: a command name first" \
+        "$(rt_fish 'resource-tracker bas' | grep -o -w bash | head -1)" "bash"
+    check "fish: resource-tracker: no options in the job" "$(rt_fish 'resource-tracker -- cat --inter')" ""
 else
     skip "fish completion: fish is not installed"
 fi
@@ -120,11 +131,13 @@ ZSH
         "--db --format --help --output --run --since --table --until"
     check "zsh: summary formats" "$(zsh_complete 'rtrack summary --format ')" "json markdown text"
     check "zsh: runs formats" "$(zsh_complete 'rtrack runs --format ')" "csv jsonl table"
-    check "zsh: live output formats" "$(zsh_complete 'rtrack run --format ')" "csv json"
+    check "zsh: live output formats" "$(zsh_complete 'rtrack run --format ')" "csv json python-csv rust-csv system-csv"
     check "zsh: upload options" "$(zsh_complete 'rtrack upload --')" "--all --db --dry-run --help --run"
     check "zsh: help topics" "$(zsh_complete 'rtrack help re')" "record report"
     check "zsh: record-only option" "$(zsh_complete 'rtrack record --du')" "--duration"
     check "zsh: run has no --pid" "$(zsh_complete 'rtrack run --pi')" ""
+    check "zsh: resource-tracker --format values" "$(zsh_complete 'resource-tracker -f ')" "csv json python-csv rust-csv system-csv"
+    check "zsh: resource-tracker --pid and --version" "$(zsh_complete 'resource-tracker --pi')" "--pid"
     check "zsh: no completion for a value" "$(zsh_complete 'rtrack run --job-name ')" ""
     check "zsh: --pid offers pids" \
         "$(zsh_complete "rtrack record --pid $$" | grep -o -w "$$" | head -1)" "$$"

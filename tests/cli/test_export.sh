@@ -403,13 +403,13 @@ check "export during recording: 20 consistent, growing snapshots" "$badread" 0
 check_range "export during recording: rows seen" "$prev" 10 200
 
 # --- live output: the same lines export gives, flushed as they are recorded
-"$RTRACK" run --quiet --db l.db --interval 0.2 --output live.jsonl -- "$SPIN" 1
+"$RTRACK" run --db l.db --interval 0.2 --output live.jsonl -- "$SPIN" 1
 "$RTRACK" export --db l.db -f jsonl >exported.jsonl
 check "live JSON Lines equal the exported ones" "$(cmp -s live.jsonl exported.jsonl && echo same)" same
-"$RTRACK" run --quiet --db l.db --interval 0.2 --output live.csv --format csv -- "$SPIN" 1
+"$RTRACK" run --db l.db --interval 0.2 --output live.csv --format csv -- "$SPIN" 1
 "$RTRACK" export --db l.db >exported.csv
 check "live CSV equals the exported one" "$(cmp -s live.csv exported.csv && echo same)" same
-"$RTRACK" record --quiet --db l.db --interval 0.1 --duration 3 --output tail.jsonl &
+"$RTRACK" record --db l.db --interval 0.1 --duration 3 --output tail.jsonl &
 rec=$!
 sleep 1.2
 check_range "lines are flushed while recording" "$(wc -l <tail.jsonl)" 5 20
@@ -420,7 +420,7 @@ check_range "all lines at the end" "$(wc -l <tail.jsonl)" 25 31
 check "closed pipe: exit status is the job's" "${PIPESTATUS[0]}" 4
 check "closed pipe: one warning" "$(grep -c 'live output to .stdout. stopped' pipe.err)" 1
 check_range "closed pipe: recording went on" "$(q p.db "SELECT count(*) FROM samples")" 8 13
-"$RTRACK" run --quiet --db p.db --output /nonexistent/dir/x -- touch started 2>out.err
+"$RTRACK" run --db p.db --output /nonexistent/dir/x -- touch started 2>out.err
 check "unwritable --output: rtrack fails before the job" "$?" 125
 check "unwritable --output: job not started" "$([ -e started ] && echo yes || echo no)" no
 

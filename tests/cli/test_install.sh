@@ -25,6 +25,10 @@ files_in() {
     check_cmd "$label: usr/share/bash-completion/completions/rtrack is completions/rtrack.bash" \
         cmp -s "$root/usr/share/bash-completion/completions/rtrack" "$SRC/completions/rtrack.bash"
     check "$label: the binary runs" "$("$root/usr/bin/rtrack" --version 2>&1)" "$version"
+    # the Rust tool's name: a relative link beside rtrack, which takes its command line
+    check "$label: usr/bin/resource-tracker links to rtrack" "$(readlink "$root/usr/bin/resource-tracker")" rtrack
+    check "$label: resource-tracker -V" "$("$root/usr/bin/resource-tracker" -V 2>&1 | head -1)" \
+        "resource-tracker $(awk 'NR == 1 { print $2 }' <<<"$version")"
 }
 
 # --- cmake --install -----------------------------------------------------------------------------
@@ -33,11 +37,14 @@ if cmake --install "$BUILD" --prefix "$T/root/usr" >install.log 2>&1; then
     files_in "$T/root" "cmake --install"
     check "cmake --install: nothing else is installed" \
         "$(cd "$T/root" && find . -type f | sort | tr '\n' ' ')" \
-        "./usr/bin/rtrack ./usr/share/bash-completion/completions/rtrack ./usr/share/fish/vendor_completions.d/rtrack.fish ./usr/share/man/man1/rtrack.1 ./usr/share/zsh/vendor-completions/_rtrack "
+        "./usr/bin/rtrack ./usr/share/bash-completion/completions/resource-tracker ./usr/share/bash-completion/completions/rtrack ./usr/share/fish/vendor_completions.d/resource-tracker.fish ./usr/share/fish/vendor_completions.d/rtrack.fish ./usr/share/man/man1/rtrack.1 ./usr/share/zsh/vendor-completions/_rtrack "
     # the installed completion works from its installed name
     check "installed completion registers _rtrack" \
         "$(bash -c ". '$T/root/usr/share/bash-completion/completions/rtrack' && complete -p rtrack")" \
         "complete -F _rtrack rtrack"
+    check "installed completion of resource-tracker registers _rtrack" \
+        "$(bash -c ". '$T/root/usr/share/bash-completion/completions/resource-tracker' && complete -p resource-tracker")" \
+        "complete -F _rtrack resource-tracker"
 else
     fail "cmake --install: $(cat install.log)"
 fi
@@ -102,8 +109,9 @@ else
     fail "dpkg -x: $(cat dpkg.log)"
 fi
 
-PKG_FILES="/usr/bin/rtrack /usr/share/man/man1/rtrack.1 /usr/share/bash-completion/completions/rtrack
-    /usr/share/zsh/vendor-completions/_rtrack /usr/share/fish/vendor_completions.d/rtrack.fish"
+PKG_FILES="/usr/bin/rtrack /usr/bin/resource-tracker /usr/share/man/man1/rtrack.1 /usr/share/bash-completion/completions/rtrack
+    /usr/share/bash-completion/completions/resource-tracker /usr/share/zsh/vendor-completions/_rtrack
+    /usr/share/fish/vendor_completions.d/rtrack.fish /usr/share/fish/vendor_completions.d/resource-tracker.fish"
 
 # job_runs LABEL BINARY : `BINARY run -- true` in a fresh directory records one finished run
 job_runs() {

@@ -27,7 +27,7 @@ same() { # NAME FILE_A FILE_B : byte-identical and not empty
 }
 
 # a tree: the root, a spinning child, a sleeping grandchild
-"$RTRACK" run --quiet --db t.db --interval 0.1 --output t.live.jsonl -- \
+"$RTRACK" run --db t.db --interval 0.1 --output t.live.jsonl -- \
     sh -c "\"$SPIN\" 1 & sh -c 'sleep 1.2' & wait"
 "$RTRACK" export --db t.db -f jsonl >t.jsonl
 oracle t.db "run_id = 1" >t.want
@@ -35,7 +35,7 @@ same "tree: export equals the view" t.jsonl t.want
 same "tree: live output equals the view" t.live.jsonl t.want
 
 # system only, a second run in the same database
-"$RTRACK" record --quiet --db t.db --interval 0.1 --duration 0.6 --output s.live.jsonl
+"$RTRACK" record --db t.db --interval 0.1 --duration 0.6 --output s.live.jsonl
 "$RTRACK" export --db t.db --run 2 -f jsonl >s.jsonl
 oracle t.db "run_id = 2" >s.want
 same "system only: export equals the view" s.jsonl s.want
@@ -61,7 +61,7 @@ wait
 EOF
 echo "0 $$ 4096 70 20 C" >g.procs
 RTRACK_NVML_LIBRARY=$FAKE FAKE_NVML_GPUS=2 FAKE_NVML_PROC_FILE="$T/g.procs" \
-    "$RTRACK" run --quiet --db g.db --interval 0.2 --output g.live.jsonl -- sh job.sh "$T/g.procs"
+    "$RTRACK" run --db g.db --interval 0.2 --output g.live.jsonl -- sh job.sh "$T/g.procs"
 check "gpus: both recorded with samples" \
     "$(q g.db "SELECT count(DISTINCT gpu_id) FROM gpu_samples") $(q g.db "SELECT count(*) > 0 FROM gpu_process_samples")" "2 1"
 "$RTRACK" export --db g.db -f jsonl >g.jsonl

@@ -66,15 +66,15 @@ refused "export to stdout appending to the database" "stdout is the database" \
 refused "export -o /dev/stdout appending to the database" "'/dev/stdout' is the database" \
     sh -c '"$0" export --db x.db -o /dev/stdout >>x.db' "$RTRACK"
 refused "run -o the database" "run: the output 'x.db' is the database" \
-    "$RTRACK" run --quiet --db x.db -o x.db -- touch started
+    "$RTRACK" run --db x.db -o x.db -- touch started
 check "run -o the database: the job did not start" "$(ls started 2>/dev/null)" ""
-refused "run -o x.db-wal" "write-ahead log" "$RTRACK" run --quiet --db x.db -o x.db-wal -- touch started
+refused "run -o x.db-wal" "write-ahead log" "$RTRACK" run --db x.db -o x.db-wal -- touch started
 check "run -o x.db-wal: the job did not start" "$(ls started 2>/dev/null)" ""
 refused "TRACKER_OUTPUT=the database" "is the database" \
-    env TRACKER_OUTPUT=x.db "$RTRACK" run --quiet --db x.db -- touch started
+    env TRACKER_OUTPUT=x.db "$RTRACK" run --db x.db -- touch started
 refused "record -o x.db-shm" "record: the output 'x.db-shm' is the shared-memory file" \
-    "$RTRACK" record --quiet --db x.db -o x.db-shm --duration 1
-"$RTRACK" run --quiet --db new.db -o "$PWD/new.db" -- touch started 2>err.txt
+    "$RTRACK" record --db x.db -o x.db-shm --duration 1
+"$RTRACK" run --db new.db -o "$PWD/new.db" -- touch started 2>err.txt
 check "run -o a new database's own path: exit 2" "$?" 2
 check "run -o a new database's own path: nothing created, no job" "$(ls new.db started 2>/dev/null)" ""
 "$RTRACK" export --db x.db -o y.csv
@@ -147,7 +147,7 @@ wait
 [ -p pipe ] && pass "export -o a FIFO: still a FIFO" || fail "export -o a FIFO: replaced"
 cmp -s fifo.csv exp.csv && pass "export -o a FIFO: the reader got the export" || fail "FIFO: differs"
 timeout 60 cat pipe >fifo.jsonl &
-"$RTRACK" run --quiet --db live.db -o pipe -- true
+"$RTRACK" run --db live.db -o pipe -- true
 check "run -o a FIFO: exit 0" "$?" 0
 wait
 [ -p pipe ] && pass "run -o a FIFO: still a FIFO" || fail "run -o a FIFO: replaced"
@@ -163,7 +163,7 @@ cmp -s target.csv exp.csv && pass "export -o own link: the target written" || fa
 check "export -o own link: the target's mode kept" "$(stat -c %a target.csv)" 640
 echo old >target.jsonl
 ln -s target.jsonl link.jsonl
-"$RTRACK" run --quiet --db live.db -o link.jsonl -- true
+"$RTRACK" run --db live.db -o link.jsonl -- true
 [ -L link.jsonl ] && pass "run -o own link: still a link" || fail "run -o own link: replaced"
 check "run -o own link: the target has the samples" "$(grep -c timestamp target.jsonl)" "$(q live.db "SELECT count(*) FROM samples WHERE run_id = 2 AND seq > 0")"
 ln -s nowhere.csv dangling.csv
@@ -171,7 +171,7 @@ ln -s nowhere.csv dangling.csv
 check "export -o a link to nothing: exit 1" "$?" 1
 check "export -o a link to nothing: nothing created" "$(ls nowhere.csv 2>/dev/null)" ""
 check "export -o a link to nothing: says so" "$(grep -c 'which does not exist' err.txt)" 1
-"$RTRACK" run --quiet --db live.db -o dangling.csv -- touch started 2>err.txt
+"$RTRACK" run --db live.db -o dangling.csv -- touch started 2>err.txt
 check "run -o a link to nothing: the job did not start" "$(ls started nowhere.csv 2>/dev/null)" ""
 if [ $ROOT = 1 ] && id nobody >/dev/null 2>&1; then
     echo precious >precious.txt
@@ -181,7 +181,7 @@ if [ $ROOT = 1 ] && id nobody >/dev/null 2>&1; then
     check "export -o another user's link: exit 1" "$?" 1
     check "another user's link: says so" "$(grep -c 'owned by another user' err.txt)" 1
     check "another user's link: its target untouched" "$(cat precious.txt)" precious
-    "$RTRACK" run --quiet --db live.db -o theirs.csv -- touch started 2>/dev/null
+    "$RTRACK" run --db live.db -o theirs.csv -- touch started 2>/dev/null
     check "run -o another user's link: target untouched, no job" "$(cat precious.txt; ls started 2>/dev/null)" precious
 else
     skip_req root "links owned by another user: needs root and a user 'nobody'"
@@ -196,8 +196,8 @@ check "export -o a directory: says so" "$(grep -c "cannot write 'adir': it is a 
     umask 000
     "$RTRACK" export --db x.db -o new.csv
     "$RTRACK" report --db x.db -o new.html
-    "$RTRACK" run --quiet --db live.db -o new.jsonl -- true
-    "$RTRACK" record --quiet --db live.db -o new2.jsonl --duration 0.3
+    "$RTRACK" run --db live.db -o new.jsonl -- true
+    "$RTRACK" record --db live.db -o new2.jsonl --duration 0.3
 )
 check "umask 000: new export, report, run and record outputs are 0600" \
     "$(stat -c %a new.csv new.html new.jsonl new2.jsonl | tr '\n' ' ')" "600 600 600 600 "
@@ -207,7 +207,7 @@ chmod 644 shared.csv
 check "a replaced 0644 file stays 0644" "$(stat -c %a shared.csv)" 644
 echo old >shared.jsonl
 chmod 640 shared.jsonl
-"$RTRACK" run --quiet --db live.db -o shared.jsonl -- true
+"$RTRACK" run --db live.db -o shared.jsonl -- true
 check "a live output over a 0640 file: stays 0640" "$(stat -c %a shared.jsonl)" 640
 if [ $ROOT = 1 ] && id nobody >/dev/null 2>&1; then
     grp=$(id -gn nobody)
@@ -218,7 +218,7 @@ if [ $ROOT = 1 ] && id nobody >/dev/null 2>&1; then
     done
     "$RTRACK" export --db x.db -o their.csv
     "$RTRACK" report --db x.db -o their.html
-    "$RTRACK" run --quiet --db live.db -o their.jsonl -- true
+    "$RTRACK" run --db live.db -o their.jsonl -- true
     check "root replacing another user's 0600 files: mode and owner kept" \
         "$(stat -c '%a %U %G' their.csv their.html their.jsonl | tr '\n' ' ')" \
         "600 nobody $grp 600 nobody $grp 600 nobody $grp "

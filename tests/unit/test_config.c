@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rtrack/cli/cmd.h"
 #include "rtrack/cli/config.h"
+#include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
 #include "testlib.h"
 
@@ -19,7 +21,10 @@ static int setup(void **state)
         return -1;
     static const char *const vars[] = {"RTRACK_DB",        "RTRACK_INTERVAL",      "RTRACK_CONFIG",
                                        "RTRACK_DURATION",  "TRACKER_QUIET",        "TRACKER_TAGS",
-                                       "TRACKER_JOB_NAME", "TRACKER_PROJECT_NAME", "TRACKER_TEAM"};
+                                       "TRACKER_JOB_NAME", "TRACKER_PROJECT_NAME", "TRACKER_TEAM",
+                                       "TRACKER_INTERVAL", "TRACKER_PID",          "TRACKER_FORMAT",
+                                       "RTRACK_OUTPUT",    "TRACKER_OUTPUT",       "TRACKER_CONFIG",
+                                       "RTRACK_QUIET",     "RTRACK_FORMAT",        "TRACKER_DB"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
     return 0;
@@ -30,6 +35,8 @@ static int teardown(void **state)
     (void)state;
     unlink("rtrack.toml");
     unlink("other.toml");
+    unlink("resource-tracker.toml");
+    unlink("stderr.txt");
     if (chdir("/") != 0 || rmdir(tmpdir) != 0)
         return -1;
     return 0;
@@ -332,6 +339,153 @@ static void test_run_command(void **state)
     assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "--help"), -1);
 }
 
+/* What a call wrote to stderr (at most 1 KiB): stderr goes to a file meanwhile. */
+static char captured[1024];
+static int load_capturing(struct rt_config *cfg, enum rt_cmd_kind kind, char **argv, int argc)
+{
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    FILE *f = fopen("stderr.txt", "w+");
+    assert_non_null(f);
+    dup2(fileno(f), STDERR_FILENO);
+    int rc = rt_config_load(cfg, kind, argc, argv);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    rewind(f);
+    size_t n = fread(captured, 1, sizeof(captured) - 1, f);
+    captured[n] = '\0';
+    fclose(f);
+    return rc;
+}
+
+/* "did you mean": the keys of the table nearest the one typed (by hand: one edit, a prefix),
+ * none when nothing is within two edits, the tables for a table's name. */
+static void test_suggest_key(void **state)
+{
+    (void)state;
+    char near[256];
+    assert_int_equal(rt_config_suggest_key("tracker", "intervl_secs", near, sizeof(near)), 1);
+    assert_string_equal(near, "'interval_secs'");
+    assert_int_equal(rt_config_suggest_key("job", "nmae", near, sizeof(near)), 1);
+    assert_string_equal(near, "'name'"); /* a swap: two edits */
+    assert_int_equal(rt_config_suggest_key("job", "projec", near, sizeof(near)), 1);
+    assert_string_equal(near, "'project_name'"); /* a prefix */
+    assert_int_equal(rt_config_suggest_key("sentinel", "api_ur", near, sizeof(near)), 1);
+    assert_string_equal(near, "'api_url'");
+    /* keys of another table are not offered: interval_secs is [tracker]'s */
+    assert_int_equal(rt_config_suggest_key("job", "interval_secs", near, sizeof(near)), 0);
+    assert_string_equal(near, "");
+    assert_int_equal(rt_config_suggest_key("tracker", "colour", near, sizeof(near)), 0);
+    assert_int_equal(rt_config_suggest_key(NULL, "trackr", near, sizeof(near)), 1);
+    assert_string_equal(near, "'tracker'");
+    /* all the equally near ones */
+    static const char *const names[] = {"record", "report", "run"};
+    assert_int_equal(cmd_nearest("re", names, 3, "", near, sizeof(near)), 1);
+    assert_string_equal(near, "'record' or 'report'");
+    assert_int_equal(cmd_nearest("rn", names, 3, "--", near, sizeof(near)), 1);
+    assert_string_equal(near, "'--run'");
+    assert_int_equal(cmd_nearest("xyzzy", names, 3, "", near, sizeof(near)), 0);
+}
+
+/* The strict file of rtrack names the nearest key; a mistyped option the nearest option. */
+static void test_did_you_mean(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    write_file("rtrack.toml", "[tracker]\nintervl_secs = 2\n");
+    char *argv[] = {"record", NULL};
+    assert_int_equal(load_capturing(&c, RT_CMD_RECORD, argv, 1), RT_EXIT_USAGE);
+    assert_string_equal(captured, "rtrack: rtrack.toml:2: unknown key 'intervl_secs' in [tracker]; "
+                                  "did you mean 'interval_secs'?\n");
+    unlink("rtrack.toml");
+    char *argv2[] = {"record", "--intervl", "2", NULL};
+    assert_int_equal(load_capturing(&c, RT_CMD_RECORD, argv2, 3), RT_EXIT_USAGE);
+    assert_string_equal(captured,
+                        "rtrack: record: unknown option '--intervl'; did you mean '--interval'?\n");
+}
+
+/* As resource-tracker: the Rust tool's defaults and its lenient config file. */
+static void test_dropin(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    /* no command, no database (the caller's temporary one), metric lines to stderr */
+    assert_int_equal(LOAD(&c, RT_CMD_DROPIN, "resource-tracker"), 0);
+    assert_null(c.db);
+    assert_null(c.command);
+    assert_string_equal(c.output, "/dev/stderr");
+    rt_config_free(&c);
+    /* a command with or without --; -f csv is the Rust tool's CSV */
+    assert_int_equal(LOAD(&c, RT_CMD_DROPIN, "resource-tracker", "-f", "csv", "sleep", "1"), 0);
+    assert_int_equal(c.ncommand, 2);
+    assert_int_equal(c.output_csv, RT_LIVE_RUST_CSV);
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "-f", "csv", "true"), 0);
+    assert_int_equal(c.output_csv, RT_LIVE_PYTHON_CSV); /* rtrack's csv stays Python's */
+    rt_config_free(&c);
+    /* --quiet: no output at all, even one asked for */
+    assert_int_equal(LOAD(&c, RT_CMD_DROPIN, "resource-tracker", "--quiet", "-o", "x.jsonl"), 0);
+    assert_null(c.output);
+    rt_config_free(&c);
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "-q", "-o", "x.jsonl", "true"), 0);
+    assert_null(c.output);
+    rt_config_free(&c);
+    /* resource-tracker.toml: read; an unknown key warned about once, the rest applied */
+    write_file("resource-tracker.toml",
+               "[job]\nname = \"rt\"\n[tracker]\nintervl_secs = 9\ninterval_secs = 3\n");
+    char *argv[] = {"resource-tracker", NULL};
+    assert_int_equal(load_capturing(&c, RT_CMD_DROPIN, argv, 1), 0);
+    assert_string_equal(c.meta[RT_META_JOB_NAME], "rt");
+    assert_true(c.interval == 3.0);
+    assert_string_equal(captured, "rtrack: warning: resource-tracker.toml: ignoring what "
+                                  "resource-tracker does not read either: 'intervl_secs' in "
+                                  "[tracker]\n");
+    rt_config_free(&c);
+    /* a value of the wrong type: the whole file ignored (the Rust tool's serde) */
+    write_file("resource-tracker.toml", "[job]\nname = \"rt\"\n[tracker]\ninterval_secs = \"x\"\n");
+    assert_int_equal(load_capturing(&c, RT_CMD_DROPIN, argv, 1), 0);
+    assert_null(c.meta[RT_META_JOB_NAME]);
+    assert_true(c.interval == 1.0);
+    rt_config_free(&c);
+    /* rtrack is not lenient: the same file named by --config is an error */
+    assert_int_equal(LOAD(&c, RT_CMD_RUN, "run", "-c", "resource-tracker.toml", "true"),
+                     RT_EXIT_USAGE);
+    /* a missing --config file is no error as resource-tracker */
+    assert_int_equal(LOAD(&c, RT_CMD_DROPIN, "resource-tracker", "-c", "nowhere.toml"), 0);
+    rt_config_free(&c);
+    /* -V and -h are the caller's to print */
+    assert_int_equal(LOAD(&c, RT_CMD_DROPIN, "resource-tracker", "-V"), -2);
+    assert_int_equal(LOAD(&c, RT_CMD_DROPIN, "resource-tracker", "-h"), -1);
+}
+
+/* Both names of each variable; rtrack's wins where both are set; an invalid one is named. */
+static void test_tracker_env(void **state)
+{
+    (void)state;
+    struct rt_config c;
+    setenv("TRACKER_INTERVAL", "4", 1);
+    setenv("TRACKER_PID", "1", 1);
+    setenv("TRACKER_FORMAT", "system-csv", 1);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    assert_true(c.interval == 4.0);
+    assert_int_equal(c.pid, 1);
+    assert_int_equal(c.output_csv, RT_LIVE_SYSTEM_CSV);
+    rt_config_free(&c);
+    setenv("RTRACK_INTERVAL", "0.5", 1);
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    assert_true(c.interval == 0.5);
+    rt_config_free(&c);
+    unsetenv("RTRACK_INTERVAL");
+    setenv("TRACKER_INTERVAL", "soon", 1);
+    char *argv[] = {"record", NULL};
+    assert_int_equal(load_capturing(&c, RT_CMD_RECORD, argv, 1), RT_EXIT_USAGE);
+    assert_non_null(strstr(captured, "invalid value 'soon' for TRACKER_INTERVAL"));
+    unsetenv("TRACKER_INTERVAL");
+    unsetenv("TRACKER_PID");
+    unsetenv("TRACKER_FORMAT");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +499,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config_file_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_run_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_suggest_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_did_you_mean, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dropin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tracker_env, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,7 +25,8 @@ struct cmd_opt {
     int short_opt;    /* 0: none */
     const char *arg;  /* the value's name in --help; NULL: a flag */
     const char *help; /* what it does, its default in parentheses */
-    const char *env;  /* the variable that sets it too, shown as [env NAME], or NULL */
+    const char *env;  /* the variables that set it too (blank-separated), each shown as
+                       * [env NAME], or NULL */
     int key;          /* what cmd_parse_next() returns for it */
 };
 
@@ -87,8 +88,20 @@ void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char
                   const char *command_json, pid_t pid, const struct rt_host_info *host,
                   const struct rt_sysenv *env);
 
-/* After getopt_long returned ':' or '?': say which option was wrong; returns exit code 2. */
-int cmd_option_error(const char *cmd, int c, char **argv);
+/* A job's argv as a JSON array (malloc'd): the run's command as stored and sent. */
+char *cmd_argv_json(char **argv, int n);
+/* rtrack called as resource-tracker (main.c, by argv[0]'s name): the Rust tool's command line
+ * (src/cli/cmd_dropin.c). */
+int cmd_dropin(int argc, char **argv, const struct rt_env *env);
+/* After getopt_long returned ':' or '?': say which option was wrong, and for a long option
+ * the nearest of lopts (the command's, ending with a NULL name; may be NULL) as "did you
+ * mean '--NAME'?"; returns exit code 2. */
+int cmd_option_error(const char *cmd, int c, char **argv, const struct option *lopts);
+/* The names of cands nearest `typed` (a prefix of two letters or more, else at most two edits;
+ * all those equally near), each written as 'PREFIX NAME' joined by " or " into out: 1, or 0
+ * (out "") when none is near. What "did you mean" says for commands, options and config keys. */
+int cmd_nearest(const char *typed, const char *const *cands, size_t n, const char *prefix,
+                char *out, size_t outlen);
 
 /* Output of export and report: stdout for NULL / "-", else the file, device, FIFO or
  * descriptor the path names, by export.h's rules (rt_outfile_open): a regular file is written

@@ -18,29 +18,44 @@ struct rt_config {
     pid_t pid;
     double duration;        /* 0 = no limit */
     char *output;           /* live output: a file, "-" for stdout, NULL for none */
-    int output_csv;         /* live output format: 0 JSON Lines, 1 CSV */
+    int output_csv;         /* live output format: enum rt_live_format (export.h) */
+    int dropin;             /* read as resource-tracker (argv[0]): the Rust tool's defaults */
     double upload_interval; /* streaming to Sentinel: seconds between uploads */
     char *sentinel_url;     /* Sentinel API base URL, NULL = SENTINEL_API_URL's default */
     char *meta[RT_META_N];
     struct rt_tag *tags;
     size_t ntags;
-    char **command; /* run: NULL-terminated argv of the job (points into the caller's argv) */
+    char **command; /* run (and resource-tracker with one): NULL-terminated argv of the job
+                     * (points into the caller's argv) */
     int ncommand;
 };
 
-enum rt_cmd_kind { RT_CMD_RUN, RT_CMD_RECORD };
+/* RT_CMD_DROPIN: rtrack called as resource-tracker (src/cli/cmd_dropin.c): the Rust tool's
+ * options and defaults (a command is optional, resource-tracker.toml, metric lines to stderr,
+ * unknown config keys warned about), the environment and the table the same. */
+enum rt_cmd_kind { RT_CMD_RUN, RT_CMD_RECORD, RT_CMD_DROPIN };
 
 #define RT_INTERVAL_MIN 0.001
 #define RT_INTERVAL_MAX 86400.0
 
 /* Parse the subcommand's arguments (argv[0] is the subcommand name). Returns 0 when the caller
- * should go on, RT_EXIT_USAGE after printing an error, or -1 after printing --help. */
+ * should go on, RT_EXIT_USAGE after printing an error, or -1 after printing --help (DROPIN: -1
+ * for --help, -2 for --version, printed by the caller). */
 int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char **argv);
 void rt_config_free(struct rt_config *cfg);
 /* The option lines of run's and record's --help (their rows of the command table print the
  * rest), and what follows them. */
 void rt_config_print_run_opts(FILE *out);
 void rt_config_print_record_opts(FILE *out);
+void rt_config_print_dropin_opts(FILE *out);
+/* The long names of run's and record's options (for "did you mean"), at most max. */
+size_t rt_config_option_names(const char **names, size_t max);
+/* 1 when arg ("--interval", "--pid=3", "-p") is one of run's or record's options: what
+ * `rtrack --pid N` and `rtrack -i 2 -- CMD` are recognised by. */
+int rt_config_is_option(const char *arg);
+/* The config keys of [table] nearest `key` (table NULL: the table names nearest `key`), as
+ * "'a' or 'b'" into out: 1, or 0 when none is near. */
+int rt_config_suggest_key(const char *table, const char *key, char *out, size_t outlen);
 extern const char rt_config_epilog[];
 
 #endif

@@ -33,6 +33,8 @@ struct rt_env {
     const char *slurm_mem_per_node;   /* SLURM_MEM_PER_NODE (MiB) */
     const char *slurm_mem_per_cpu;    /* SLURM_MEM_PER_CPU (MiB) */
     const char *cuda_visible_devices; /* CUDA_VISIBLE_DEVICES: "" when set empty (no GPU) */
+    const char *tracker_db;           /* TRACKER_DB: RTRACK_DB's other name (RTRACK_DB wins) */
+    const char *tmpdir;               /* TMPDIR: where resource-tracker's own database goes */
 };
 
 /* Read every variable of the table into e. */
@@ -43,7 +45,7 @@ void rt_env_load(struct rt_env *e);
 const char *cli_getenv(const char *name);
 
 /* What the values mean, with today's defaults. */
-const char *rt_env_db(const struct rt_env *e); /* else rtrack.db */
+const char *rt_env_db(const struct rt_env *e); /* RTRACK_DB, TRACKER_DB, else rtrack.db */
 /* RTRACK_UPLOAD_WAIT: seconds >= 0, else 30 (an invalid value is refused by
  * rt_env_check_streaming before streaming starts) */
 double rt_env_upload_wait(const struct rt_env *e);

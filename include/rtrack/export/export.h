@@ -100,8 +100,14 @@ int rt_outfile_close(struct rt_outfile *o, int ok, char *err, size_t errlen);
  * CSV with its header first), flushed at once so `tail -f` follows it. A write error (a
  * closed pipe, a full disk) stops the live output with one warning; recording goes on. */
 struct rt_live;
-/* NULL after printing why the output cannot be opened. */
-struct rt_live *rt_live_open(struct rt_store *store, const char *path, int csv);
+enum rt_live_format {
+    RT_LIVE_JSONL,      /* JSON Lines (jsonl.c) */
+    RT_LIVE_PYTHON_CSV, /* the Python reference's combined CSV (32 columns, its dialect) */
+    RT_LIVE_RUST_CSV,   /* the Rust tool's CSV (32 columns, its number formats: rustcsv.c) */
+    RT_LIVE_SYSTEM_CSV, /* the Python SystemTracker's 21 columns, its dialect */
+};
+/* NULL after printing why the output cannot be opened. format: enum rt_live_format. */
+struct rt_live *rt_live_open(struct rt_store *store, const char *path, int format);
 void rt_live_write(struct rt_live *l, int64_t sample_id);
 void rt_live_close(struct rt_live *l);
 
