@@ -282,8 +282,10 @@ check "alloc: allocated cpus, from, memory, from; cpu_alloc_pct = kernel CPU s /
     "$(head -1 alloc.want)" "True True True True True True"
 read -r c cf m mf cpct mpct busy peakm <<<"$(tail -1 alloc.want)"
 check "alloc: GPUs and no Slurm job id" "$(get alloc.json '(j["allocated"]["gpus"], j["allocated"]["slurm_job_id"])')" "(2, None)"
-# the job kept one core busy for most of its wall time (python's start and the 300 MiB before)
-check_range "alloc: cpu_alloc_pct x cpus = the cores the job kept busy" "$busy" 0.4 1.05
+# the job kept one core busy for most of its wall time (python's start and the 300 MiB before);
+# the exact figure is checked above against the kernel's CPU time, this only says "one spinner":
+# on a loaded 2-vCPU machine the spinner's share fell to 0.398 of a core (seen under ctest -j2)
+check_range "alloc: cpu_alloc_pct x cpus = the cores the job kept busy" "$busy" 0.15 1.05
 check_range "alloc: memory_alloc_pct x memory = the peak (300 MiB held), MiB" "$peakm" 300 400
 "$RTRACK" summary --db $DB >alloc.txt
 check "alloc: the text line" \
