@@ -61,11 +61,12 @@ RT_HELPERS=${RT_HELPERS:-$(dirname "$RTRACK")/tests}
 SQLITE=${SQLITE:-sqlite3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/rtrack-cli.XXXXXX")
 cd "$T" || exit 1
-# keep the caller's environment from leaking into the tests
-unset RTRACK_DB RTRACK_INTERVAL RTRACK_CONFIG RTRACK_DURATION TRACKER_QUIET TRACKER_TAGS \
-      TRACKER_JOB_NAME TRACKER_PROJECT_NAME TRACKER_STAGE_NAME TRACKER_TASK_NAME TRACKER_TEAM \
-      TRACKER_ENV TRACKER_LANGUAGE TRACKER_ORCHESTRATOR TRACKER_EXECUTOR \
-      TRACKER_EXTERNAL_RUN_ID TRACKER_CONTAINER_IMAGE SENTINEL_API_TOKEN
+# keep the caller's environment from leaking into the tests: every RTRACK_* and TRACKER_*
+# setting (both names reach every run/record option), and the Sentinel token
+for v in $(compgen -e); do
+    case $v in RTRACK_TEST_*) ;; RTRACK_* | TRACKER_*) unset "$v" ;; esac
+done
+unset SENTINEL_API_TOKEN
 FAILS=0
 CHECKS=0
 SKIPS=0
