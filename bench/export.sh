@@ -6,7 +6,8 @@
 # and clocks shifted), so the exporter reads a database shaped like a long recording. Then times
 # `rtrack export` for each layout to /dev/null: rows per second and peak RSS, at N and at N/10
 # (RSS must not depend on the run's length), and `rtrack summary` of the same run (its target:
-# under 2 s for 1 000 000 samples). Medians of REPS runs.
+# under 1 s for 1 000 000 samples). Medians of REPS runs, of the wall time and of the CPU time
+# (user + system: on a busy machine the steadier of the two).
 #
 # usage: bench/export.sh [RTRACK [RTRACK_B]] (default build/rtrack, or $RTRACK)
 #   N=1000000 REPS=3 BENCH_DIR=/tmp/...    environment knobs (SUMMARY_ONLY=1: only summary rows)
@@ -130,7 +131,7 @@ fi
 BINS="A"
 [ -n "$RTRACK_B" ] && BINS="A B"
 bin() { if [ "$1" = A ]; then echo "$RTRACK"; else echo "$RTRACK_B"; fi; }
-printf '| samples | page size | database MB | layout | binary | seconds (median of %s) | rows/s | peak RSS (MiB) |\n|---|---|---|---|---|---|---|---|\n' "$REPS"
+printf '| samples | page size | database MB | layout | binary | seconds (median of %s) | CPU seconds, user + system | rows/s | peak RSS (MiB) |\n|---|---|---|---|---|---|---|---|---|\n' "$REPS"
 for n in $((N / 10)) "$N"; do
     for layout in "combined csv" "system csv" "process csv" "jsonl" "summary json" "summary text" "report html"; do
         set -- $layout
@@ -144,13 +145,15 @@ for n in $((N / 10)) "$N"; do
         report) cmd="report -o /dev/null" ;;
         *) cmd="export --format csv --table $1" ;;
         esac
-        declare -A secs=() rss=()
+        declare -A secs=() rss=() cpu=()
         for _ in $(seq "$REPS"); do
             for p in $SIZES; do # alternating, so a slow minute hits every page size and binary
                 for b in $BINS; do
-                    out=$( { /usr/bin/time -f '%e %M' "$(bin "$b")" $cmd --db "$(dbfile "$n" "$p" "$b")" --run 1 >/dev/null; } 2>&1 | tail -1)
-                    secs[$p$b]+="${out% *} "
-                    rss[$p$b]+="${out#* } "
+                    out=$( { /usr/bin/time -f '%e %M %U %S' "$(bin "$b")" $cmd --db "$(dbfile "$n" "$p" "$b")" --run 1 >/dev/null; } 2>&1 | tail -1)
+                    read -r w m u sy <<<"$out"
+                    secs[$p$b]+="$w "
+                    rss[$p$b]+="$m "
+                    cpu[$p$b]+="$(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }') "
                 done
             done
         done
@@ -160,14 +163,16 @@ for n in $((N / 10)) "$N"; do
             for b in $BINS; do
                 s=$(printf '%s\n' ${secs[$p$b]} | median)
                 r=$(printf '%s\n' ${rss[$p$b]} | median)
-                [ "$b" = A ] && sa=$s
+                c=$(printf '%s\n' ${cpu[$p$b]} | median)
+                [ "$b" = A ] && sa=$s && ca=$c
                 awk -v n="$n" -v l="$layout" -v s="$s" -v r="$r" -v p="$ps" -v mb="$(du -m "$db" | cut -f1)" \
-                    -v b="$b" -v sa="$sa" \
-                    'BEGIN { printf "| %d | %d | %d | %s | %s | %.2f%s | %.0f | %.1f |\n", n, p, mb, l, b, s,
-                             (b == "B" && sa > 0 ? sprintf(" (%.2fx A)", s / sa) : ""), n / s, r / 1024 }'
+                    -v b="$b" -v sa="$sa" -v c="$c" -v ca="$ca" \
+                    'BEGIN { printf "| %d | %d | %d | %s | %s | %.2f%s | %.2f%s | %.0f | %.1f |\n", n, p, mb, l, b, s,
+                             (b == "B" && sa > 0 ? sprintf(" (%.2fx A)", s / sa) : ""), c,
+                             (b == "B" && ca > 0 ? sprintf(" (%.2fx A)", c / ca) : ""), n / s, r / 1024 }'
             done
         done
-        unset secs rss
+        unset secs rss cpu
     done
 done
 [ -n "${BENCH_DIR:-}" ] || rm -rf "$DIR"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "rtrack/collect/gpu.h"
 #include "rtrack/base/log.h"
@@ -176,9 +177,26 @@ void *rt_nvml_open_library(const char *explicit, char *why, size_t whylen)
     return lib; /* NULL: no NVIDIA driver, the common case, nothing to say */
 }
 
+/* Whether an NVIDIA driver is there to talk to: its kernel module (/proc/driver/nvidia, which
+ * NVML itself needs to create missing device nodes), its control device, or WSL's GPU device.
+ * Without any, NVML's init could only fail: a recorder skips looking the library up (the
+ * dynamic loader's search of every library directory, a part of each `rtrack run`'s start). */
+static int nvidia_driver_present(void)
+{
+    static const char *const where[] = {"/proc/driver/nvidia", "/dev/nvidiactl", "/dev/dxg"};
+    for (size_t i = 0; i < RT_ARRAY_LEN(where); i++)
+        if (access(where[i], F_OK) == 0)
+            return 1;
+    return 0;
+}
+
 static int load(struct nvml_api *a, const char *explicit)
 {
     char why[512];
+    if (!(explicit && *explicit) && !nvidia_driver_present()) {
+        a->lib = NULL;
+        return -1;
+    }
     a->lib = rt_nvml_open_library(explicit, why, sizeof(why));
     if (!a->lib) {
         if (why[0]) /* asked for by name: say why it is not used */

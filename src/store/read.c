@@ -120,6 +120,14 @@ double rt_store_rows_f(struct rt_store_rows *r, int col)
     return sqlite3_value_type(v) == SQLITE_NULL ? RT_NAN : sqlite3_value_double(v);
 }
 
+void rt_store_rows_fv(struct rt_store_rows *r, int n, double *out)
+{
+    for (int col = 0; col < n; col++) {
+        sqlite3_value *v = sqlite3_column_value(r->st, col);
+        out[col] = sqlite3_value_type(v) == SQLITE_NULL ? RT_NAN : sqlite3_value_double(v);
+    }
+}
+
 const char *rt_store_rows_t(struct rt_store_rows *r, int col)
 {
     return (const char *)sqlite3_column_text(r->st, col);

@@ -824,20 +824,32 @@ enum col {
 
 /* Seconds since the first sample of the run (the monotonic clock, so a wall-clock step cannot
  * fold the time axis), then the charted values: the Python columns and the per-second rates of
- * sample_metrics, in the order of enum col, and last the sample's id (C_N). */
-static const char chart_sql[] =
-    "SELECT mono - ?2, process_cpu_usage, system_cpu_usage, process_memory_mib, "
-    "system_memory_used_mib, process_disk_read_bytes_per_s, process_disk_write_bytes_per_s, "
-    "system_disk_read_bytes_per_s, system_disk_write_bytes_per_s, system_net_recv_bytes_per_s, "
-    "system_net_sent_bytes_per_s, system_disk_space_used_gb, process_gpu_usage, "
-    "system_gpu_usage, process_gpu_vram_mib, system_gpu_vram_mib, sample_id "
-    "FROM sample_metrics WHERE run_id = ?1 ORDER BY seq";
+ * sample_metrics, in the order of enum col; load_points adds the sample's id after them. */
+static const char *const chart_cols[C_N] = {
+    "mono - ?2",
+    [C_PCPU] = "process_cpu_usage",
+    [C_SCPU] = "system_cpu_usage",
+    [C_PMEM] = "process_memory_mib",
+    [C_SMEM] = "system_memory_used_mib",
+    [C_PREAD] = "process_disk_read_bytes_per_s",
+    [C_PWRITE] = "process_disk_write_bytes_per_s",
+    [C_SREAD] = "system_disk_read_bytes_per_s",
+    [C_SWRITE] = "system_disk_write_bytes_per_s",
+    [C_RX] = "system_net_recv_bytes_per_s",
+    [C_TX] = "system_net_sent_bytes_per_s",
+    [C_SPACE] = "system_disk_space_used_gb",
+    [C_PGPU] = "process_gpu_usage",
+    [C_SGPU] = "system_gpu_usage",
+    [C_PVRAM] = "process_gpu_vram_mib",
+    [C_SVRAM] = "system_gpu_vram_mib",
+};
 
 struct points {
     int n;           /* points (buckets that got a sample) */
     int64_t samples; /* rows they stand for */
     double span;     /* seconds from the first sample to the last */
     double bucket_s; /* width of a bucket, 0 when every sample is a point */
+    int gpu;         /* the run has GPU rows (else the GPU columns are not read) */
     double x[RT_REPORT_MAX_POINTS];
     double v[C_N][RT_REPORT_MAX_POINTS];
     unsigned char has[C_N][RT_REPORT_MAX_POINTS];
@@ -860,11 +872,20 @@ struct points {
 static int load_points(struct page *p, int64_t run_id, struct points *pts)
 {
     memset(pts, 0, sizeof(*pts));
-    struct rt_store_rows *r =
-        rt_store_rows_open(p->store, "SELECT count(*) FILTER (WHERE kind <> 'baseline'), "
-                                     "min(mono) FILTER (WHERE kind <> 'baseline'), "
-                                     "max(mono) FILTER (WHERE kind <> 'baseline'), min(mono) "
-                                     "FROM samples WHERE run_id = ?1");
+    /* the samples after the baseline, counted in the (run_id, seq) index (run_sample_counts),
+     * and the clock of the first of them, of the last, and of the baseline (the origin): a
+     * run's samples are taken one after the other on one monotonic clock, so these are its
+     * smallest and largest, found in the index rather than read from every sample (a sample
+     * off that order falls into the first or last bucket). Whether the run has GPU rows:
+     * gpu_samples read first, so a database without GPUs answers at once. */
+    struct rt_store_rows *r = rt_store_rows_open(
+        p->store,
+        "SELECT (SELECT samples FROM run_sample_counts WHERE run_id = ?1), "
+        "(SELECT mono FROM samples WHERE run_id = ?1 AND kind <> 'baseline' ORDER BY seq LIMIT 1), "
+        "(SELECT mono FROM samples WHERE run_id = ?1 AND kind <> 'baseline' ORDER BY seq DESC "
+        "LIMIT 1), (SELECT mono FROM samples WHERE run_id = ?1 ORDER BY seq LIMIT 1), "
+        "EXISTS (SELECT 1 FROM gpu_samples g CROSS JOIN samples s ON s.id = g.sample_id "
+        "WHERE s.run_id = ?1)");
     if (!r)
         return db_fail(p, "the samples");
     rt_store_rows_bind_i(r, 1, run_id);
@@ -872,25 +893,39 @@ static int load_points(struct page *p, int64_t run_id, struct points *pts)
         rt_store_rows_close(r);
         return db_fail(p, "the samples");
     }
-    int64_t n = rt_store_rows_i(r, 0);
+    int64_t n = rt_store_rows_i(r, 0) == RT_NA ? 0 : rt_store_rows_i(r, 0);
     double first = rt_store_rows_f(r, 1), last = rt_store_rows_f(r, 2);
     double origin = rt_store_rows_f(r, 3);
+    pts->gpu = rt_store_rows_i(r, 4) == 1;
     rt_store_rows_close(r);
     pts->samples = n;
-    if (n == 0)
+    if (n <= 0)
         return 0;
     int buckets = n > RT_REPORT_MAX_POINTS ? RT_REPORT_MAX_POINTS : (int)n;
     double width = n > RT_REPORT_MAX_POINTS ? (last - first) / buckets : 0;
     pts->bucket_s = width;
-    if (!(r = rt_store_rows_open(p->store, chart_sql)))
+    /* without GPU rows the GPU columns (the last ones) are NULL: neither selected nor joined */
+    struct rt_buf sql = {0};
+    rt_buf_puts(&sql, "SELECT ");
+    for (int c = 0; c < (pts->gpu ? C_N : C_PGPU); c++) {
+        rt_buf_puts(&sql, c ? ", " : "");
+        rt_buf_puts(&sql, chart_cols[c]);
+    }
+    rt_buf_puts(&sql, ", sample_id FROM sample_metrics WHERE run_id = ?1 ORDER BY seq");
+    r = rt_store_rows_open(p->store, sql.p);
+    rt_buf_free(&sql);
+    if (!r)
         return db_fail(p, "the samples");
+    int ncols = pts->gpu ? C_N : C_PGPU;
+    double v[C_N];
     rt_store_rows_bind_i(r, 1, run_id);
     rt_store_rows_bind_f(r, 2, origin);
     int cur = -1;
     int64_t row = 0;
     int rc;
     while ((rc = rt_store_rows_next(r)) == 1) {
-        double x = rt_store_rows_f(r, 0);
+        rt_store_rows_fv(r, ncols, v);
+        double x = v[0];
         int b;
         if (width > 0) {
             double f = (x - (first - origin)) / width;
@@ -907,15 +942,14 @@ static int load_points(struct page *p, int64_t run_id, struct points *pts)
         }
         int i = pts->n - 1;
         pts->x[i] = x;
-        int64_t sid = rt_store_rows_i(r, C_N);
+        int64_t sid = rt_store_rows_i(r, ncols);
         if (!pts->has[C_PMEM][i])
             pts->sid[i] = sid;
-        for (int c = 1; c < C_N; c++) {
-            double v = rt_store_rows_f(r, c);
-            if (isnan(v)) /* NULL: unknown */
+        for (int c = 1; c < ncols; c++) {
+            if (isnan(v[c])) /* NULL: unknown */
                 continue;
-            if (!pts->has[c][i] || v > pts->v[c][i]) {
-                pts->v[c][i] = v;
+            if (!pts->has[c][i] || v[c] > pts->v[c][i]) {
+                pts->v[c][i] = v[c];
                 if (c == C_PMEM)
                     pts->sid[i] = sid;
             }
@@ -1507,16 +1541,7 @@ static int section_charts(struct page *p, int64_t run_id)
         free(pts);
         return -1;
     }
-    struct rt_store_rows *r =
-        rt_store_rows_open(p->store, "SELECT EXISTS (SELECT 1 FROM gpu_samples g JOIN samples s "
-                                     "ON s.id = g.sample_id WHERE s.run_id = ?1)");
-    if (!r) {
-        free(pts);
-        return db_fail(p, "the GPU samples");
-    }
-    rt_store_rows_bind_i(r, 1, run_id);
-    int gpu = rt_store_rows_next(r) == 1 && rt_store_rows_i(r, 0) == 1;
-    rt_store_rows_close(r);
+    int gpu = pts->gpu;
 
     put(p, "<section class=\"charts\"><h2>Over time</h2>\n");
     if (pts->bucket_s > 0)

@@ -448,31 +448,71 @@ static const int spark_col[2][4] = {
 /* stats()' columns, in py_run's order */
 static const int py_col[PY_N] = {COL_P_CPU, COL_P_MEM, COL_P_GPU, COL_P_VRAM, COL_P_GPUS};
 
+/* The integer a query over the picked runs answers: its SQL is `pre` (ending in "IN (") the runs
+ * and `post`. */
+static int runs_int(struct ctx *c, const char *pre, const char *post, int64_t *out)
+{
+    char sql[256];
+    snprintf(sql, sizeof(sql), "%s%s%s", pre, c->ids, post);
+    struct rt_store_rows *r = prep(c, sql);
+    if (!r)
+        return -1;
+    int rc = rt_store_rows_next(r);
+    if (rc == 1)
+        *out = rt_store_rows_i(r, 0);
+    rt_store_rows_close(r);
+    return rc == 1 ? 0 : db_fail(c);
+}
+
 /* How many rows the pass will see (run_sample_counts: the samples after the baseline), known
  * before it so that each series is allocated once. */
 static int count_rows(struct ctx *c)
 {
-    char sql[160];
-    snprintf(sql, sizeof(sql),
-             "SELECT coalesce(sum(samples), 0) FROM run_sample_counts WHERE run_id IN (%s)",
-             c->ids);
-    struct rt_store_rows *r = prep(c, sql);
-    if (!r)
+    int64_t n = 0;
+    if (runs_int(c, "SELECT coalesce(sum(samples), 0) FROM run_sample_counts WHERE run_id IN (",
+                 ")", &n) != 0)
         return -1;
-    if (rt_store_rows_next(r) == 1)
-        c->rows = (size_t)rt_store_rows_i(r, 0);
-    rt_store_rows_close(r);
+    c->rows = (size_t)n;
     return 0;
 }
 
-/* Every picked run's samples after the baseline, run by run, in order. */
-static struct rt_store_rows *open_pass(struct ctx *c)
+/* Whether any of the picked runs' samples has GPU rows. Without, the GPU columns of
+ * sample_metrics are NULL in every row (its gpu_totals and gpu_process_totals have no row to
+ * join), and the pass neither selects nor joins them. gpu_samples is read first (CROSS JOIN), so
+ * a database without GPUs answers at once rather than looking for each sample of the runs. */
+static int runs_have_gpus(struct ctx *c)
 {
+    int64_t gpus = 0;
+    if (runs_int(c,
+                 "SELECT EXISTS (SELECT 1 FROM gpu_samples g CROSS JOIN samples s ON s.id = "
+                 "g.sample_id WHERE s.run_id IN (",
+                 "))", &gpus) != 0)
+        return -1;
+    return gpus != 0;
+}
+
+static int is_gpu_col(int col)
+{
+    return col == COL_P_GPU || col == COL_P_VRAM || col == COL_P_GPUS || col == COL_S_GPU ||
+           col == COL_S_VRAM || col == COL_S_GPUS;
+}
+
+/* Every picked run's samples after the baseline, run by run, in order: the columns of sel[0..n),
+ * the GPU columns only where the runs have GPU rows (the others are NULL, as the view gives). */
+static struct rt_store_rows *open_pass(struct ctx *c, int *sel, int *n)
+{
+    int gpus = runs_have_gpus(c);
+    if (gpus < 0)
+        return NULL;
     struct rt_buf sql = {0};
     rt_buf_puts(&sql, "SELECT ");
+    *n = 0;
     for (int i = 0; i < COL_N; i++) {
-        rt_buf_puts(&sql, i ? ", " : "");
+        if (!gpus && is_gpu_col(i))
+            continue;
+        rt_buf_puts(&sql, *n ? ", " : "");
         rt_buf_puts(&sql, col_names[i]);
+        sel[(*n)++] = i;
     }
     rt_buf_puts(&sql, " FROM sample_metrics WHERE run_id IN (");
     rt_buf_puts(&sql, c->ids);
@@ -581,23 +621,27 @@ static int collect(struct ctx *c)
 {
     if (count_rows(c) != 0)
         return -1;
-    struct rt_store_rows *r = open_pass(c);
+    int sel[COL_N], nsel = 0;
+    struct rt_store_rows *r = open_pass(c, sel, &nsel);
     if (!r)
         return -1;
     struct py_run run;
     memset(&run, 0, sizeof(run));
     int64_t cur = -1;
     size_t total = 0;
-    double v[COL_N];
+    double v[COL_N], got[COL_N];
+    for (int i = 0; i < COL_N; i++)
+        v[i] = RT_NAN; /* the columns not selected */
     while (rt_store_rows_next(r) == 1) {
-        int64_t id = rt_store_rows_i(r, COL_RUN);
+        rt_store_rows_fv(r, nsel, got);
+        for (int i = 0; i < nsel; i++)
+            v[sel[i]] = got[i];
+        int64_t id = (int64_t)v[COL_RUN];
         if (id != cur) {
             py_run_close(c, &run);
             run.interval = run_interval(c, id);
             cur = id;
         }
-        for (int i = 0; i < COL_N; i++)
-            v[i] = rt_store_rows_f(r, i);
         add_sample(c, v, total++);
         py_run_add(&run, v);
     }
@@ -1312,8 +1356,9 @@ struct top_acc {
 struct top {
     struct top_acc *acc;
     size_t n, cap;
-    struct rt_map slot;    /* processes.id -> index into acc */
-    int64_t lo, hi;        /* the runs' sample ids */
+    struct rt_map slot; /* processes.id -> index into acc */
+    int64_t *runs;      /* the picked runs */
+    size_t nruns, runs_cap;
     struct rt_store *scan; /* the thread's own connection */
     int threaded, rc;
     pthread_t th;
@@ -1323,14 +1368,33 @@ static void *top_scan(void *arg)
 {
     struct top *t = arg;
     t->rc = -1;
+    /* the runs' sample ids, lo to hi: found here, on the thread's connection and in its one
+     * snapshot, rather than before the thread starts (a look at each of a run's samples) */
+    rt_store_read_begin(t->scan);
+    int64_t lo = 0, hi = 0;
     struct rt_store_rows *r =
-        rt_store_rows_open(t->scan, "SELECT process_id, coalesce(cpu_utime_s, 0) + "
+        rt_store_rows_open(t->scan, "SELECT min(id), max(id) FROM samples WHERE run_id = ?1");
+    if (!r)
+        goto out;
+    for (size_t i = 0; i < t->nruns; i++) {
+        rt_store_rows_reset(r);
+        rt_store_rows_bind_i(r, 1, t->runs[i]);
+        if (rt_store_rows_next(r) != 1)
+            goto out;
+        int64_t a = rt_store_rows_i(r, 0), b = rt_store_rows_i(r, 1);
+        if (a == RT_NA)
+            continue; /* a run without samples */
+        lo = lo == 0 || a < lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    rt_store_rows_close(r);
+    r = rt_store_rows_open(t->scan, "SELECT process_id, coalesce(cpu_utime_s, 0) + "
                                     "coalesce(cpu_stime_s, 0), pss_kib FROM process_samples "
                                     "WHERE sample_id BETWEEN ?1 AND ?2");
     if (!r)
         goto out;
-    rt_store_rows_bind_i(r, 1, t->lo);
-    rt_store_rows_bind_i(r, 2, t->hi);
+    rt_store_rows_bind_i(r, 1, lo);
+    rt_store_rows_bind_i(r, 2, hi);
     int rc;
     while ((rc = rt_store_rows_next(r)) == 1) {
         int64_t k;
@@ -1349,6 +1413,7 @@ static void *top_scan(void *arg)
         t->rc = 0;
 out:
     rt_store_rows_close(r);
+    rt_store_read_end(t->scan);
     rt_store_close(t->scan);
     t->scan = NULL;
     return NULL;
@@ -1371,15 +1436,10 @@ static int top_start(struct ctx *c, struct top *t)
         rt_map_put(&t->slot, (uint64_t)a->id, (int64_t)(t->n - 1));
     }
     rt_store_rows_close(r);
-    snprintf(sql, sizeof(sql),
-             "SELECT coalesce(min(id), 0), coalesce(max(id), 0) FROM samples WHERE run_id IN (%s)",
-             c->ids);
-    if (!(r = prep(c, sql)))
+    if (!(r = prep(c, c->ids)))
         return -1;
-    if (rt_store_rows_next(r) == 1) {
-        t->lo = rt_store_rows_i(r, 0);
-        t->hi = rt_store_rows_i(r, 1);
-    }
+    while (rt_store_rows_next(r) == 1)
+        *RT_PUSH(t->runs, t->nruns, t->runs_cap) = rt_store_rows_i(r, 0);
     rt_store_rows_close(r);
     if (t->n == 0) {
         t->rc = 0; /* no tree: nothing to scan */
@@ -1417,6 +1477,7 @@ static void top_free(struct top *t)
 {
     top_wait(t);
     free(t->acc);
+    free(t->runs);
     rt_map_free(&t->slot);
 }
 

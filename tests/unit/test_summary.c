@@ -189,6 +189,12 @@ static void test_job_history(void **state)
     /* 7 samples: 0.5 1.5 2.5 3.5 3.5 3.5 4.5 -> p50 = 4th = 3.5, p95 = 7th = 4.5 */
     assert_float_equal(jnum("$.process.cpu_cores.p50"), 3.5, 1e-12);
     assert_float_equal(jnum("$.process.cpu_cores.p95"), 4.5, 1e-12);
+    /* the busiest processes of both runs: python 5 x (1.5 + 0.5) = 10 s and 400 MiB, worker
+     * 5 x 0.6 = 3 s and 100 MiB (run 1), loader 2 x (0.75 + 0.25) = 2 s and 200 MiB (run 2) */
+    assert_string_equal(jx("$.top_processes.by_cpu[2].name"), "loader");
+    assert_float_equal(jnum("$.top_processes.by_cpu[2].cpu_s"), 2, 1e-9);
+    assert_string_equal(jx("$.top_processes.by_pss[1].name"), "loader");
+    assert_float_equal(jnum("$.top_processes.by_pss[1].pss_mib"), 200, 1e-9);
 }
 
 /* Run 3: recorded without a tree, still marked running, its samples long past: its recorder is

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Without an NVIDIA driver (no /proc/driver/nvidia, /dev/nvidiactl or /dev/dxg) a recording does
+# not look for libnvidia-ml at all: the dynamic loader's search of every library directory was a
+# part of each `rtrack run`'s start (docs/performance.md). Asked for by name
+# (RTRACK_NVML_LIBRARY) it is still loaded, driver or not.
+. "$(dirname "$0")/lib.sh" "$1"
+
+unset RTRACK_NVML_LIBRARY
+for f in /proc/driver/nvidia /dev/nvidiactl /dev/dxg; do
+    [ -e "$f" ] && skip_all - "an NVIDIA driver is here ($f): nothing to check"
+done
+# the loader reports each library it looks for with LD_DEBUG=libs
+LD_DEBUG=libs "$RTRACK" run --quiet --db a.db -- true 2>ld.log
+check "run: exit 0" "$?" 0
+check "run: libnvidia-ml not looked for" "$(grep -c 'find library=libnvidia-ml' ld.log)" 0
+check "run: the loader's report was read (libsqlite3 is found through it)" \
+    "$(grep -c 'find library=libsqlite3' ld.log)" 1
+
+if [ -n "${RT_FAKE_NVML:-}" ]; then
+    RTRACK_NVML_LIBRARY=$RT_FAKE_NVML FAKE_NVML_GPUS=1 "$RTRACK" run --quiet --db b.db -- true
+    check "RTRACK_NVML_LIBRARY: loaded without a driver, its GPU recorded" \
+        "$(q b.db "SELECT count(*) FROM gpus")" 1
+else
+    skip "RT_FAKE_NVML not set: the named library is not tried"
+fi
+finish
