@@ -33,6 +33,11 @@ struct rt_env {
     const char *slurm_mem_per_node;   /* SLURM_MEM_PER_NODE (MiB) */
     const char *slurm_mem_per_cpu;    /* SLURM_MEM_PER_CPU (MiB) */
     const char *cuda_visible_devices; /* CUDA_VISIBLE_DEVICES: "" when set empty (no GPU) */
+    /* the rest of Slurm's facts of the job step (struct rt_slurm): */
+    const char *slurm_array_job_id, *slurm_array_task_id, *slurm_step_id, *slurm_job_user,
+        *slurm_job_partition, *slurmd_nodename, *slurm_job_num_nodes, *slurm_ntasks,
+        *slurm_cpus_per_task, *slurm_gpus_on_node, *slurm_job_gpus, *slurm_job_start_time,
+        *slurm_job_end_time;
 };
 
 /* Read every variable of the table into e. */
