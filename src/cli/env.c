@@ -55,6 +55,7 @@ static const struct {
     {"SLURM_JOB_GPUS", offsetof(struct rt_env, slurm_job_gpus)},
     {"SLURM_JOB_START_TIME", offsetof(struct rt_env, slurm_job_start_time)},
     {"SLURM_JOB_END_TIME", offsetof(struct rt_env, slurm_job_end_time)},
+    {"TMPDIR", offsetof(struct rt_env, tmpdir)},
 };
 
 const char *cli_getenv(const char *name)

@@ -38,6 +38,7 @@ struct rt_env {
         *slurm_job_partition, *slurmd_nodename, *slurm_job_num_nodes, *slurm_ntasks,
         *slurm_cpus_per_task, *slurm_gpus_on_node, *slurm_job_gpus, *slurm_job_start_time,
         *slurm_job_end_time;
+    const char *tmpdir; /* TMPDIR: where the readers merge several databases */
 };
 
 /* Read every variable of the table into e. */
