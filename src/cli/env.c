@@ -3,6 +3,8 @@
  * never call getenv(); what the environment says reaches them as arguments. */
 #include "rtrack/cli/env.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,7 @@ static const struct {
     {"SLURM_JOB_START_TIME", offsetof(struct rt_env, slurm_job_start_time)},
     {"SLURM_JOB_END_TIME", offsetof(struct rt_env, slurm_job_end_time)},
     {"TMPDIR", offsetof(struct rt_env, tmpdir)},
+    {"RTRACK_READY_FD", offsetof(struct rt_env, ready_fd)},
 };
 
 const char *cli_getenv(const char *name)
@@ -212,6 +215,13 @@ void rt_env_alloc(const struct rt_env *e, struct rt_alloc *a)
     sl->gpus_on_node = count_of(e->slurm_gpus_on_node);
     int64_t t0 = count_of(e->slurm_job_start_time), t1 = count_of(e->slurm_job_end_time);
     sl->time_limit_s = t0 != RT_NA && t1 != RT_NA && t1 > t0 ? (double)(t1 - t0) : RT_NAN;
+}
+
+int rt_env_ready_fd(const struct rt_env *e)
+{
+    int64_t fd = count_of(e->ready_fd);
+    /* (not the job's: closed in what rtrack starts) */
+    return fd > 2 && fd < INT_MAX && fcntl((int)fd, F_SETFD, FD_CLOEXEC) != -1 ? (int)fd : -1;
 }
 
 void rt_env_apply_process_settings(const struct rt_env *e)

@@ -133,4 +133,178 @@ job 2 10 11 4 27.5 896 640 43.8 2048
 check "summary --slurm-job: the text has a row per node, the total and sbatch" \
     "$(grep -c -E '^  (a|b|job total) ' job.txt) $(grep -c -- '^next time: sbatch --nodes=2' job.txt)" "3 1"
 
+# --- 3. a real Slurm: Debian's slurmctld and slurmd, one node (this machine), munge ----------
+# The SPANK plugin in plugstack.conf records every step; the jobs name no rtrack.
+unset TMPDIR
+PLUGIN=$(dirname "$RTRACK")/spank_rtrack.so
+SPIN=$RT_HELPERS/rt_spin
+SLURM_PIDS=()
+slurm_stop() {
+    local p i left
+    [ ${#SLURM_PIDS[@]} -gt 0 ] || return 0
+    for p in "${SLURM_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for ((i = 0; i < 100; i++)); do
+        left=0
+        for p in "${SLURM_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
+        [ $left = 1 ] || break
+        sleep 0.05
+    done
+    for p in "${SLURM_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    # the recorders the plugin started (sessions of their own) write under $T only
+    for p in /proc/[0-9]*/cmdline; do
+        grep -qF -- "$T/" "$p" 2>/dev/null && kill -KILL "$(basename "$(dirname "$p")")" 2>/dev/null
+    done
+    SLURM_PIDS=()
+}
+trap 'slurm_stop; rt_exit' EXIT
+
+slurm_start() {
+    local node mem port i
+    mkdir -p sl/state sl/spool sdb slog
+    dd if=/dev/urandom of=sl/munge.key bs=1024 count=1 2>/dev/null
+    chmod 400 sl/munge.key
+    munged -F --force --socket="$T/sl/munge.sock" --key-file="$T/sl/munge.key" \
+        --pid-file="$T/sl/munged.pid" --seed-file="$T/sl/munge.seed" \
+        --log-file="$T/sl/munged.log" 2>sl/munged.err &
+    SLURM_PIDS+=($!)
+    node=$(hostname -s)
+    mem=$(awk '/MemTotal/ { m = int($2 / 1024) - 512; print (m > 2048 ? 2048 : m) }' /proc/meminfo)
+    port=$((20000 + $$ % 20000))
+    cat >sl/slurm.conf <<CONF
+ClusterName=rtrack$$
+SlurmctldHost=$node
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+AuthType=auth/munge
+AuthInfo=socket=$T/sl/munge.sock
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$T/sl/state
+SlurmdSpoolDir=$T/sl/spool
+SlurmctldPidFile=$T/sl/slurmctld.pid
+SlurmdPidFile=$T/sl/slurmd.pid
+SlurmctldLogFile=$T/sl/slurmctld.log
+SlurmdLogFile=$T/sl/slurmd.log
+SlurmdDebug=info
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+ReturnToService=2
+PlugStackConfig=$T/sl/plugstack.conf
+NodeName=$node CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
+PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
+CONF
+    plugstack "db=$T/sdb/%j.%n.db"
+    export SLURM_CONF=$T/sl/slurm.conf
+    for ((i = 0; i < 100; i++)); do [ -S sl/munge.sock ] && break; sleep 0.05; done
+    slurmctld -D -i -f "$SLURM_CONF" >sl/slurmctld.out 2>&1 &
+    SLURM_PIDS+=($!)
+    slurmd -D -f "$SLURM_CONF" >sl/slurmd.out 2>&1 &
+    SLURM_PIDS+=($!)
+    for ((i = 0; i < 150; i++)); do
+        [ "$(sinfo -h -o %t 2>/dev/null)" = idle ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+# plugstack ARGS...: the plugin's line (read by every step's slurmstepd)
+plugstack() {
+    echo "optional $PLUGIN rtrack=$RTRACK interval=0.2 log=$T/slog/%j.%s.log $*" >"$T/sl/plugstack.conf"
+}
+# job_wait ID: until the job (every task of an array) has left the queue (60 s at most)
+job_wait() {
+    local i
+    for ((i = 0; i < 300; i++)); do
+        [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+# job_exit ID: Slurm's exit code of the job, as its controller keeps it (no accounting needed)
+job_exit() { scontrol show job "$1" | sed -n 's/.*[^d]ExitCode=\([0-9:]*\).*/\1/p' | head -1; }
+# cpu_of FILE: the seconds of every "XmY.YYYs" `times` wrote, added up
+cpu_of() { grep -oE '[0-9]+m[0-9.]+s' "$1" | awk -F'[ms]' '{ t += $1 * 60 + $2 } END { printf "%.3f", t }'; }
+
+if [ "$(id -u)" != 0 ]; then
+    skip_req root "a Slurm cluster needs root here"
+elif ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null ||
+    ! command -v munged >/dev/null || ! command -v sbatch >/dev/null; then
+    skip_req slurm "Slurm is not installed (slurmctld slurmd slurm-client munge: scripts/bootstrap.sh)"
+elif [ ! -f "$PLUGIN" ]; then
+    skip_req slurm "the SPANK plugin was not built (libslurm-dev: <slurm/spank.h>)"
+elif ! slurm_start; then
+    fail "the one-node cluster did not come up: $(tail -3 sl/slurmctld.log sl/slurmd.log 2>&1)"
+else
+    pass "a one-node Slurm cluster is up"
+    node=$(hostname -s)
+
+    # a 2-task job: its batch step and one srun step, each task spinning, the batch step
+    # holding 100 MiB; `times` says what CPU time each part took, as the kernel counted it
+    cat >job.sh <<JOB
+#!/bin/bash
+srun -n2 bash -c '$SPIN 2; times' >tasks.times
+python3 -c 'import time; b = b"x" * (100 << 20); time.sleep(1.2)'
+times >batch.times
+JOB
+    jid=$(sbatch --parsable -n2 --mem=200 -o job.out -D "$T" job.sh)
+    check_cmd "sbatch: the 2-task job ran" job_wait "$jid"
+    check "the job's exit code" "$(job_exit "$jid")" "0:0"
+    db="sdb/$jid.$node.db"
+    check_cmd "the plugin recorded it into its own database per job and node" test -s "$db"
+    check "a run per step, each with Slurm's facts and the allocation" "$(q "$db" "SELECT
+        group_concat(x, ' ') FROM (SELECT mode || ',' || status || ',' || slurm_job_id || ',' ||
+        slurm_step_id || ',' || slurm_nodename || ',' || slurm_job_user || ',' ||
+        slurm_job_partition || ',' || slurm_ntasks || ',' || slurm_job_num_nodes || ',' ||
+        slurm_mem_per_node_mib || ',' || slurm_cpus_on_node AS x FROM runs ORDER BY id)")" \
+        "record,finished,$jid,batch,$node,root,debug,2,1,200,$(nproc) record,finished,$jid,0,$node,root,debug,2,1,200,$(nproc)"
+    "$RTRACK" summary --db "sdb/*.db" --slurm-job "$jid" --format json >sjob.json
+    check "summary --slurm-job: exit 0" "$?" 0
+    own=$(echo "$(cpu_of tasks.times) + $(cpu_of batch.times)" | bc)
+    ncpus=$(scontrol show job "$jid" | sed -n 's/.*NumCPUs=\([0-9]*\).*/\1/p')
+    read -r got eff wall alloc peak amem meff < <(python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["job"]
+print(j["cpu_s"], j["cpu_eff_pct"], j["wall_s"], j["alloc_cpus"], j["memory_peak_mib"],
+      j["alloc_memory_mib"], j["memory_eff_pct"])' sjob.json)
+    # the job's own CPU time: both tasks' and the batch shell's (the srun client, python)
+    check_range "CPU time against the job's own (times: $own s)" "$got" \
+        "$(echo "$own * 0.95 - 0.05" | bc)" "$(echo "$own * 1.05 + 0.1" | bc)"
+    check "the CPUs allocated, as Slurm says (NumCPUs)" "$alloc" "$ncpus"
+    want=$(echo "scale=4; 100 * $own / ($ncpus * $wall)" | bc)
+    check_range "CPU efficiency against the job's own CPU time ($want %)" "$eff" \
+        "$(echo "$want * 0.95 - 0.5" | bc)" "$(echo "$want * 1.05 + 0.5" | bc)"
+    check "the memory allocated is --mem" "$amem" 200
+    # 100 MiB of bytes, the interpreter's own few MiB on top
+    check_range "the memory peak holds the 100 MiB" "$peak" 100 160
+    want=$(echo "scale=4; 100 * $peak / 200" | bc)
+    check_range "memory efficiency: peak / --mem ($want %)" "$meff" \
+        "$(echo "$want - 0.06" | bc)" "$(echo "$want + 0.06" | bc)"
+
+    # a job array: each task a job of its own, recorded with the array's ids
+    aid=$(sbatch --parsable --array=1-2 -n1 --mem=100 -o /dev/null --wrap "$SPIN 0.3")
+    check_cmd "sbatch: the job array ran" job_wait "$aid"
+    check "the array's tasks recorded with the array's ids" "$(for f in sdb/*.db; do
+        q "$f" "SELECT slurm_array_job_id || ':' || slurm_array_task_id || ':' || slurm_step_id FROM runs
+            WHERE slurm_array_job_id IS NOT NULL"; done | sort | tr '\n' ' ')" "$aid:1:batch $aid:2:batch "
+    check "summary --slurm-job ARRAY: a row per task" "$("$RTRACK" summary --db "sdb/*.db" \
+        --slurm-job "$aid" --format json | python3 -c 'import json, sys
+print(" ".join(sorted(n["array_task_id"] for n in json.load(sys.stdin)["nodes"])))')" "1 2"
+
+    # the plugin failing: the job's exit code and output stay the job's own
+    for bad in "rtrack=$T/no-such-rtrack" "db=/proc/no-such-dir/%j.db"; do
+        plugstack "db=$T/sdb/%j.%n.db" "$bad"
+        fid=$(sbatch --parsable -n1 -o "fail.out" -D "$T" --wrap 'echo out-line; echo err-line >&2; exit 3')
+        job_wait "$fid"
+        check "plugin failing ($bad): the job's exit code" "$(job_exit "$fid")" "3:0"
+        check "plugin failing ($bad): the job's output" "$(cat fail.out)" "out-line
+err-line"
+        check "plugin failing ($bad): nothing recorded" "$(find sdb -name "$fid.*" | wc -l)" 0
+        check "plugin failing ($bad): logged by slurmd" \
+            "$(grep -c "\[$fid.batch\] rtrack: error: job $fid step batch: .*not recorded" sl/slurmd.log)" 1
+    done
+    slurm_stop
+fi
+
 finish

@@ -38,7 +38,8 @@ struct rt_env {
         *slurm_job_partition, *slurmd_nodename, *slurm_job_num_nodes, *slurm_ntasks,
         *slurm_cpus_per_task, *slurm_gpus_on_node, *slurm_job_gpus, *slurm_job_start_time,
         *slurm_job_end_time;
-    const char *tmpdir; /* TMPDIR: where the readers merge several databases */
+    const char *tmpdir;   /* TMPDIR: where the readers merge several databases */
+    const char *ready_fd; /* RTRACK_READY_FD: told when the baseline is stored (Slurm plugin) */
 };
 
 /* Read every variable of the table into e. */
@@ -75,6 +76,10 @@ void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o);
  * not a whole number 0 or more is unknown), and the GPUs CUDA_VISIBLE_DEVICES names (unset:
  * unknown; empty: 0; counted up to the first entry CUDA stops at: -1, NoDevFiles). */
 void rt_env_alloc(const struct rt_env *e, struct rt_alloc *a);
+
+/* RTRACK_READY_FD: a descriptor number above 2 that is open (made close-on-exec), else -1
+ * (ignored). */
+int rt_env_ready_fd(const struct rt_env *e);
 
 /* Settings that are the whole process's, handed to their rooms once at start: the HTTP time
  * limit (net), which libcurl to load (net). */

@@ -35,6 +35,8 @@ struct rt_recording {
     char *const *argv;           /* run: the job to start; NULL: record */
     char *const *envp;           /* run: the job's environment; NULL: rtrack's */
     pid_t pid;                   /* record: the tree to follow; 0: the system only */
+    int ready_fd; /* > 2: one byte written to it, and it closed, once the baseline is stored
+                     (RTRACK_READY_FD: the Slurm plugin starts the step then); else none */
     /* the loop's own: set by rt_record_signals, closed by rt_record_close */
     int sigfd;
     int sig_errno;    /* why sigfd is -1 */
