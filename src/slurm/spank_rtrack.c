@@ -4,7 +4,7 @@
  * rtrack binary, so the recorder is the same program as everywhere else and a crash of it can
  * never reach slurmstepd. Loaded by slurmstepd (plugstack.conf, docs/cluster.md):
  *
- *   optional /usr/lib/<arch>/rtrack/spank_rtrack.so db=/shared/rtrack/%u/%j.%n.db interval=1
+ *   optional /usr/lib/rtrack/spank_rtrack.so db=/shared/rtrack/%u/%j.%n.db interval=1
  *
  * slurm_spank_user_init, once per step and node, before its tasks start (in slurmstepd): a
  * recorder is started for the tree of that slurmstepd (every task of the step on this node),
