@@ -242,10 +242,14 @@ else
     node=$(hostname -s)
 
     # a 2-task job: its batch step and one srun step, each task spinning, the batch step
-    # holding 100 MiB; `times` says what CPU time each part took, as the kernel counted it
+    # holding 100 MiB; `times` says what CPU time each part took, as the kernel counted it. The
+    # recorder is slow to start here (0.5 s): the tasks must wait for its baseline
+    printf '#!/bin/sh\nsleep 0.5\nexec %s "$@"\n' "$RTRACK" >slow-rtrack
+    chmod +x slow-rtrack
+    plugstack "db=$T/sdb/%j.%n.db" "rtrack=$T/slow-rtrack"
     cat >job.sh <<JOB
 #!/bin/bash
-srun -n2 bash -c '$SPIN 2; times' >tasks.times
+srun -n2 bash -c 'date +%s.%N >>tasks.start; $SPIN 2; times' >tasks.times
 python3 -c 'import time; b = b"x" * (100 << 20); time.sleep(1.2)'
 times >batch.times
 JOB
@@ -260,6 +264,11 @@ JOB
         slurm_job_partition || ',' || slurm_ntasks || ',' || slurm_job_num_nodes || ',' ||
         slurm_mem_per_node_mib || ',' || slurm_cpus_on_node AS x FROM runs ORDER BY id)")" \
         "record,finished,$jid,batch,$node,root,debug,2,1,200,$(nproc) record,finished,$jid,0,$node,root,debug,2,1,200,$(nproc)"
+    # the tasks start once the recorder has its baseline: all their CPU time is counted
+    check "the step's baseline came before its tasks started" "$(q "$db" "SELECT ts FROM samples
+        WHERE seq = 0 AND run_id = (SELECT id FROM runs WHERE slurm_step_id = '0')" |
+        awk -v f=tasks.start 'BEGIN { getline t < f; m = t; while ((getline t < f) > 0) if (t < m) m = t }
+            { print ($1 <= m ? "before" : "after (" $1 " > " m ")") }')" before
     "$RTRACK" summary --db "sdb/*.db" --slurm-job "$jid" --format json >sjob.json
     check "summary --slurm-job: exit 0" "$?" 0
     own=$(echo "$(cpu_of tasks.times) + $(cpu_of batch.times)" | bc)
@@ -282,6 +291,7 @@ print(j["cpu_s"], j["cpu_eff_pct"], j["wall_s"], j["alloc_cpus"], j["memory_peak
     check_range "memory efficiency: peak / --mem ($want %)" "$meff" \
         "$(echo "$want - 0.06" | bc)" "$(echo "$want + 0.06" | bc)"
 
+    plugstack "db=$T/sdb/%j.%n.db"
     # a job array: each task a job of its own, recorded with the array's ids
     aid=$(sbatch --parsable --array=1-2 -n1 --mem=100 -o /dev/null --wrap "$SPIN 0.3")
     check_cmd "sbatch: the job array ran" job_wait "$aid"
