@@ -397,14 +397,13 @@ int rt_cluster_print(struct rt_store *s, const char *slurm_job, FILE *f, int md,
         if (n) {
             snprintf(name, sizeof(name), "%s%s%s%s", n->name, *n->array_task ? " [" : "",
                      n->array_task, *n->array_task ? "]" : "");
-            snprintf(next, sizeof(next), "%d cpus, %s%s", n->rec_cpus,
-                     mib_text(a[7], sizeof(a[7]), n->rec_mem ? (double)n->rec_mem : RT_NAN),
-                     n->rec_gpus ? ", GPUs" : "");
-            if (n->rec_gpus) {
-                size_t l = strlen(next);
-                snprintf(next + l - 4, sizeof(next) - l + 4, "%d GPU%s", n->rec_gpus,
-                         n->rec_gpus > 1 ? "s" : "");
-            }
+            char gpus[48] = "";
+            if (n->rec_gpus)
+                snprintf(gpus, sizeof(gpus), ", %s",
+                         rt_fmt_count(a[6], sizeof(a[6]), n->rec_gpus, "GPU"));
+            snprintf(next, sizeof(next), "%s, %s%s",
+                     rt_fmt_count(a[5], sizeof(a[5]), n->rec_cpus, "CPU"),
+                     mib_text(a[7], sizeof(a[7]), n->rec_mem ? (double)n->rec_mem : RT_NAN), gpus);
         } else {
             snprintf(name, sizeof(name), "job total");
             snprintf(next, sizeof(next), "-");
