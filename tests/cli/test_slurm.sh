@@ -257,6 +257,7 @@ JOB
     check_cmd "sbatch: the 2-task job ran" job_wait "$jid"
     check "the job's exit code" "$(job_exit "$jid")" "0:0"
     db="sdb/$jid.$node.db"
+    check "the recorders said nothing (their stderr: slog/)" "$(cat slog/"$jid".*.log)" ""
     check_cmd "the plugin recorded it into its own database per job and node" test -s "$db"
     check "a run per step, each with Slurm's facts and the allocation" "$(q "$db" "SELECT
         group_concat(x, ' ') FROM (SELECT mode || ',' || status || ',' || slurm_job_id || ',' ||
