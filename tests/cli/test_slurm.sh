@@ -86,6 +86,11 @@ check "merge --slurm-job: only the job's runs" "$(q job.db "SELECT count(*) || '
 check "merge: the output as an input is refused" "$?:$(grep -c 'is the output itself' self.err)" "1:1"
 "$RTRACK" merge all.db 2>/dev/null
 check "merge: no input is a usage error" "$?" 2
+echo "not a database" >junk.db
+"$RTRACK" merge all.db junk.db a.db >junk.out 2>junk.err
+check "merge: an input that is no rtrack database is said, the others merged" \
+    "$?:$(grep -c "'junk.db' is not an rtrack database" junk.err):$(cat junk.out)" \
+    "1:1:a.db: 0 runs added, 2 already in all.db"
 
 # the readers: several --db, a glob, --slurm-job; the private merge is removed afterwards
 mkdir tmp
@@ -292,6 +297,14 @@ print(j["cpu_s"], j["cpu_eff_pct"], j["wall_s"], j["alloc_cpus"], j["memory_peak
     check_range "memory efficiency: peak / --mem ($want %)" "$meff" \
         "$(echo "$want - 0.06" | bc)" "$(echo "$want + 0.06" | bc)"
 
+    plugstack "db=$T/sdb/%j.%n.db"
+    # without the plugin's help: `srun rtrack run` records the step's facts from its environment
+    : >sl/plugstack.conf
+    sid=$(sbatch --parsable -n1 --mem=100 -o /dev/null -D "$T" --wrap "srun $RTRACK run --quiet --db srun.db -- true")
+    check_cmd "sbatch --wrap 'srun rtrack run': the job ran" job_wait "$sid"
+    check "srun rtrack run: the step's facts" "$(q srun.db "SELECT mode || ',' || slurm_job_id || ',' ||
+        slurm_step_id || ',' || slurm_nodename || ',' || slurm_mem_per_node_mib || ',' ||
+        slurm_ntasks || ',' || slurm_job_partition FROM runs")" "run,$sid,0,$node,100,1,debug"
     plugstack "db=$T/sdb/%j.%n.db"
     # a job array: each task a job of its own, recorded with the array's ids
     aid=$(sbatch --parsable --array=1-2 -n1 --mem=100 -o /dev/null --wrap "$SPIN 0.3")
