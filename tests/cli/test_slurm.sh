@@ -30,6 +30,14 @@ check "facts: a count that is no whole number is unknown" \
     "$(q bad.db "SELECT coalesce(slurm_ntasks, 'null') || coalesce(slurm_job_num_nodes, 'null') FROM runs")" \
     "nullnull"
 
+# RTRACK_READY_FD (the plugin's signal): one byte once the baseline is stored, not the job's
+RTRACK_READY_FD=3 "$RTRACK" run --quiet --db ready.db --interval 0.1 -- \
+    sh -c 'sleep 0.3; ls /proc/$$/fd >job.fds' 3>ready.out
+check "RTRACK_READY_FD: one byte once the baseline is stored" "$(cat ready.out)" 1
+check "RTRACK_READY_FD: not passed on to the job" "$(grep -cx 3 job.fds)" 0
+RTRACK_READY_FD=1 "$RTRACK" run --quiet --db ready.db --interval 0.1 -- true >stdout.out
+check "RTRACK_READY_FD: stdin, stdout and stderr are never it" "$(wc -c <stdout.out)" 0
+
 # --- 2. merge, and the readers over several databases: two simulated nodes of job 77 ----------
 # node a runs two steps at once (a1, a2: one database), node b one step (b.db); the kernel's CPU
 # times, the start and end and the memory of every sample are then set to figures chosen here,
