@@ -64,13 +64,13 @@ check "cpack makes one .deb of rtrack" "${#debs[@]}" 1
 # with the Slurm plugin built (src/slurm/), its own package beside it: rtrack-slurm
 if [ -f "$BUILD/spank_rtrack.so" ]; then
     sdebs=("$T"/pkg/rtrack-slurm_*.deb)
-    check "cpack makes the rtrack-slurm .deb too" "$(find "$T/pkg" -name '*.deb' | wc -l) ${#sdebs[@]}" "2 1"
+    check "cpack makes the rtrack-slurm .deb too" "$(find "$T/pkg" -maxdepth 1 -name '*.deb' | wc -l) ${#sdebs[@]}" "2 1"
     check "rtrack-slurm depends on this rtrack and slurmd" \
         "$(dpkg-deb -f "${sdebs[0]}" Depends)" "libc6, rtrack (= $(awk 'NR == 1 { print $2 }' <<<"$version")), slurmd"
     check "rtrack-slurm holds the plugin only" "$(dpkg-deb -c "${sdebs[0]}" | awk '$NF !~ /\/$/ { print $NF }')" \
         "./usr/lib/rtrack/spank_rtrack.so"
 else
-    check "no Slurm plugin built: one .deb" "$(find "$T/pkg" -name '*.deb' | wc -l)" 1
+    check "no Slurm plugin built: one .deb" "$(find "$T/pkg" -maxdepth 1 -name '*.deb' | wc -l)" 1
 fi
 deb=${debs[0]}
 pkgversion=$(awk 'NR == 1 { print $2 }' <<<"$version")
