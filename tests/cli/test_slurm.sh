@@ -324,6 +324,22 @@ print(j["cpu_s"], j["cpu_eff_pct"], j["wall_s"], j["alloc_cpus"], j["memory_peak
         --slurm-job "$aid" --format json | python3 -c 'import json, sys
 print(" ".join(sorted(n["array_task_id"] for n in json.load(sys.stdin)["nodes"])))')" "1 2"
 
+    # another user's job: the recorder runs as that user, its database is the user's
+    if id nobody >/dev/null 2>&1; then
+        chmod 755 "$T"
+        mkdir -m 1777 udb
+        plugstack "db=$T/udb/%u/%j.%n.db"
+        uid=$(sbatch --parsable --uid=nobody --gid="$(id -gn nobody)" -n1 --mem=100 -o /dev/null \
+            -D / --wrap "$SPIN 0.5")
+        check_cmd "a job of user nobody ran" job_wait "$uid"
+        udbf="udb/nobody/$uid.$node.db"
+        check "nobody's job: recorded as nobody, into nobody's file" \
+            "$(stat -c %U "$udbf" 2>&1) $(q "$udbf" "SELECT slurm_job_user || ',' || status || ',' ||
+                (SELECT count(*) > 2 FROM samples) FROM runs")" "nobody nobody,finished,1"
+    else
+        skip "no user nobody: the recorder as the job's user not checked"
+    fi
+
     # the plugin failing: the job's exit code and output stay the job's own
     for bad in "rtrack=$T/no-such-rtrack" "db=/proc/no-such-dir/%j.db"; do
         plugstack "db=$T/sdb/%j.%n.db" "$bad"
