@@ -324,6 +324,14 @@ print(j["cpu_s"], j["cpu_eff_pct"], j["wall_s"], j["alloc_cpus"], j["memory_peak
         --slurm-job "$aid" --format json | python3 -c 'import json, sys
 print(" ".join(sorted(n["array_task_id"] for n in json.load(sys.stdin)["nodes"])))')" "1 2"
 
+    # min_s: a step shorter than it is not recorded (and does not wait for a recorder)
+    plugstack "db=$T/sdb/%j.%n.db" min_s=3
+    mid=$(sbatch --parsable -n1 --mem=100 -o /dev/null --wrap "sleep 0.2")
+    job_wait "$mid"
+    check "min_s: a shorter step is not recorded, the job is fine" \
+        "$(find sdb -name "$mid.*" | wc -l) $(job_exit "$mid")" "0 0:0"
+    plugstack "db=$T/sdb/%j.%n.db"
+
     # another user's job: the recorder runs as that user, its database is the user's
     if id nobody >/dev/null 2>&1; then
         chmod 755 "$T"
