@@ -4,7 +4,7 @@
 _rtrack_opts_common="--interval --db --config --quiet --output --format --job-name --project-name
     --stage-name --task-name --team --env --language --orchestrator --executor --external-run-id
     --container-image --tag --upload-interval --sentinel-url --cloud-discovery --help"
-_rtrack_opts_export="--db --run --format --table --output --since --until --help"
+_rtrack_opts_export="--db --run --format --table --output --since --until --slurm-job --help"
 
 _rtrack()
 {
@@ -21,13 +21,13 @@ _rtrack()
     if [[ ${COMP_WORDS[0]##*/} == resource-tracker ]]; then
         cmd=resource-tracker first=1
     elif ((COMP_CWORD == 1)); then
-        COMPREPLY=($(compgen -W "run record export runs summary report upload help --help --version --pid" -- "$cur"))
+        COMPREPLY=($(compgen -W "run record export runs summary report upload merge help --help --version --pid" -- "$cur"))
         return
     else
         cmd=${COMP_WORDS[1]}
     fi
     if [[ $cmd == help ]]; then
-        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record export runs summary report upload" -- "$cur"))
+        ((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W "run record export runs summary report upload merge" -- "$cur"))
         return
     fi
     # run: once the command has started (after -- or the first word that is not an option or
@@ -97,6 +97,11 @@ _rtrack()
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
+    --slurm-job)
+        COMPREPLY=($(compgen -W "$(_rtrack_query 'SELECT DISTINCT slurm_job_id FROM runs
+            WHERE slurm_job_id IS NOT NULL ORDER BY 1')" -- "$cur"))
+        return
+        ;;
     esac
     _rtrack_takes_value "$prev" && return
     case $cmd in
@@ -104,10 +109,18 @@ _rtrack()
     record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration" -- "$cur")) ;;
     resource-tracker) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration --version" -- "$cur")) ;;
     export) COMPREPLY=($(compgen -W "$_rtrack_opts_export" -- "$cur")) ;;
-    runs) COMPREPLY=($(compgen -W "--db --format --help" -- "$cur")) ;;
-    summary) COMPREPLY=($(compgen -W "--db --run --job --format --recommend-server --help" -- "$cur")) ;;
+    runs) COMPREPLY=($(compgen -W "--db --slurm-job --format --help" -- "$cur")) ;;
+    summary) COMPREPLY=($(compgen -W "--db --run --job --slurm-job --format --recommend-server --help" -- "$cur")) ;;
     upload) COMPREPLY=($(compgen -W "--db --run --all --dry-run --help" -- "$cur")) ;;
-    report) COMPREPLY=($(compgen -W "--db --run --output --recommend-server --help" -- "$cur")) ;;
+    report) COMPREPLY=($(compgen -W "--db --run --output --slurm-job --recommend-server --help" -- "$cur")) ;;
+    merge)
+        if [[ $cur == -* ]]; then
+            COMPREPLY=($(compgen -W "--slurm-job --quiet --help" -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -X '!*.db' -- "$cur") $(compgen -d -S / -- "$cur"))
+            compopt -o nospace 2>/dev/null
+        fi
+        ;;
     esac
 }
 

@@ -111,7 +111,7 @@ end
 complete -c rtrack -f
 
 # subcommands
-set -l __rtrack_cmds run record export runs summary report upload help
+set -l __rtrack_cmds run record export runs summary report upload merge help
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a run -d 'run a command, record it, its process tree and the system'
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a record -d 'record the system (and optionally a process tree) to SQLite'
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a export -d 'write a run as Python-parity CSV or Rust-compatible JSON Lines'
@@ -119,13 +119,14 @@ complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a runs -
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a summary -d 'what a run used and what to request next time'
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a report -d 'write a run as a self-contained HTML page with charts'
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a upload -d 'send recorded runs to Spare Cores Sentinel (gzip CSV on S3)'
+complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a merge -d 'copy the runs of several databases into one'
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -a help -d "describe a command's options"
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -s h -l help -d 'show help'
 complete -c rtrack -n "not __fish_seen_subcommand_from $__rtrack_cmds" -l version -d 'print the version'
 
 # help TOPIC
 complete -c rtrack -n '__rtrack_using help; and test (count (commandline -opc)) -eq 2' \
-    -a 'run record export runs summary report upload'
+    -a 'run record export runs summary report upload merge'
 
 # run and record (run: only before the job's command line starts); the same options for
 # resource-tracker (resource-tracker.fish): __rtrack_live_options COMMAND CONDITION
@@ -172,6 +173,13 @@ complete -c rtrack -n '__rtrack_using export' -l since -x -d 'samples at or afte
 complete -c rtrack -n '__rtrack_using export' -l until -x -d 'samples at or before T (epoch, ISO 8601, +SECONDS)'
 
 complete -c rtrack -n '__rtrack_using runs' -s f -l format -x -a 'table csv jsonl' -d 'output format'
+complete -c rtrack -n '__rtrack_using export runs summary report' -l slurm-job -x -a '(__rtrack_query "SELECT DISTINCT slurm_job_id FROM runs WHERE slurm_job_id IS NOT NULL ORDER BY 1")' -d 'the runs of this Slurm job'
+
+# merge OUT IN...
+complete -c rtrack -n '__rtrack_using merge' -l slurm-job -x -d 'only the runs of this Slurm job'
+complete -c rtrack -n '__rtrack_using merge' -s q -l quiet -d 'say nothing on success'
+complete -c rtrack -n '__rtrack_using merge' -s h -l help -d 'show help'
+complete -c rtrack -n '__rtrack_using merge' -a '(__rtrack_files .db)'
 
 complete -c rtrack -n '__rtrack_using summary' -s j -l job -x -a '(__rtrack_query "SELECT DISTINCT job_name FROM runs WHERE job_name IS NOT NULL ORDER BY 1")' -d 'every run of this job name together'
 complete -c rtrack -n '__rtrack_using summary' -s f -l format -x -a 'text json markdown' -d 'output format'

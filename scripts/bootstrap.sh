@@ -8,7 +8,9 @@ BUILD=${BUILD:-$ROOT/build}
 # nodejs is v18, too old for @20minutes/s3rver 4.0.4, and Debian's npm conflicts with the
 # nodesource nodejs that brings node 20 + npm. tests/s3/with-s3.sh says so when they are missing.
 # clang and libclang-rt-14-dev: the libFuzzer harnesses (tests/fuzz) of scripts/test.sh
-PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev sqlite3 libcmocka-dev strace python3 chromium groff-base zsh fish clang libclang-rt-14-dev"
+# libslurm-dev: the Slurm SPANK plugin (src/slurm/); slurmctld, slurmd, slurm-client and munge: the
+# one-node cluster of tests/cli/test_slurm.sh (started by the test, not as services)
+PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev sqlite3 libcmocka-dev strace python3 chromium groff-base zsh fish clang libclang-rt-14-dev libslurm-dev slurmctld slurmd slurm-client munge"
 
 missing=""
 for p in $PACKAGES; do

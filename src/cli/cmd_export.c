@@ -79,10 +79,12 @@ static int parse_time(struct rt_store *store, const char *s, double run_start, d
     return ok ? 0 : -1;
 }
 
-enum { OPT_SINCE = 1, OPT_UNTIL };
+enum { OPT_SINCE = 1, OPT_UNTIL, OPT_SLURM_JOB };
 
 static const struct cmd_opt export_opts[] = {
-    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
+    {"db", 'd', "FILE", "database (default rtrack.db); again, or a glob, to read several as one",
+     "RTRACK_DB", 'd'},
+    {"slurm-job", 0, "ID", "the runs of this Slurm job only", NULL, OPT_SLURM_JOB},
     {"run", 'r', "ID|latest", "run to export (default latest)", NULL, 'r'},
     {"format", 'f', "csv|jsonl", "output format (default csv; json = jsonl)", NULL, 'f'},
     {"table", 't', "combined|system|process", "CSV layout (default combined: 32 columns)", NULL,
@@ -109,7 +111,7 @@ const struct cmd_def cmd_export_def = {
 
 static int cmd_export(int argc, char **argv, const struct rt_env *env)
 {
-    const char *db_path = rt_env_db(env);
+    const char *db_path;
     const char *run = "latest", *output = NULL, *since = NULL, *until = NULL, *table = NULL;
     struct rt_export_query q = {RT_FMT_CSV, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 0, 0, 0};
     struct cmd_parse p;
@@ -119,7 +121,11 @@ static int cmd_export(int argc, char **argv, const struct rt_env *env)
     while ((c = cmd_parse_next(&p, &v)) >= 0) {
         switch (c) {
         case 'd':
-            db_path = v;
+            if (cmd_dbs_add("export", v) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case OPT_SLURM_JOB:
+            cmd_dbs_slurm_job(v);
             break;
         case 'r':
             run = v;
@@ -164,6 +170,8 @@ static int cmd_export(int argc, char **argv, const struct rt_env *env)
     }
 
     /* an output that is the database (or its -wal, -shm, -journal) would destroy it */
+    if (!(db_path = cmd_dbs_path("export", env)))
+        return RT_EXIT_USAGE;
     if (cmd_out_check_db("export", output, db_path) != 0)
         return RT_EXIT_USAGE;
 

@@ -26,10 +26,12 @@ static int write_file(const char *path, const struct rt_buf *page)
     return cmd_out_close(&o, ok) == 0 && ok ? 0 : -1;
 }
 
-enum { OPT_SERVER = 1 };
+enum { OPT_SERVER = 1, OPT_SLURM_JOB };
 
 static const struct cmd_opt report_opts[] = {
-    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
+    {"db", 'd', "FILE", "database (default rtrack.db); again, or a glob, to read several as one",
+     "RTRACK_DB", 'd'},
+    {"slurm-job", 0, "ID", "the runs of this Slurm job only", NULL, OPT_SLURM_JOB},
     {"run", 'r', "ID|latest", "run to report (default latest)", NULL, 'r'},
     {"output", 'o', "FILE", "the HTML file to write (required; - = stdout)", NULL, 'o'},
     {"recommend-server", 0, NULL,
@@ -53,7 +55,7 @@ const struct cmd_def cmd_report_def = {
 
 static int cmd_report(int argc, char **argv, const struct rt_env *env)
 {
-    const char *db_path = rt_env_db(env);
+    const char *db_path;
     const char *run = "latest", *output = NULL;
     int server = 0;
     struct cmd_parse p;
@@ -63,7 +65,11 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
     while ((c = cmd_parse_next(&p, &v)) >= 0) {
         switch (c) {
         case 'd':
-            db_path = v;
+            if (cmd_dbs_add("report", v) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case OPT_SLURM_JOB:
+            cmd_dbs_slurm_job(v);
             break;
         case 'r':
             run = v;
@@ -85,6 +91,8 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
         return RT_EXIT_USAGE;
     }
     /* an output that is the database (or its -wal, -shm, -journal) would destroy it */
+    if (!(db_path = cmd_dbs_path("report", env)))
+        return RT_EXIT_USAGE;
     if (cmd_out_check_db("report", output, db_path) != 0)
         return RT_EXIT_USAGE;
 

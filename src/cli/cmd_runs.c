@@ -35,8 +35,12 @@ static void csv_field(FILE *f, struct rt_store_rows *r, int i)
     fputc('"', f);
 }
 
+enum { OPT_SLURM_JOB = 1 };
+
 static const struct cmd_opt runs_opts[] = {
-    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
+    {"db", 'd', "FILE", "database (default rtrack.db); again, or a glob, to read several as one",
+     "RTRACK_DB", 'd'},
+    {"slurm-job", 0, "ID", "the runs of this Slurm job only", NULL, OPT_SLURM_JOB},
     {"format", 'f', "table|csv|jsonl",
      "table for people (default), csv or jsonl for programs (jsonl adds the host's GPUs)", NULL,
      'f'},
@@ -49,7 +53,7 @@ const struct cmd_def cmd_runs_def = {
     .name = "runs",
     .fn = cmd_runs,
     .summary = "list the runs in a database",
-    .synopsis = "[--db FILE] [--format table|csv|jsonl]",
+    .synopsis = "[--db FILE]... [--slurm-job ID] [--format table|csv|jsonl]",
     .description = "List the runs a database holds: id, job name, command, start (UTC),\n"
                    "duration, samples (after the baseline, as summary and export count\n"
                    "them), exit code, tracked pid, status.",
@@ -58,15 +62,17 @@ const struct cmd_def cmd_runs_def = {
 
 static int cmd_runs(int argc, char **argv, const struct rt_env *env)
 {
-    const char *db_path = rt_env_db(env);
+    const char *db_path;
     const char *format = "table";
     struct cmd_parse p;
     cmd_parse_begin(&p, &cmd_runs_def, argc, argv);
     const char *v;
     int c;
     while ((c = cmd_parse_next(&p, &v)) >= 0) {
-        if (c == 'd')
-            db_path = v;
+        if (c == 'd' && cmd_dbs_add("runs", v) != 0)
+            return RT_EXIT_USAGE;
+        else if (c == OPT_SLURM_JOB)
+            cmd_dbs_slurm_job(v);
         else if (c == 'f')
             format = v;
     }
@@ -80,6 +86,8 @@ static int cmd_runs(int argc, char **argv, const struct rt_env *env)
         rt_err("runs: unknown format '%s' (table, csv or jsonl)", format);
         return RT_EXIT_USAGE;
     }
+    if (!(db_path = cmd_dbs_path("runs", env)))
+        return RT_EXIT_USAGE;
     struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, NULL, NULL, NULL);
     if (!store)
         return RT_EXIT_USAGE;

@@ -290,10 +290,14 @@ static void print_summary(struct jr *r, int md)
     printf("%s", md ? "```\n" : "");
 }
 
-enum { OPT_SERVER = 1 };
+enum { OPT_SERVER = 1, OPT_SLURM_JOB };
 
 static const struct cmd_opt summary_opts[] = {
-    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
+    {"db", 'd', "FILE", "database (default rtrack.db); again, or a glob, to read several as one",
+     "RTRACK_DB", 'd'},
+    {"slurm-job", 0, "ID",
+     "this Slurm job across its nodes: a row per node, the job, sbatch options", NULL,
+     OPT_SLURM_JOB},
     {"run", 'r', "ID|latest", "the run (default latest)", NULL, 'r'},
     {"job", 'j', "NAME",
      "every run of this job name together (mean of means, max of maxes; default: one run)", NULL,
@@ -311,8 +315,9 @@ const struct cmd_def cmd_summary_def = {
     .name = "summary",
     .fn = cmd_summary,
     .summary = "what a run used and what to request next time",
-    .synopsis = "[--db FILE] [--run ID|latest | --job NAME]\n"
-                "[--format text|json|markdown] [--recommend-server]",
+    .synopsis = "[--db FILE]... [--run ID|latest | --job NAME]\n"
+                "[--slurm-job ID] [--format text|json|markdown]\n"
+                "[--recommend-server]",
     .description =
         "What a recorded run used (process tree and system: mean, p50, p95, max), what to\n"
         "request next time, how much of the host it used, its top processes.",
@@ -321,7 +326,7 @@ const struct cmd_def cmd_summary_def = {
 
 static int cmd_summary(int argc, char **argv, const struct rt_env *env)
 {
-    const char *db_path = rt_env_db(env), *run = NULL, *format = "text";
+    const char *db_path, *run = NULL, *format = "text";
     struct rt_summary_opts o = {0, NULL, 0, NULL};
     struct cmd_parse p;
     cmd_parse_begin(&p, &cmd_summary_def, argc, argv);
@@ -330,7 +335,11 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
     while ((c = cmd_parse_next(&p, &v)) >= 0) {
         switch (c) {
         case 'd':
-            db_path = v;
+            if (cmd_dbs_add("summary", v) != 0)
+                return RT_EXIT_USAGE;
+            break;
+        case OPT_SLURM_JOB:
+            cmd_dbs_slurm_job(v);
             break;
         case 'r':
             run = v;
@@ -367,6 +376,10 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
         return RT_EXIT_USAGE;
     }
     o.keeper_url = env->keeper_url;
+    if (!(db_path = cmd_dbs_path("summary", env)))
+        return RT_EXIT_USAGE;
+    if (cmd_dbs_slurm() && !run && !o.job)
+        return cmd_cluster_summary(db_path, cmd_dbs_slurm(), fmt);
 
     const char *which = o.job ? NULL : (run ? run : "latest"); /* --job: no one run */
     struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, which, &o.run_id, NULL);

@@ -7,6 +7,6 @@
 #include "rtrack/cli/cmd.h"
 
 const struct cmd_def *const cmd_table[] = {
-    &cmd_run_def,     &cmd_record_def, &cmd_export_def, &cmd_runs_def,
-    &cmd_summary_def, &cmd_report_def, &cmd_upload_def, NULL,
+    &cmd_run_def,    &cmd_record_def, &cmd_export_def, &cmd_runs_def, &cmd_summary_def,
+    &cmd_report_def, &cmd_upload_def, &cmd_merge_def,  NULL,
 };

@@ -3,6 +3,8 @@
  * never call getenv(); what the environment says reaches them as arguments. */
 #include "rtrack/cli/env.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +45,21 @@ static const struct {
     {"SLURM_MEM_PER_NODE", offsetof(struct rt_env, slurm_mem_per_node)},
     {"SLURM_MEM_PER_CPU", offsetof(struct rt_env, slurm_mem_per_cpu)},
     {"TRACKER_DB", offsetof(struct rt_env, tracker_db)},
+    {"SLURM_ARRAY_JOB_ID", offsetof(struct rt_env, slurm_array_job_id)},
+    {"SLURM_ARRAY_TASK_ID", offsetof(struct rt_env, slurm_array_task_id)},
+    {"SLURM_STEP_ID", offsetof(struct rt_env, slurm_step_id)},
+    {"SLURM_JOB_USER", offsetof(struct rt_env, slurm_job_user)},
+    {"SLURM_JOB_PARTITION", offsetof(struct rt_env, slurm_job_partition)},
+    {"SLURMD_NODENAME", offsetof(struct rt_env, slurmd_nodename)},
+    {"SLURM_JOB_NUM_NODES", offsetof(struct rt_env, slurm_job_num_nodes)},
+    {"SLURM_NTASKS", offsetof(struct rt_env, slurm_ntasks)},
+    {"SLURM_CPUS_PER_TASK", offsetof(struct rt_env, slurm_cpus_per_task)},
+    {"SLURM_GPUS_ON_NODE", offsetof(struct rt_env, slurm_gpus_on_node)},
+    {"SLURM_JOB_GPUS", offsetof(struct rt_env, slurm_job_gpus)},
+    {"SLURM_JOB_START_TIME", offsetof(struct rt_env, slurm_job_start_time)},
+    {"SLURM_JOB_END_TIME", offsetof(struct rt_env, slurm_job_end_time)},
     {"TMPDIR", offsetof(struct rt_env, tmpdir)},
+    {"RTRACK_READY_FD", offsetof(struct rt_env, ready_fd)},
 };
 
 const char *cli_getenv(const char *name)
@@ -186,6 +202,27 @@ void rt_env_alloc(const struct rt_env *e, struct rt_alloc *a)
     a->slurm_mem_per_cpu_mib = count_of(e->slurm_mem_per_cpu);
     a->cuda_visible_devices = e->cuda_visible_devices;
     a->gpus = cuda_devices(e->cuda_visible_devices);
+    struct rt_slurm *sl = &a->slurm;
+    sl->array_job_id = e->slurm_array_job_id;
+    sl->array_task_id = e->slurm_array_task_id;
+    sl->step_id = e->slurm_step_id;
+    sl->user = e->slurm_job_user;
+    sl->partition = e->slurm_job_partition;
+    sl->nodename = e->slurmd_nodename;
+    sl->job_gpus = e->slurm_job_gpus;
+    sl->num_nodes = count_of(e->slurm_job_num_nodes);
+    sl->ntasks = count_of(e->slurm_ntasks);
+    sl->cpus_per_task = count_of(e->slurm_cpus_per_task);
+    sl->gpus_on_node = count_of(e->slurm_gpus_on_node);
+    int64_t t0 = count_of(e->slurm_job_start_time), t1 = count_of(e->slurm_job_end_time);
+    sl->time_limit_s = t0 != RT_NA && t1 != RT_NA && t1 > t0 ? (double)(t1 - t0) : RT_NAN;
+}
+
+int rt_env_ready_fd(const struct rt_env *e)
+{
+    int64_t fd = count_of(e->ready_fd);
+    /* (not the job's: closed in what rtrack starts) */
+    return fd > 2 && fd < INT_MAX && fcntl((int)fd, F_SETFD, FD_CLOEXEC) != -1 ? (int)fd : -1;
 }
 
 void rt_env_apply_process_settings(const struct rt_env *e)

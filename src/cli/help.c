@@ -128,7 +128,7 @@ int cmd_parse_next(struct cmd_parse *p, const char **val)
     *val = NULL;
     int c = getopt_long(p->argc, p->argv, p->shorts, p->lopts, NULL);
     if (c == -1) {
-        if (optind < p->argc) {
+        if (optind < p->argc && !p->cmd->operands) {
             rt_err("%s: unexpected argument '%s'", p->cmd->name, p->argv[optind]);
             return CMD_PARSE_BAD;
         }

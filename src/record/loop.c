@@ -216,6 +216,13 @@ static void rec_baseline(struct rec *rc)
     if (!rc->job)
         rc->t0 = rt_clock_s(CLOCK_MONOTONIC);
     rec_sample(rc, RT_SAMPLE_BASELINE);
+    if (r->ready_fd > 2) {
+        /* (a reader that went away is no reason to stop recording) */
+        if (write(r->ready_fd, "1", 1) < 0) {
+        }
+        close(r->ready_fd);
+        r->ready_fd = -1;
+    }
     double start = rc->smp.prev->mono;
     rc->stop_at = r->duration > 0 ? start + r->duration : 0;
     rt_ticker_open(&rc->tk, start, r->interval, rc->stop_at);

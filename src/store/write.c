@@ -460,6 +460,42 @@ static void uuid_v4(char out[37])
              b[14], b[15]);
 }
 
+/* The run's Slurm facts (migration 0009), within begin_run's transaction; nothing to write
+ * outside Slurm. 0, or -1 with the reason in s. */
+static int write_slurm(struct rt_store *s, const struct rt_slurm *sl)
+{
+    if (!sl->array_job_id && !sl->array_task_id && !sl->step_id && !sl->user && !sl->partition &&
+        !sl->nodename && !sl->job_gpus && sl->num_nodes == RT_NA && sl->ntasks == RT_NA &&
+        sl->cpus_per_task == RT_NA && sl->gpus_on_node == RT_NA && isnan(sl->time_limit_s))
+        return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db,
+                           "UPDATE runs SET slurm_array_job_id = ?, slurm_array_task_id = ?, "
+                           "slurm_step_id = ?, slurm_job_user = ?, slurm_job_partition = ?, "
+                           "slurm_nodename = ?, slurm_job_gpus = ?, slurm_job_num_nodes = ?, "
+                           "slurm_ntasks = ?, slurm_cpus_per_task = ?, slurm_gpus_on_node = ?, "
+                           "slurm_time_limit_s = ? WHERE id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return store_db_err(s, "cannot write database");
+    int k = 1;
+    store_bind_t(st, k++, sl->array_job_id);
+    store_bind_t(st, k++, sl->array_task_id);
+    store_bind_t(st, k++, sl->step_id);
+    store_bind_t(st, k++, sl->user);
+    store_bind_t(st, k++, sl->partition);
+    store_bind_t(st, k++, sl->nodename);
+    store_bind_t(st, k++, sl->job_gpus);
+    store_bind_i(st, k++, sl->num_nodes);
+    store_bind_i(st, k++, sl->ntasks);
+    store_bind_i(st, k++, sl->cpus_per_task);
+    store_bind_i(st, k++, sl->gpus_on_node);
+    store_bind_f(st, k++, sl->time_limit_s);
+    sqlite3_bind_int64(st, k++, s->run_id);
+    int rc = store_step(s, st, NULL);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t *run_id)
 {
     if (prepare_all(s) != 0)
@@ -534,6 +570,8 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
         goto rollback;
     }
     s->run_id = sqlite3_last_insert_rowid(s->db);
+    if (write_slurm(s, &a->slurm) != 0)
+        goto rollback;
     /* identities are rows of one run: a connection that records another run after this one
      * (tests, a long-lived writer) must not find the last run's ids by an address reused */
     rt_map_clear(&s->ids);

@@ -19,6 +19,7 @@
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/keeper.h"
+#include "jout.h"
 
 enum { M_CPU, M_MEM, M_DREAD, M_DWRITE, M_NRECV, M_NSENT, M_GPU, M_VRAM, M_GPUS, M_N };
 
@@ -139,7 +140,7 @@ static void free_side(struct side *sd)
 
 /* --- JSON output: numbers as Python's repr, strings through rt_buf_json_string ------------- */
 
-static void j_num(struct rt_buf *b, double x)
+void j_num(struct rt_buf *b, double x)
 {
     if (isnan(x) || isinf(x)) {
         rt_buf_puts(b, "null");
@@ -153,7 +154,7 @@ static void j_num(struct rt_buf *b, double x)
     rt_buf_puts(b, t);
 }
 
-static void j_key(struct rt_buf *b, int *first, const char *k)
+void j_key(struct rt_buf *b, int *first, const char *k)
 {
     if (!*first)
         rt_buf_puts(b, ", ");
@@ -162,7 +163,7 @@ static void j_key(struct rt_buf *b, int *first, const char *k)
     rt_buf_puts(b, ": ");
 }
 
-static void j_str(struct rt_buf *b, const char *s)
+void j_str(struct rt_buf *b, const char *s)
 {
     if (s)
         rt_buf_json_string(b, s, strlen(s));

@@ -29,12 +29,12 @@ if command -v fish >/dev/null 2>&1; then
                  set fish_complete_path $p; source $argv[1]; complete -C $argv[2]' \
             "$COMPDIR/rtrack.fish" "$1" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'
     }
-    check "fish: subcommands" "$(fish_complete 'rtrack ')" "export help record report run runs summary upload"
+    check "fish: subcommands" "$(fish_complete 'rtrack ')" "export help merge record report run runs summary upload"
     check "fish: subcommand prefix" "$(fish_complete 'rtrack ex')" "export"
     check "fish: export formats" "$(fish_complete 'rtrack export --format ')" "csv jsonl"
     check "fish: export tables" "$(fish_complete 'rtrack export --table ')" "combined process system"
     check "fish: export options" "$(fish_complete 'rtrack export --')" \
-        "--db --format --help --output --run --since --table --until"
+        "--db --format --help --output --run --since --slurm-job --table --until"
     check "fish: summary formats" "$(fish_complete 'rtrack summary --format ')" "json markdown text"
     check "fish: runs formats" "$(fish_complete 'rtrack runs --format ')" "csv jsonl table"
     check "fish: live output formats" "$(fish_complete 'rtrack run --format ')" "csv json python-csv rust-csv system-csv"
@@ -123,12 +123,12 @@ rm -f $ZT_OUT $ZT_OUT.done
 ZSH
     # zsh_complete LINE : the completions zsh offers for LINE, sorted, on one line
     zsh_complete() { timeout 30 zsh -f zt-drive.zsh "$1" | tr '\n' ' ' | sed 's/ $//'; }
-    check "zsh: subcommands" "$(zsh_complete 'rtrack ')" "export help record report run runs summary upload"
+    check "zsh: subcommands" "$(zsh_complete 'rtrack ')" "export help merge record report run runs summary upload"
     check "zsh: subcommand prefix" "$(zsh_complete 'rtrack ex')" "export"
     check "zsh: export formats" "$(zsh_complete 'rtrack export --format ')" "csv jsonl"
     check "zsh: export tables" "$(zsh_complete 'rtrack export --table ')" "combined process system"
     check "zsh: export options" "$(zsh_complete 'rtrack export --')" \
-        "--db --format --help --output --run --since --table --until"
+        "--db --format --help --output --run --since --slurm-job --table --until"
     check "zsh: summary formats" "$(zsh_complete 'rtrack summary --format ')" "json markdown text"
     check "zsh: runs formats" "$(zsh_complete 'rtrack runs --format ')" "csv jsonl table"
     check "zsh: live output formats" "$(zsh_complete 'rtrack run --format ')" "csv json python-csv rust-csv system-csv"

@@ -17,7 +17,7 @@ COMMANDS=$(table_commands | tr '\n' ' ')
 check "--help: exit 0, nothing on stderr" "$?:$(wc -c <top.err)" "0:0"
 check "--help: usage first" "$(head -1 top.out)" "usage: rtrack <command> [options]"
 listed=$(awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }' top.out | tr '\n' ' ')
-check "--help lists every command, in order" "$listed" "run record export runs summary report upload "
+check "--help lists every command, in order" "$listed" "run record export runs summary report upload merge "
 for w in "rtrack help <command>" "rtrack <command> --help" "--version"; do
     grep -qF -- "$w" top.out && pass "--help mentions '$w'" || fail "--help mentions '$w'"
 done
@@ -47,8 +47,9 @@ for cmd in $COMMANDS; do
     check "$cmd --help: an options section" "$(grep -c '^options:$' h.out)" 1
     entries h.out >"entries.$cmd"
     check "$cmd --help: --help is listed" "$(grep -c '^--help	' "entries.$cmd")" 1
-    # --db everywhere: RTRACK_DB, default rtrack.db
+    # --db everywhere (but merge, which names its files as arguments): RTRACK_DB, rtrack.db
     db=$(grep '^--db	' "entries.$cmd")
+    [ "$cmd" = merge ] && db="(default rtrack.db) [env RTRACK_DB]"
     [[ $db == *"(default rtrack.db)"*"[env RTRACK_DB]"* ]] && pass "$cmd --db: default and env" ||
         fail "$cmd --db: default and env: '$db'"
     # every option the help lists is one the command knows (no 'unknown option'); a value-taking

@@ -35,9 +35,11 @@ files_in() {
 if cmake --install "$BUILD" --prefix "$T/root/usr" >install.log 2>&1; then
     pass "cmake --install into a temporary prefix"
     files_in "$T/root" "cmake --install"
+    plugin=""
+    [ -f "$BUILD/spank_rtrack.so" ] && plugin="./usr/lib/rtrack/spank_rtrack.so " # (src/slurm/)
     check "cmake --install: nothing else is installed" \
         "$(cd "$T/root" && find . -type f | sort | tr '\n' ' ')" \
-        "./usr/bin/rtrack ./usr/share/bash-completion/completions/resource-tracker ./usr/share/bash-completion/completions/rtrack ./usr/share/fish/vendor_completions.d/resource-tracker.fish ./usr/share/fish/vendor_completions.d/rtrack.fish ./usr/share/man/man1/rtrack.1 ./usr/share/zsh/vendor-completions/_rtrack "
+        "./usr/bin/rtrack ${plugin}./usr/share/bash-completion/completions/resource-tracker ./usr/share/bash-completion/completions/rtrack ./usr/share/fish/vendor_completions.d/resource-tracker.fish ./usr/share/fish/vendor_completions.d/rtrack.fish ./usr/share/man/man1/rtrack.1 ./usr/share/zsh/vendor-completions/_rtrack "
     # the installed completion works from its installed name
     check "installed completion registers _rtrack" \
         "$(bash -c ". '$T/root/usr/share/bash-completion/completions/rtrack' && complete -p rtrack")" \
@@ -64,8 +66,19 @@ else
     fail "cpack: $(tail -5 cpack.log)"
     finish
 fi
-debs=("$T"/pkg/*.deb)
-check "cpack makes one .deb" "${#debs[@]}" 1
+debs=("$T"/pkg/rtrack_*.deb)
+check "cpack makes one .deb of rtrack" "${#debs[@]}" 1
+# with the Slurm plugin built (src/slurm/), its own package beside it: rtrack-slurm
+if [ -f "$BUILD/spank_rtrack.so" ]; then
+    sdebs=("$T"/pkg/rtrack-slurm_*.deb)
+    check "cpack makes the rtrack-slurm .deb too" "$(find "$T/pkg" -maxdepth 1 -name '*.deb' | wc -l) ${#sdebs[@]}" "2 1"
+    check "rtrack-slurm depends on this rtrack and slurmd" \
+        "$(dpkg-deb -f "${sdebs[0]}" Depends)" "libc6, rtrack (= $(awk 'NR == 1 { print $2 }' <<<"$version")), slurmd"
+    check "rtrack-slurm holds the plugin only" "$(dpkg-deb -c "${sdebs[0]}" | awk '$NF !~ /\/$/ { print $NF }')" \
+        "./usr/lib/rtrack/spank_rtrack.so"
+else
+    check "no Slurm plugin built: one .deb" "$(find "$T/pkg" -maxdepth 1 -name '*.deb' | wc -l)" 1
+fi
 deb=${debs[0]}
 pkgversion=$(awk 'NR == 1 { print $2 }' <<<"$version")
 check ".deb file name" "$(basename "$deb")" "rtrack_${pkgversion}_$(dpkg --print-architecture).deb"

@@ -836,6 +836,21 @@ static void test_upload_progress(void **state)
     fx_case_free(&c);
 }
 
+/* The columns of schema version 9 (Slurm's facts), dropped to make an older file. */
+#define DROP_V9                                                                                    \
+    "ALTER TABLE runs DROP COLUMN slurm_array_job_id; "                                            \
+    "ALTER TABLE runs DROP COLUMN slurm_array_task_id; "                                           \
+    "ALTER TABLE runs DROP COLUMN slurm_step_id; "                                                 \
+    "ALTER TABLE runs DROP COLUMN slurm_job_user; "                                                \
+    "ALTER TABLE runs DROP COLUMN slurm_job_partition; "                                           \
+    "ALTER TABLE runs DROP COLUMN slurm_nodename; "                                                \
+    "ALTER TABLE runs DROP COLUMN slurm_job_num_nodes; "                                           \
+    "ALTER TABLE runs DROP COLUMN slurm_ntasks; "                                                  \
+    "ALTER TABLE runs DROP COLUMN slurm_cpus_per_task; "                                           \
+    "ALTER TABLE runs DROP COLUMN slurm_gpus_on_node; "                                            \
+    "ALTER TABLE runs DROP COLUMN slurm_job_gpus; "                                                \
+    "ALTER TABLE runs DROP COLUMN slurm_time_limit_s; "
+
 /* A database of schema version 4 (the views before the rates, the run's interval_s, no cloud
  * columns) is brought up to date when it is opened, for reading too. */
 static void test_upgrade_from_4(void **state)
@@ -869,6 +884,7 @@ static void test_upgrade_from_4(void **state)
                                   "ALTER TABLE runs DROP COLUMN cgroup_cpu_quota_cores; "
                                   "ALTER TABLE runs DROP COLUMN cgroup_cpuset_cpus; "
                                   "ALTER TABLE runs DROP COLUMN cgroup_memory_limit_bytes; "
+                                  "DROP INDEX runs_slurm_job; " DROP_V9
                                   "ALTER TABLE runs DROP COLUMN slurm_job_id; "
                                   "ALTER TABLE runs DROP COLUMN slurm_cpus_on_node; "
                                   "ALTER TABLE runs DROP COLUMN slurm_mem_per_node_mib; "
@@ -1000,7 +1016,7 @@ static void test_upgrade_from_5(void **state)
              "ALTER TABLE runs DROP COLUMN cgroup_cpu_quota_cores; "
              "ALTER TABLE runs DROP COLUMN cgroup_cpuset_cpus; "
              "ALTER TABLE runs DROP COLUMN cgroup_memory_limit_bytes; "
-             "ALTER TABLE runs DROP COLUMN slurm_job_id; "
+             "DROP INDEX runs_slurm_job; " DROP_V9 "ALTER TABLE runs DROP COLUMN slurm_job_id; "
              "ALTER TABLE runs DROP COLUMN slurm_cpus_on_node; "
              "ALTER TABLE runs DROP COLUMN slurm_mem_per_node_mib; "
              "ALTER TABLE runs DROP COLUMN slurm_mem_per_cpu_mib; "

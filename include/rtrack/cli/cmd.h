@@ -39,6 +39,7 @@ struct cmd_def {
     const struct cmd_opt *opts; /* NULL: print_opts prints them (run and record: config.c) */
     void (*print_opts)(FILE *out);
     const char *epilog; /* after the options (examples, the environment), or NULL */
+    int operands;       /* takes arguments after the options (merge's files): argv[optind]... */
 };
 
 /* The commands, in `rtrack --help`'s order; NULL-terminated. */
@@ -46,7 +47,7 @@ extern const struct cmd_def *const cmd_table[];
 const struct cmd_def *cmd_find(const char *name);
 
 extern const struct cmd_def cmd_run_def, cmd_record_def, cmd_export_def, cmd_runs_def,
-    cmd_summary_def, cmd_report_def, cmd_upload_def;
+    cmd_summary_def, cmd_report_def, cmd_upload_def, cmd_merge_def;
 
 /* A command's whole help text. */
 void cmd_help(const struct cmd_def *d, FILE *out);
@@ -141,5 +142,22 @@ int cmd_stdout_end(int rc);
  * *started (may be NULL). NULL after printing why: exit code 2 (RT_EXIT_USAGE). */
 struct rt_store *cmd_open_db(const char *db_path, enum rt_store_mode mode, const char *run,
                              int64_t *run_id, double *started);
+
+/* The databases a reader reads (summary, report, export, runs): --db given once or more, each a
+ * file or a glob, and --slurm-job. One file without a job is read as it is; several files, a
+ * glob, or a job's runs are merged (store/merge.h) into a private temporary database first,
+ * removed when the process exits. One command per process: the list is the process's. */
+/* --db VALUE: a file, or a pattern (glob(3)) that names one or more. -1 after saying why (a
+ * pattern that matches nothing, too many files): exit 2. */
+int cmd_dbs_add(const char *cmd, const char *value);
+/* --slurm-job ID: only that job's runs (runs.slurm_job_id or slurm_array_job_id) */
+void cmd_dbs_slurm_job(const char *id);
+const char *cmd_dbs_slurm(void); /* the job asked for, or NULL */
+/* The database to read: the one given (or RTRACK_DB's, rtrack.db) or the private merge of all.
+ * NULL after saying why: exit 2. */
+const char *cmd_dbs_path(const char *cmd, const struct rt_env *env);
+/* summary --slurm-job: the job across its nodes (summary/cluster.h) in format 0 text, 1 JSON,
+ * 2 markdown; an exit code. */
+int cmd_cluster_summary(const char *db_path, const char *slurm_job, int fmt);
 
 #endif

@@ -34,7 +34,13 @@ struct rt_env {
     const char *slurm_mem_per_cpu;    /* SLURM_MEM_PER_CPU (MiB) */
     const char *cuda_visible_devices; /* CUDA_VISIBLE_DEVICES: "" when set empty (no GPU) */
     const char *tracker_db;           /* TRACKER_DB: RTRACK_DB's other name (RTRACK_DB wins) */
-    const char *tmpdir;               /* TMPDIR: where resource-tracker's own database goes */
+    /* the rest of Slurm's facts of the job step (struct rt_slurm): */
+    const char *slurm_array_job_id, *slurm_array_task_id, *slurm_step_id, *slurm_job_user,
+        *slurm_job_partition, *slurmd_nodename, *slurm_job_num_nodes, *slurm_ntasks,
+        *slurm_cpus_per_task, *slurm_gpus_on_node, *slurm_job_gpus, *slurm_job_start_time,
+        *slurm_job_end_time;
+    const char *tmpdir;   /* TMPDIR: resource-tracker's own database, the readers' merge */
+    const char *ready_fd; /* RTRACK_READY_FD: told when the baseline is stored (Slurm plugin) */
 };
 
 /* Read every variable of the table into e. */
@@ -71,6 +77,10 @@ void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o);
  * not a whole number 0 or more is unknown), and the GPUs CUDA_VISIBLE_DEVICES names (unset:
  * unknown; empty: 0; counted up to the first entry CUDA stops at: -1, NoDevFiles). */
 void rt_env_alloc(const struct rt_env *e, struct rt_alloc *a);
+
+/* RTRACK_READY_FD: a descriptor number above 2 that is open (made close-on-exec), else -1
+ * (ignored). */
+int rt_env_ready_fd(const struct rt_env *e);
 
 /* Settings that are the whole process's, handed to their rooms once at start: the HTTP time
  * limit (net), which libcurl to load (net). */

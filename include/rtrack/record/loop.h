@@ -37,6 +37,8 @@ struct rt_recording {
     pid_t pid;                   /* record: the tree to follow; 0: the system only */
     int keep_system;             /* record: the tree gone, go on sampling the system (as the
                                   * Rust tool does: resource-tracker --pid) */
+    int ready_fd; /* > 2: one byte written to it, and it closed, once the baseline is stored
+                     (RTRACK_READY_FD: the Slurm plugin starts the step then); else none */
     /* the loop's own: set by rt_record_signals, closed by rt_record_close */
     int sigfd;
     int sig_errno;    /* why sigfd is -1 */

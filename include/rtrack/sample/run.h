@@ -51,6 +51,24 @@ struct rt_cloud {
     char *instance_type;
 };
 
+/* Slurm's facts of the job step a run belongs to (SLURM_* as the job's environment has them,
+ * or as the SPANK plugin sets them for its recorder): strings NULL, counts RT_NA, the time
+ * limit NAN when unknown. */
+struct rt_slurm {
+    const char *array_job_id;  /* SLURM_ARRAY_JOB_ID */
+    const char *array_task_id; /* SLURM_ARRAY_TASK_ID */
+    const char *step_id;       /* SLURM_STEP_ID ("batch", "extern" from the plugin) */
+    const char *user;          /* SLURM_JOB_USER */
+    const char *partition;     /* SLURM_JOB_PARTITION */
+    const char *nodename;      /* SLURMD_NODENAME */
+    const char *job_gpus;      /* SLURM_JOB_GPUS: the GPU indexes of the node, as listed */
+    int64_t num_nodes;         /* SLURM_JOB_NUM_NODES */
+    int64_t ntasks;            /* SLURM_NTASKS */
+    int64_t cpus_per_task;     /* SLURM_CPUS_PER_TASK */
+    int64_t gpus_on_node;      /* SLURM_GPUS_ON_NODE */
+    double time_limit_s;       /* SLURM_JOB_END_TIME - SLURM_JOB_START_TIME (newer Slurm) */
+};
+
 /* What the job was allocated, read when the run starts: the limits of the cgroup rtrack runs in
  * (the job inherits it; collect/cgroup.c) and what Slurm and CUDA's environment say (read by the
  * CLI). Unknown or unlimited is RT_NA / NAN / NULL. */
@@ -63,6 +81,7 @@ struct rt_alloc {
     int64_t slurm_mem_per_node_mib, slurm_mem_per_cpu_mib; /* SLURM_MEM_PER_NODE / _PER_CPU */
     const char *cuda_visible_devices; /* as set ("" when set empty), NULL when unset */
     int64_t gpus; /* entries of CUDA_VISIBLE_DEVICES: 0 when set empty, RT_NA when unset */
+    struct rt_slurm slurm;
 };
 
 /* Nothing known. */
@@ -74,7 +93,12 @@ static inline struct rt_alloc rt_alloc_none(void)
                              .slurm_cpus_on_node = RT_NA,
                              .slurm_mem_per_node_mib = RT_NA,
                              .slurm_mem_per_cpu_mib = RT_NA,
-                             .gpus = RT_NA};
+                             .gpus = RT_NA,
+                             .slurm = {.num_nodes = RT_NA,
+                                       .ntasks = RT_NA,
+                                       .cpus_per_task = RT_NA,
+                                       .gpus_on_node = RT_NA,
+                                       .time_limit_s = RT_NAN}};
 }
 
 struct rt_run_desc {

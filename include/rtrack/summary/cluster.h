@@ -1,0 +1,42 @@
+/* cluster.h - one Slurm job across its nodes: what each node used against what it was
+ * allocated, the job's total, and the sbatch options to ask for next time.
+ *
+ * Read from a database that holds the job's runs (rtrack merge, or the readers' private merge
+ * of several --db): one run per job step and node (the SPANK plugin's recordings, or `srun
+ * rtrack run`), told apart by runs.slurm_nodename (else the host name). Per node (and job id,
+ * for the tasks of an array): CPU seconds (the kernel's for `rtrack run`, else the sampled tree's
+ * utime + stime), the peak of memory (PSS) and cores of the steps that ran at once (summed per
+ * second), the allocation (SLURM_CPUS_ON_NODE, SLURM_MEM_PER_NODE or _PER_CPU x CPUs, the GPUs
+ * on the node; the cgroup's limits where Slurm's are unknown). Efficiency as seff computes it:
+ * CPU seconds / (CPUs allocated x the job's wall time), memory peak / memory allocated.
+ *
+ * The JSON document:
+ * {"slurm_job", "nodes": [{"job_id", "array_job_id", "array_task_id", "node", "steps" (text:
+ *   the step ids, comma-separated), "runs", "wall_s", "cpu_s", "mean_cores", "peak_cores",
+ *   "memory_peak_mib", "gpus_used", "alloc_cpus", "alloc_memory_mib", "alloc_gpus",
+ *   "cpu_eff_pct", "memory_eff_pct", "recommended": {"cpus", "memory_mib", "gpus"}}...],
+ *  "job": {"nodes", "runs", "wall_s", "time_limit_s", "cpu_s", "alloc_cpus" (sum over the
+ *   nodes), "alloc_memory_mib" (sum), "memory_peak_mib" (sum of the nodes' peaks),
+ *   "memory_peak_max_node_mib", "cpu_eff_pct", "memory_eff_pct", "recommended": {"nodes",
+ *   "ntasks_per_node", "cpus_per_task", "memory_mib" (per node), "gpus" (per node), "time_s"},
+ *   "sbatch" (the options as text)}}
+ * null where a value is unknown. */
+#ifndef RTRACK_SUMMARY_CLUSTER_H
+#define RTRACK_SUMMARY_CLUSTER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct rt_store;
+struct rt_buf;
+
+/* The job `slurm_job` (runs.slurm_job_id, or slurm_array_job_id: every task of an array) as
+ * JSON in out. 0; -1 with the reason in err (*bad_input set when the job has no run: exit 2). */
+int rt_cluster_json(struct rt_store *s, const char *slurm_job, struct rt_buf *out, int *bad_input,
+                    char *err, size_t errlen);
+
+/* The same for people: a row per node, the job's total, the sbatch options (markdown: md). */
+int rt_cluster_print(struct rt_store *s, const char *slurm_job, FILE *f, int md, int *bad_input,
+                     char *err, size_t errlen);
+
+#endif

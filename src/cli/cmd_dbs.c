@@ -1,0 +1,172 @@
+/* cmd_dbs.c - the readers' databases: one as it is, several (or one Slurm job's runs) merged
+ * into a private temporary database first (cmd.h). */
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rtrack/base/log.h"
+#include "rtrack/base/util.h"
+#include "rtrack/cli/cmd.h"
+#include "rtrack/cli/env.h"
+#include "rtrack/store/merge.h"
+#include "rtrack/store/read.h"
+#include "rtrack/store/store.h"
+#include "rtrack/summary/cluster.h"
+
+static struct {
+    char *paths[256];
+    int n;
+    const char *slurm_job; /* --slurm-job, or NULL */
+    int globbed;           /* a --db was a pattern */
+    int cleanup;           /* done_at_exit registered */
+    char *dir, *merged;    /* the private database and its directory */
+} dbs;
+
+static void done_at_exit(void)
+{
+    for (int i = 0; i < dbs.n; i++)
+        free(dbs.paths[i]);
+    dbs.n = 0;
+    if (dbs.merged) {
+        static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+        for (size_t i = 0; i < RT_ARRAY_LEN(suffix); i++) {
+            char *f = xasprintf("%s%s", dbs.merged, suffix[i]);
+            unlink(f);
+            free(f);
+        }
+    }
+    if (dbs.dir)
+        rmdir(dbs.dir);
+    free(dbs.merged);
+    free(dbs.dir);
+    dbs.merged = dbs.dir = NULL;
+}
+
+static void keep(const char *path)
+{
+    if (!dbs.cleanup)
+        atexit(done_at_exit);
+    dbs.cleanup = 1;
+    dbs.paths[dbs.n++] = xstrdup(path);
+}
+
+int cmd_dbs_add(const char *cmd, const char *value)
+{
+    size_t max = RT_ARRAY_LEN(dbs.paths);
+    struct stat st;
+    if (!strpbrk(value, "*?[") || stat(value, &st) == 0) {
+        if ((size_t)dbs.n == max) {
+            rt_err("%s: more than %zu databases (gather them with rtrack merge)", cmd, max);
+            return -1;
+        }
+        keep(value);
+        return 0;
+    }
+    glob_t g;
+    if (glob(value, 0, NULL, &g) != 0 || g.gl_pathc == 0) {
+        rt_err("%s: no database matches '%s'", cmd, value);
+        globfree(&g);
+        return -1;
+    }
+    dbs.globbed = 1;
+    int rc = 0;
+    for (size_t i = 0; i < g.gl_pathc && rc == 0; i++) {
+        if ((size_t)dbs.n == max) {
+            rt_err("%s: '%s' matches more than %zu databases (gather them with rtrack merge)", cmd,
+                   value, max);
+            rc = -1;
+        } else {
+            keep(g.gl_pathv[i]);
+        }
+    }
+    globfree(&g);
+    return rc;
+}
+
+void cmd_dbs_slurm_job(const char *id)
+{
+    dbs.slurm_job = id;
+}
+
+const char *cmd_dbs_slurm(void)
+{
+    return dbs.slurm_job;
+}
+
+const char *cmd_dbs_path(const char *cmd, const struct rt_env *env)
+{
+    if (dbs.slurm_job && !*dbs.slurm_job) {
+        rt_err("%s: --slurm-job needs a job id", cmd);
+        return NULL;
+    }
+    if (dbs.n == 0)
+        keep(rt_env_db(env));
+    if (dbs.n == 1 && !dbs.globbed && !dbs.slurm_job)
+        return dbs.paths[0];
+    const char *tmp = env->tmpdir ? env->tmpdir : "/tmp";
+    char *dir = xasprintf("%s/rtrack-merge.XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        rt_err("%s: cannot make a temporary directory in '%s' to read several databases: %s", cmd,
+               tmp, rt_strerror(errno));
+        free(dir);
+        return NULL;
+    }
+    dbs.dir = dir;
+    dbs.merged = xasprintf("%s/merged.db", dir);
+    struct rt_store *out;
+    char err[600];
+    if (rt_store_open(dbs.merged, RT_STORE_WRITE, &out, err, sizeof(err)) != 0) {
+        rt_err("%s: %s", cmd, err);
+        return NULL;
+    }
+    int64_t runs = 0;
+    for (int i = 0; i < dbs.n; i++) {
+        struct rt_merge_count n;
+        if (rt_store_merge(out, dbs.paths[i], dbs.slurm_job, &n) != 0) {
+            rt_err("%s: %s", cmd, rt_store_error(out));
+            rt_store_close(out);
+            return NULL;
+        }
+        runs += n.added;
+    }
+    rt_store_close(out);
+    if (runs == 0) {
+        if (dbs.slurm_job)
+            rt_err("%s: no run of Slurm job %s in the %d database%s given", cmd, dbs.slurm_job,
+                   dbs.n, dbs.n > 1 ? "s" : "");
+        else
+            rt_err("%s: the %d databases given hold no run", cmd, dbs.n);
+        return NULL;
+    }
+    return dbs.merged;
+}
+
+int cmd_cluster_summary(const char *db_path, const char *slurm_job, int fmt)
+{
+    struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, NULL, NULL, NULL);
+    if (!store)
+        return RT_EXIT_USAGE;
+    char err[512];
+    int bad = 0, rc;
+    if (fmt == 1) {
+        struct rt_buf json = {0};
+        rc = rt_cluster_json(store, slurm_job, &json, &bad, err, sizeof(err));
+        if (rc == 0) {
+            fwrite(json.p, 1, json.len, stdout);
+            putchar('\n');
+        }
+        rt_buf_free(&json);
+    } else {
+        rc = rt_cluster_print(store, slurm_job, stdout, fmt == 2, &bad, err, sizeof(err));
+    }
+    rt_store_close(store);
+    if (rc != 0) {
+        rt_err("summary: %s", err);
+        return bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+    }
+    return cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
+}

@@ -1,0 +1,444 @@
+/* cluster.c - one Slurm job across its nodes (cluster.h): per-node rows, the job's total, the
+ * sbatch options for next time. */
+#include "rtrack/summary/cluster.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jout.h"
+#include "rtrack/base/fmt.h"
+#include "rtrack/base/util.h"
+#include "rtrack/export/pyfmt.h"
+#include "rtrack/store/read.h"
+#include "rtrack/store/store.h"
+#include "rtrack/summary/summary.h"
+
+#define HEADROOM_MEM  1.2 /* as the run's recommendation (summary.c) */
+#define HEADROOM_TIME 1.5 /* --time: the longest wall time x this, whole minutes */
+
+struct node {
+    char job[32], array_job[32], array_task[16], name[64], steps[128];
+    int runs;
+    double t0, t1, cpu_s, a_cpus, a_mem, a_gpus, mem_peak, cores_peak, gpus_used;
+    double ntasks, num_nodes, time_limit;
+    double job_wall; /* of its job id, over every node */
+    int rec_cpus, rec_gpus;
+    long rec_mem;
+};
+
+struct job {
+    struct node *n;
+    size_t count;
+    int runs, nodes_per_job, ntasks_per_node, cpus_per_task, gpus;
+    double t0, t1, cpu_s, a_cpus, a_mem, a_core_s, mem_peak, mem_peak_max, time_limit;
+    double wall_max; /* the longest wall time of one job id */
+    long memory;
+};
+
+/* A node's runs, one row per run, in (job, node) order: see cluster.h for the sources. */
+static const char q_runs[] =
+    "SELECT r.slurm_job_id, coalesce(r.slurm_nodename, r.host_hostname, '-'), "
+    "coalesce(r.slurm_step_id, '-'), r.started_at, "
+    "coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id), r.started_at), "
+    "coalesce(r.job_utime_s + r.job_stime_s, (SELECT sum(process_utime + process_stime) FROM "
+    "sample_metrics WHERE run_id = r.id)), "
+    "coalesce(r.slurm_cpus_on_node, r.cgroup_cpu_quota_cores, r.cgroup_cpuset_cpus), "
+    "coalesce(r.slurm_mem_per_node_mib, r.slurm_mem_per_cpu_mib * r.slurm_cpus_on_node, "
+    "r.cgroup_memory_limit_bytes / 1048576.0), coalesce(r.slurm_gpus_on_node, r.alloc_gpus), "
+    "r.slurm_ntasks, r.slurm_job_num_nodes, r.slurm_time_limit_s, r.slurm_array_job_id, "
+    "r.slurm_array_task_id FROM runs r WHERE r.slurm_job_id = ?1 OR r.slurm_array_job_id = ?1 "
+    "ORDER BY 1, 2, r.started_at, r.id";
+
+/* Per node: the peaks of what its steps used at once, summed second by second (each run's
+ * highest memory and mean cores in that second). */
+static const char q_peaks[] =
+    "WITH per AS (SELECT r.slurm_job_id AS job, coalesce(r.slurm_nodename, r.host_hostname, "
+    "'-') AS node, CAST(m.timestamp AS INTEGER) AS b, max(m.process_memory_mib) AS mem, "
+    "avg((m.process_utime + m.process_stime) / m.interval_s) AS cores, "
+    "max(m.process_gpu_utilized) AS gpus FROM sample_metrics m JOIN runs r ON r.id = m.run_id "
+    "WHERE (r.slurm_job_id = ?1 OR r.slurm_array_job_id = ?1) AND m.interval_s > 0 "
+    "GROUP BY m.run_id, b), "
+    "node AS (SELECT job, node, sum(mem) AS mem, sum(cores) AS cores, sum(gpus) AS gpus "
+    "FROM per GROUP BY job, node, b) "
+    "SELECT job, node, max(mem), max(cores), max(gpus) FROM node GROUP BY job, node";
+
+static double vmax(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : fmax(a, b);
+}
+
+static double vsum(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : a + b;
+}
+
+static void copy_t(char *dst, size_t n, const char *v)
+{
+    snprintf(dst, n, "%s", v ? v : "");
+}
+
+static int read_nodes(struct rt_store *s, const char *id, struct job *j, char *err, size_t errlen)
+{
+    struct rt_store_rows *r = rt_store_rows_open(s, q_runs);
+    if (!r) {
+        snprintf(err, errlen, "cannot read the runs: %s", rt_store_error(s));
+        return -1;
+    }
+    rt_store_rows_bind_t(r, 1, id);
+    size_t cap = 0;
+    int rc;
+    while ((rc = rt_store_rows_next(r)) == 1) {
+        const char *job = rt_store_rows_t(r, 0), *name = rt_store_rows_t(r, 1);
+        struct node *n = j->count ? &j->n[j->count - 1] : NULL;
+        if (!n || strcmp(n->job, job ? job : "") || strcmp(n->name, name)) {
+            if (j->count == cap) {
+                cap = cap ? cap * 2 : 16;
+                j->n = xrealloc(j->n, cap * sizeof(*j->n));
+            }
+            n = &j->n[j->count++];
+            memset(n, 0, sizeof(*n));
+            copy_t(n->job, sizeof(n->job), job);
+            copy_t(n->name, sizeof(n->name), name);
+            n->t0 = n->t1 = n->cpu_s = n->a_cpus = n->a_mem = n->a_gpus = RT_NAN;
+            n->mem_peak = n->cores_peak = n->gpus_used = RT_NAN;
+            n->ntasks = n->num_nodes = n->time_limit = RT_NAN;
+        }
+        const char *step = rt_store_rows_t(r, 2);
+        size_t used = strlen(n->steps);
+        if (!strstr(n->steps, step) && used + strlen(step) + 2 < sizeof(n->steps))
+            snprintf(n->steps + used, sizeof(n->steps) - used, "%s%s", used ? "," : "", step);
+        n->runs++;
+        double t0 = rt_store_rows_f(r, 3), t1 = rt_store_rows_f(r, 4);
+        n->t0 = isnan(n->t0) ? t0 : fmin(n->t0, t0);
+        n->t1 = vmax(n->t1, t1);
+        n->cpu_s = vsum(n->cpu_s, rt_store_rows_f(r, 5));
+        n->a_cpus = vmax(n->a_cpus, rt_store_rows_f(r, 6));
+        n->a_mem = vmax(n->a_mem, rt_store_rows_f(r, 7));
+        n->a_gpus = vmax(n->a_gpus, rt_store_rows_f(r, 8));
+        n->ntasks = vmax(n->ntasks, rt_store_rows_f(r, 9));
+        n->num_nodes = vmax(n->num_nodes, rt_store_rows_f(r, 10));
+        n->time_limit = vmax(n->time_limit, rt_store_rows_f(r, 11));
+        copy_t(n->array_job, sizeof(n->array_job), rt_store_rows_t(r, 12));
+        copy_t(n->array_task, sizeof(n->array_task), rt_store_rows_t(r, 13));
+    }
+    rt_store_rows_close(r);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot read the runs: %s", rt_store_error(s));
+        return -1;
+    }
+    if (!(r = rt_store_rows_open(s, q_peaks))) {
+        snprintf(err, errlen, "cannot read the samples: %s", rt_store_error(s));
+        return -1;
+    }
+    rt_store_rows_bind_t(r, 1, id);
+    while ((rc = rt_store_rows_next(r)) == 1) {
+        const char *job = rt_store_rows_t(r, 0);
+        char jb[32];
+        copy_t(jb, sizeof(jb), job);
+        for (size_t i = 0; i < j->count; i++)
+            if (!strcmp(j->n[i].job, jb) && !strcmp(j->n[i].name, rt_store_rows_t(r, 1))) {
+                j->n[i].mem_peak = rt_store_rows_f(r, 2);
+                j->n[i].cores_peak = rt_store_rows_f(r, 3);
+                j->n[i].gpus_used = rt_store_rows_f(r, 4);
+            }
+    }
+    rt_store_rows_close(r);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot read the samples: %s", rt_store_error(s));
+        return -1;
+    }
+    return 0;
+}
+
+/* The figures derived from the rows: each job id's wall time, the efficiencies' parts, the
+ * recommendations. */
+static void decide(struct job *j)
+{
+    j->t0 = j->t1 = j->cpu_s = j->a_cpus = j->a_mem = j->mem_peak = j->mem_peak_max = RT_NAN;
+    j->time_limit = RT_NAN;
+    j->a_core_s = 0;
+    j->wall_max = 0;
+    int all_alloc = 1, per_node_max = 0;
+    double cpus_node = 0, tasks = RT_NAN, nodes = RT_NAN;
+    for (size_t i = 0; i < j->count; i++) {
+        struct node *n = &j->n[i];
+        double t0 = n->t0, t1 = n->t1;
+        int count = 0;
+        for (size_t k = 0; k < j->count; k++)
+            if (!strcmp(j->n[k].job, n->job)) {
+                t0 = fmin(t0, j->n[k].t0);
+                t1 = fmax(t1, j->n[k].t1);
+                count++;
+            }
+        n->job_wall = t1 - t0;
+        per_node_max = count > per_node_max ? count : per_node_max;
+        j->wall_max = fmax(j->wall_max, n->job_wall);
+        j->t0 = isnan(j->t0) ? n->t0 : fmin(j->t0, n->t0);
+        j->t1 = vmax(j->t1, n->t1);
+        j->runs += n->runs;
+        j->cpu_s = vsum(j->cpu_s, n->cpu_s);
+        j->a_cpus = vsum(j->a_cpus, n->a_cpus);
+        j->a_mem = vsum(j->a_mem, n->a_mem);
+        j->mem_peak = vsum(j->mem_peak, n->mem_peak);
+        j->mem_peak_max = vmax(j->mem_peak_max, n->mem_peak);
+        j->time_limit = vmax(j->time_limit, n->time_limit);
+        if (isnan(n->a_cpus))
+            all_alloc = 0;
+        else
+            j->a_core_s += n->a_cpus * n->job_wall;
+        double mean = n->job_wall > 0 ? n->cpu_s / n->job_wall : RT_NAN;
+        n->rec_cpus = isnan(mean) ? 1 : (int)fmax(1, ceil(rt_py_round(mean, 2)));
+        n->rec_mem = isnan(n->mem_peak) ? 0 : rt_round_memory(n->mem_peak * HEADROOM_MEM);
+        n->rec_gpus = isnan(n->gpus_used) ? 0 : (int)ceil(n->gpus_used);
+        cpus_node = fmax(cpus_node, n->rec_cpus);
+        j->memory = n->rec_mem > j->memory ? n->rec_mem : j->memory;
+        j->gpus = n->rec_gpus > j->gpus ? n->rec_gpus : j->gpus;
+        tasks = vmax(tasks, n->ntasks);
+        nodes = vmax(nodes, n->num_nodes);
+    }
+    if (!all_alloc)
+        j->a_core_s = RT_NAN;
+    /* the nodes a job asked for: Slurm's count, else the nodes it was seen on */
+    j->nodes_per_job = !isnan(nodes) && nodes > 0 ? (int)nodes : per_node_max;
+    j->ntasks_per_node = !isnan(tasks) && tasks > 0
+                             ? (int)ceil(tasks / (j->nodes_per_job ? j->nodes_per_job : 1))
+                             : 1;
+    j->cpus_per_task = (int)fmax(1, ceil(cpus_node / j->ntasks_per_node));
+}
+
+static double pct(double used, double alloc)
+{
+    return !isnan(used) && !isnan(alloc) && alloc > 0 ? rt_py_round(100.0 * used / alloc, 1)
+                                                      : RT_NAN;
+}
+
+static double time_rec(const struct job *j)
+{
+    return ceil(j->wall_max * HEADROOM_TIME / 60.0) * 60.0;
+}
+
+static void sbatch_text(const struct job *j, char *out, size_t n)
+{
+    long min = (long)fmax(1, time_rec(j) / 60.0);
+    char mem[32] = "";
+    if (j->memory > 0)
+        snprintf(mem, sizeof(mem), j->memory % 1024 ? " --mem=%ldM" : " --mem=%ldG",
+                 j->memory % 1024 ? j->memory : j->memory / 1024);
+    char gres[32] = "";
+    if (j->gpus > 0)
+        snprintf(gres, sizeof(gres), " --gres=gpu:%d", j->gpus);
+    snprintf(out, n, "--nodes=%d --ntasks-per-node=%d --cpus-per-task=%d%s%s --time=%ld:%02ld:00",
+             j->nodes_per_job, j->ntasks_per_node, j->cpus_per_task, mem, gres, min / 60, min % 60);
+}
+
+static int load(struct rt_store *s, const char *id, struct job *j, int *bad, char *err,
+                size_t errlen)
+{
+    memset(j, 0, sizeof(*j));
+    *bad = 0;
+    rt_store_read_begin(s);
+    int rc = read_nodes(s, id, j, err, errlen);
+    rt_store_read_end(s);
+    if (rc != 0)
+        return -1;
+    if (!j->count) {
+        snprintf(err, errlen, "no run of Slurm job %s", id);
+        *bad = 1;
+        return -1;
+    }
+    decide(j);
+    return 0;
+}
+
+static void j_int(struct rt_buf *b, int *first, const char *k, double v)
+{
+    j_key(b, first, k);
+    j_num(b, v);
+}
+
+int rt_cluster_json(struct rt_store *s, const char *slurm_job, struct rt_buf *b, int *bad,
+                    char *err, size_t errlen)
+{
+    struct job j;
+    if (load(s, slurm_job, &j, bad, err, errlen) != 0) {
+        free(j.n);
+        return -1;
+    }
+    int first = 1;
+    rt_buf_puts(b, "{");
+    j_key(b, &first, "slurm_job");
+    j_str(b, slurm_job);
+    j_key(b, &first, "nodes");
+    rt_buf_puts(b, "[");
+    for (size_t i = 0; i < j.count; i++) {
+        const struct node *n = &j.n[i];
+        int f = 1;
+        rt_buf_puts(b, i ? ", {" : "{");
+        j_key(b, &f, "job_id");
+        j_str(b, n->job);
+        j_key(b, &f, "array_job_id");
+        j_str(b, *n->array_job ? n->array_job : NULL);
+        j_key(b, &f, "array_task_id");
+        j_str(b, *n->array_task ? n->array_task : NULL);
+        j_key(b, &f, "node");
+        j_str(b, n->name);
+        j_key(b, &f, "steps");
+        j_str(b, n->steps);
+        j_int(b, &f, "runs", n->runs);
+        j_int(b, &f, "wall_s", rt_py_round(n->t1 - n->t0, 2));
+        j_int(b, &f, "cpu_s", rt_py_round(n->cpu_s, 2));
+        j_int(b, &f, "mean_cores",
+              n->job_wall > 0 ? rt_py_round(n->cpu_s / n->job_wall, 2) : RT_NAN);
+        j_int(b, &f, "peak_cores", rt_py_round(n->cores_peak, 2));
+        j_int(b, &f, "memory_peak_mib", rt_py_round(n->mem_peak, 2));
+        j_int(b, &f, "gpus_used", n->gpus_used);
+        j_int(b, &f, "alloc_cpus", n->a_cpus);
+        j_int(b, &f, "alloc_memory_mib", n->a_mem);
+        j_int(b, &f, "alloc_gpus", n->a_gpus);
+        j_int(b, &f, "cpu_eff_pct", pct(n->cpu_s, n->a_cpus * n->job_wall));
+        j_int(b, &f, "memory_eff_pct", pct(n->mem_peak, n->a_mem));
+        j_key(b, &f, "recommended");
+        int g = 1;
+        rt_buf_puts(b, "{");
+        j_int(b, &g, "cpus", n->rec_cpus);
+        j_int(b, &g, "memory_mib", n->rec_mem ? (double)n->rec_mem : RT_NAN);
+        j_int(b, &g, "gpus", n->rec_gpus);
+        rt_buf_puts(b, "}}");
+    }
+    rt_buf_puts(b, "]");
+    j_key(b, &first, "job");
+    int f = 1;
+    rt_buf_puts(b, "{");
+    j_int(b, &f, "nodes", (double)j.count);
+    j_int(b, &f, "runs", j.runs);
+    j_int(b, &f, "wall_s", rt_py_round(j.t1 - j.t0, 2));
+    j_int(b, &f, "time_limit_s", j.time_limit);
+    j_int(b, &f, "cpu_s", rt_py_round(j.cpu_s, 2));
+    j_int(b, &f, "alloc_cpus", j.a_cpus);
+    j_int(b, &f, "alloc_memory_mib", j.a_mem);
+    j_int(b, &f, "memory_peak_mib", rt_py_round(j.mem_peak, 2));
+    j_int(b, &f, "memory_peak_max_node_mib", rt_py_round(j.mem_peak_max, 2));
+    j_int(b, &f, "cpu_eff_pct", pct(j.cpu_s, j.a_core_s));
+    j_int(b, &f, "memory_eff_pct", pct(j.mem_peak, j.a_mem));
+    j_key(b, &f, "recommended");
+    int g = 1;
+    rt_buf_puts(b, "{");
+    j_int(b, &g, "nodes", j.nodes_per_job);
+    j_int(b, &g, "ntasks_per_node", j.ntasks_per_node);
+    j_int(b, &g, "cpus_per_task", j.cpus_per_task);
+    j_int(b, &g, "memory_mib", j.memory ? (double)j.memory : RT_NAN);
+    j_int(b, &g, "gpus", j.gpus);
+    j_int(b, &g, "time_s", time_rec(&j));
+    rt_buf_puts(b, "}");
+    char sb[256];
+    sbatch_text(&j, sb, sizeof(sb));
+    j_key(b, &f, "sbatch");
+    j_str(b, sb);
+    rt_buf_puts(b, "}}");
+    free(j.n);
+    return 0;
+}
+
+/* "42.0%", or "-" */
+static const char *pct_text(char *b, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(b, n, "-");
+    else
+        snprintf(b, n, "%.1f%%", v);
+    return b;
+}
+
+static const char *num_text(char *b, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(b, n, "-");
+    else
+        snprintf(b, n, "%g", rt_py_round(v, 2));
+    return b;
+}
+
+static const char *mib_text(char *b, size_t n, double v)
+{
+    return isnan(v) ? (snprintf(b, n, "-"), b) : rt_fmt_mib(b, n, v);
+}
+
+int rt_cluster_print(struct rt_store *s, const char *slurm_job, FILE *f, int md, int *bad,
+                     char *err, size_t errlen)
+{
+    struct job j;
+    if (load(s, slurm_job, &j, bad, err, errlen) != 0) {
+        free(j.n);
+        return -1;
+    }
+    char a[8][48];
+    fprintf(f, "%sslurm job %s: %s, %s, wall %s", md ? "## " : "", slurm_job,
+            rt_fmt_count(a[0], sizeof(a[0]), (double)j.count, "node"),
+            rt_fmt_count(a[1], sizeof(a[1]), j.runs, "run"),
+            rt_fmt_duration(a[2], sizeof(a[2]), j.t1 - j.t0));
+    if (!isnan(j.time_limit))
+        fprintf(f, " of a %s limit", rt_fmt_duration(a[3], sizeof(a[3]), j.time_limit));
+    fprintf(f, "\n\n");
+    const char *hdr[] = {"node",    "steps",    "CPU time",  "cores",   "alloc",
+                         "CPU eff", "mem peak", "mem alloc", "mem eff", "next"};
+    if (md)
+        fprintf(f,
+                "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n|---|---|---:|---:|---:|"
+                "---:|---:|---:|---:|---|\n",
+                hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5], hdr[6], hdr[7], hdr[8], hdr[9]);
+    else
+        fprintf(f, "  %-16s %-12s %9s %6s %6s %8s %11s %11s %8s  %s\n", hdr[0], hdr[1], hdr[2],
+                hdr[3], hdr[4], hdr[5], hdr[6], hdr[7], hdr[8], hdr[9]);
+    for (size_t i = 0; i <= j.count; i++) {
+        const struct node *n = i < j.count ? &j.n[i] : NULL;
+        char name[96], next[96];
+        if (n) {
+            snprintf(name, sizeof(name), "%s%s%s%s", n->name, *n->array_task ? " [" : "",
+                     n->array_task, *n->array_task ? "]" : "");
+            char gpus[48] = "";
+            if (n->rec_gpus)
+                snprintf(gpus, sizeof(gpus), ", %s",
+                         rt_fmt_count(a[6], sizeof(a[6]), n->rec_gpus, "GPU"));
+            snprintf(next, sizeof(next), "%s, %s%s",
+                     rt_fmt_count(a[5], sizeof(a[5]), n->rec_cpus, "CPU"),
+                     mib_text(a[7], sizeof(a[7]), n->rec_mem ? (double)n->rec_mem : RT_NAN), gpus);
+        } else {
+            snprintf(name, sizeof(name), "job total");
+            snprintf(next, sizeof(next), "-");
+        }
+        const char *steps = n ? n->steps : "-";
+        double cpu = n ? n->cpu_s : j.cpu_s, alloc = n ? n->a_cpus : j.a_cpus;
+        double cores = n ? (n->job_wall > 0 ? n->cpu_s / n->job_wall : RT_NAN)
+                         : (j.t1 - j.t0 > 0 ? j.cpu_s / (j.t1 - j.t0) : RT_NAN);
+        double ceff = n ? pct(n->cpu_s, n->a_cpus * n->job_wall) : pct(j.cpu_s, j.a_core_s);
+        double mem = n ? n->mem_peak : j.mem_peak, amem = n ? n->a_mem : j.a_mem;
+        rt_fmt_duration(a[0], sizeof(a[0]), cpu);
+        if (isnan(cpu))
+            snprintf(a[0], sizeof(a[0]), "-");
+        num_text(a[1], sizeof(a[1]), cores);
+        num_text(a[2], sizeof(a[2]), alloc);
+        pct_text(a[3], sizeof(a[3]), ceff);
+        mib_text(a[4], sizeof(a[4]), mem);
+        mib_text(a[5], sizeof(a[5]), amem);
+        pct_text(a[6], sizeof(a[6]), pct(mem, amem));
+        if (md)
+            fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name, steps, a[0],
+                    a[1], a[2], a[3], a[4], a[5], a[6], next);
+        else
+            fprintf(f, "  %-16s %-12s %9s %6s %6s %8s %11s %11s %8s  %s\n", name, steps, a[0], a[1],
+                    a[2], a[3], a[4], a[5], a[6], next);
+    }
+    char sb[256];
+    sbatch_text(&j, sb, sizeof(sb));
+    fprintf(f, "\n%snext time: sbatch %s\n", md ? "- " : "", sb);
+    if (!isnan(j.mem_peak_max))
+        fprintf(f,
+                "%s(memory: the largest node peaked at %s; --mem is per node, with x%.1f "
+                "headroom; --time is the longest wall time x%.1f)\n",
+                md ? "- " : "", rt_fmt_mib(a[0], sizeof(a[0]), j.mem_peak_max), HEADROOM_MEM,
+                HEADROOM_TIME);
+    free(j.n);
+    return 0;
+}

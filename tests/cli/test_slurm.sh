@@ -1,0 +1,366 @@
+#!/usr/bin/env bash
+# Slurm: the facts `rtrack run` records inside an allocation (SLURM_* set by hand), merge and the
+# readers over several databases (two simulated nodes of one job), and a real one-node cluster
+# (Debian's slurmctld, slurmd, munge; the SPANK plugin in plugstack.conf) running jobs that name
+# no rtrack.
+. "$(dirname "$0")/lib.sh" "$1"
+
+# --- 1. the facts of a Slurm allocation, without the plugin -----------------------------------
+# every variable of the table, as sbatch/srun set them (values made up, each distinct)
+slurm_env=(SLURM_JOB_ID=4711 SLURM_ARRAY_JOB_ID=4700 SLURM_ARRAY_TASK_ID=11 SLURM_STEP_ID=3
+    SLURM_JOB_USER=alice SLURM_JOB_PARTITION=gpu SLURMD_NODENAME=node07 SLURM_JOB_NUM_NODES=2
+    SLURM_NTASKS=4 SLURM_CPUS_PER_TASK=2 SLURM_CPUS_ON_NODE=4 SLURM_MEM_PER_NODE=2048
+    SLURM_GPUS_ON_NODE=2 "SLURM_JOB_GPUS=0,3" SLURM_JOB_START_TIME=1700000000
+    SLURM_JOB_END_TIME=1700003600)
+env "${slurm_env[@]}" "$RTRACK" run --quiet --db facts.db --interval 0.1 -- true
+check "facts: run exits 0" "$?" 0
+check "facts: every SLURM_* fact stored as set" "$(q facts.db "SELECT slurm_job_id, \
+slurm_array_job_id, slurm_array_task_id, slurm_step_id, slurm_job_user, slurm_job_partition, \
+slurm_nodename, slurm_job_num_nodes, slurm_ntasks, slurm_cpus_per_task, slurm_cpus_on_node, \
+slurm_mem_per_node_mib, slurm_gpus_on_node, slurm_job_gpus, slurm_time_limit_s FROM runs")" \
+    "4711|4700|11|3|alice|gpu|node07|2|4|2|4|2048|2|0,3|3600.0"
+# outside Slurm: nothing of it
+env -u SLURM_JOB_ID -u SLURMD_NODENAME -u SLURM_STEP_ID "$RTRACK" run --quiet --db none.db \
+    --interval 0.1 -- true
+check "facts: none outside an allocation" "$(q none.db "SELECT count(*) FROM runs WHERE \
+coalesce(slurm_job_id, slurm_nodename, slurm_step_id, slurm_ntasks) IS NULL")" 1
+# a count that is not a whole number is not known
+SLURM_NTASKS=two SLURM_JOB_NUM_NODES=-1 "$RTRACK" run --quiet --db bad.db --interval 0.1 -- true
+check "facts: a count that is no whole number is unknown" \
+    "$(q bad.db "SELECT coalesce(slurm_ntasks, 'null') || coalesce(slurm_job_num_nodes, 'null') FROM runs")" \
+    "nullnull"
+
+# RTRACK_READY_FD (the plugin's signal): one byte once the baseline is stored, not the job's
+RTRACK_READY_FD=3 "$RTRACK" run --quiet --db ready.db --interval 0.1 -- \
+    sh -c 'sleep 0.3; ls /proc/$$/fd >job.fds' 3>ready.out
+check "RTRACK_READY_FD: one byte once the baseline is stored" "$(cat ready.out)" 1
+check "RTRACK_READY_FD: not passed on to the job" "$(grep -cx 3 job.fds)" 0
+RTRACK_READY_FD=1 "$RTRACK" run --quiet --db ready.db --interval 0.1 -- true >stdout.out
+check "RTRACK_READY_FD: stdin, stdout and stderr are never it" "$(wc -c <stdout.out)" 0
+
+# --- 2. merge, and the readers over several databases: two simulated nodes of job 77 ----------
+# node a runs two steps at once (a1, a2: one database), node b one step (b.db); the kernel's CPU
+# times, the start and end and the memory of every sample are then set to figures chosen here,
+# so every total below is worked out by hand from them
+node_env() { env SLURM_JOB_ID=77 SLURMD_NODENAME="$1" SLURM_STEP_ID="$2" SLURM_CPUS_ON_NODE=2 \
+    SLURM_MEM_PER_NODE=1024 SLURM_JOB_NUM_NODES=2 SLURM_NTASKS=2 "${@:3}"; }
+node_env a 0 "$RTRACK" run --quiet --db a.db --interval 0.2 --tag step=a1 -- sleep 1.5 &
+a1=$!
+node_env a 1 "$RTRACK" run --quiet --db a.db --interval 0.2 --tag step=a2 -- sleep 1.5 &
+a2=$!
+node_env b 0 "$RTRACK" run --quiet --db b.db --interval 0.2 -- sleep 1.5
+wait_exit "$a1" 20
+wait_exit "$a2" 20
+"$RTRACK" run --quiet --db b.db --interval 0.1 -- true # another job's run, not job 77's
+set_run() { # DB TAG-OR-NODE UTIME STIME START END PSS_KIB
+    q "$1" "UPDATE runs SET job_utime_s = $3, job_stime_s = $4, started_at = $5, ended_at = $6
+        WHERE id = $2; UPDATE samples SET proc_pss_kib = $7 WHERE run_id = $2"
+}
+a1id=$(q a.db "SELECT run_id FROM run_tags WHERE value = 'a1'")
+a2id=$(q a.db "SELECT run_id FROM run_tags WHERE value = 'a2'")
+set_run a.db "$a1id" 3 1 1000 1010 524288  # 4 s CPU, 512 MiB
+set_run a.db "$a2id" 0.5 0.5 1002 1006 131072 # 1 s CPU, 128 MiB, at the same time as a1
+set_run b.db 1 5 1 1000.5 1009 262144     # 6 s CPU, 256 MiB
+# (the samples keep their real times: a1 and a2 ran at once, so node a's peak is 512 + 128)
+
+# what each input holds per run (by UUID), deep rows included
+per_uuid() { q "$1" "SELECT r.uuid, (SELECT count(*) FROM samples WHERE run_id = r.id),
+    (SELECT count(*) FROM process_samples ps JOIN samples s ON s.id = ps.sample_id
+     WHERE s.run_id = r.id), (SELECT count(*) FROM cpu_core_samples c JOIN samples s
+     ON s.id = c.sample_id WHERE s.run_id = r.id), (SELECT count(*) FROM disk_samples d
+     JOIN samples s ON s.id = d.sample_id JOIN disks k ON k.id = d.disk_id AND k.run_id = r.id
+     WHERE s.run_id = r.id), (SELECT group_concat(key || '=' || value) FROM run_tags
+     WHERE run_id = r.id), r.job_utime_s, r.slurm_nodename FROM runs r ORDER BY r.uuid"; }
+{ per_uuid a.db; per_uuid b.db; } | sort >want.txt
+"$RTRACK" merge all.db a.db b.db >merge1.out
+check "merge: exit 0" "$?" 0
+check "merge: says what it added" "$(cat merge1.out)" "a.db: 2 runs added, 0 already in all.db
+b.db: 2 runs added, 0 already in all.db"
+per_uuid all.db | sort >got.txt
+check_cmd "merge: every run with all its rows, each under its own run (by UUID)" \
+    diff -u want.txt got.txt
+check "merge: no dangling reference" "$(q all.db 'PRAGMA foreign_key_check')" ""
+counts() { q all.db "SELECT (SELECT count(*) FROM runs) || ' ' || (SELECT count(*) FROM samples)
+    || ' ' || (SELECT count(*) FROM process_samples) || ' ' || (SELECT count(*) FROM processes)"; }
+before=$(counts)
+"$RTRACK" merge all.db b.db a.db >merge2.out
+check "merge twice: nothing added" "$(cat merge2.out)" "b.db: 0 runs added, 2 already in all.db
+a.db: 0 runs added, 2 already in all.db"
+check "merge twice: the same rows" "$(counts)" "$before"
+"$RTRACK" merge --quiet --slurm-job 77 job.db a.db b.db
+check "merge --slurm-job: only the job's runs" "$(q job.db "SELECT count(*) || ' ' ||
+    count(DISTINCT slurm_job_id) || ' ' || min(slurm_job_id) FROM runs")" "3 1 77"
+"$RTRACK" merge all.db all.db >/dev/null 2>self.err
+check "merge: the output as an input is refused" "$?:$(grep -c 'is the output itself' self.err)" "1:1"
+"$RTRACK" merge all.db 2>/dev/null
+check "merge: no input is a usage error" "$?" 2
+echo "not a database" >junk.db
+"$RTRACK" merge all.db junk.db a.db >junk.out 2>junk.err
+check "merge: an input that is no rtrack database is said, the others merged" \
+    "$?:$(grep -c "'junk.db' is not an rtrack database" junk.err):$(cat junk.out)" \
+    "1:1:a.db: 0 runs added, 2 already in all.db"
+
+# the readers: several --db, a glob, --slurm-job; the private merge is removed afterwards
+mkdir tmp
+export TMPDIR=$T/tmp
+check "runs: two databases as one" "$("$RTRACK" runs --db a.db --db b.db --format csv | tail -n +2 | wc -l)" 4
+check "runs: a glob" "$("$RTRACK" runs --db '[ab].db' --format csv | tail -n +2 | wc -l)" 4
+check "runs --slurm-job: the job's runs" \
+    "$("$RTRACK" runs --db '[ab].db' --slurm-job 77 --format csv | tail -n +2 | wc -l)" 3
+"$RTRACK" export --db a.db --db b.db --slurm-job 77 --run 1 --format jsonl >/dev/null
+check "export: several databases" "$?" 0
+"$RTRACK" runs --db 'zz*.db' 2>/dev/null
+check "a glob that matches nothing: exit 2" "$?" 2
+"$RTRACK" summary --db a.db --slurm-job 4242 2>/dev/null
+check "summary: a job with no run: exit 2" "$?" 2
+check "the private merges are removed" "$(ls tmp)" ""
+
+"$RTRACK" summary --db a.db --db b.db --slurm-job 77 --format json >job.json
+check "summary --slurm-job: exit 0" "$?" 0
+# by hand: node a CPU 4 + 1 = 5 s, b 6 s; the job's wall 1000 -> 1010 = 10 s; 2 CPUs allocated
+# on each node: a 5 / (2 x 10) = 25 %, b 6 / 20 = 30 %, the job 11 / (4 x 10) = 27.5 %; memory
+# peaks a 512 + 128 = 640 MiB (two steps at once), b 256; allocated 1024 each: a 62.5 %, b 25 %,
+# the job (640 + 256) / 2048 = 43.75 % (43.8); next time per node: ceil(0.5) = ceil(0.6) = 1 CPU,
+# memory a 640 x 1.2 = 768 -> 1024, b 307.2 -> 512; --mem the larger: 1G; 2 tasks on 2 nodes:
+# 1 per node; --time 10 x 1.5 = 15 s -> 1 minute
+check "summary --slurm-job: per node and the job, by hand" "$(python3 - job.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+out = []
+for n in j["nodes"]:
+    out.append("%s %s %s %s %s %s %s %s %s" % (n["node"], n["steps"], n["runs"], n["cpu_s"],
+               n["cpu_eff_pct"], n["memory_peak_mib"], n["memory_eff_pct"],
+               n["recommended"]["cpus"], n["recommended"]["memory_mib"]))
+t = j["job"]
+out.append("job %s %s %s %s %s %s %s %s %s" % (t["nodes"], t["wall_s"], t["cpu_s"], t["alloc_cpus"],
+           t["cpu_eff_pct"], t["memory_peak_mib"], t["memory_peak_max_node_mib"],
+           t["memory_eff_pct"], t["alloc_memory_mib"]))
+out.append(t["sbatch"])
+print("\n".join(out))
+PY
+)" "a 0,1 2 5 25 640 62.5 1 1024
+b 0 1 6 30 256 25 1 512
+job 2 10 11 4 27.5 896 640 43.8 2048
+--nodes=2 --ntasks-per-node=1 --cpus-per-task=1 --mem=1G --time=0:01:00"
+"$RTRACK" summary --db a.db --db b.db --slurm-job 77 >job.txt
+check "summary --slurm-job: the text has a row per node, the total and sbatch" \
+    "$(grep -c -E '^  (a|b|job total) ' job.txt) $(grep -c -- '^next time: sbatch --nodes=2' job.txt)" "3 1"
+
+# --- 3. a real Slurm: Debian's slurmctld and slurmd, one node (this machine), munge ----------
+# The SPANK plugin in plugstack.conf records every step; the jobs name no rtrack.
+unset TMPDIR
+PLUGIN=$(dirname "$RTRACK")/spank_rtrack.so
+SPIN=$RT_HELPERS/rt_spin
+SLURM_PIDS=()
+slurm_stop() {
+    local p i left
+    [ ${#SLURM_PIDS[@]} -gt 0 ] || return 0
+    for p in "${SLURM_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for ((i = 0; i < 100; i++)); do
+        left=0
+        for p in "${SLURM_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
+        [ $left = 1 ] || break
+        sleep 0.05
+    done
+    for p in "${SLURM_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    # the recorders the plugin started (sessions of their own) write under $T only
+    for p in /proc/[0-9]*/cmdline; do
+        grep -qF -- "$T/" "$p" 2>/dev/null && kill -KILL "$(basename "$(dirname "$p")")" 2>/dev/null
+    done
+    SLURM_PIDS=()
+}
+trap 'slurm_stop; rt_exit' EXIT
+
+slurm_start() {
+    local node mem port i
+    mkdir -p sl/state sl/spool sdb slog
+    dd if=/dev/urandom of=sl/munge.key bs=1024 count=1 2>/dev/null
+    chmod 400 sl/munge.key
+    munged -F --force --socket="$T/sl/munge.sock" --key-file="$T/sl/munge.key" \
+        --pid-file="$T/sl/munged.pid" --seed-file="$T/sl/munge.seed" \
+        --log-file="$T/sl/munged.log" 2>sl/munged.err &
+    SLURM_PIDS+=($!)
+    node=$(hostname -s)
+    mem=$(awk '/MemTotal/ { m = int($2 / 1024) - 512; print (m > 2048 ? 2048 : m) }' /proc/meminfo)
+    port=$((20000 + $$ % 20000))
+    cat >sl/slurm.conf <<CONF
+ClusterName=rtrack$$
+SlurmctldHost=$node
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+AuthType=auth/munge
+AuthInfo=socket=$T/sl/munge.sock
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$T/sl/state
+SlurmdSpoolDir=$T/sl/spool
+SlurmctldPidFile=$T/sl/slurmctld.pid
+SlurmdPidFile=$T/sl/slurmd.pid
+SlurmctldLogFile=$T/sl/slurmctld.log
+SlurmdLogFile=$T/sl/slurmd.log
+SlurmdDebug=info
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+ReturnToService=2
+PlugStackConfig=$T/sl/plugstack.conf
+NodeName=$node CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
+PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
+CONF
+    plugstack "db=$T/sdb/%j.%n.db"
+    export SLURM_CONF=$T/sl/slurm.conf
+    for ((i = 0; i < 100; i++)); do [ -S sl/munge.sock ] && break; sleep 0.05; done
+    slurmctld -D -i -f "$SLURM_CONF" >sl/slurmctld.out 2>&1 &
+    SLURM_PIDS+=($!)
+    slurmd -D -f "$SLURM_CONF" >sl/slurmd.out 2>&1 &
+    SLURM_PIDS+=($!)
+    for ((i = 0; i < 150; i++)); do
+        [ "$(sinfo -h -o %t 2>/dev/null)" = idle ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+# plugstack ARGS...: the plugin's line (read by every step's slurmstepd)
+plugstack() {
+    echo "optional $PLUGIN rtrack=$RTRACK interval=0.2 log=$T/slog/%j.%s.log $*" >"$T/sl/plugstack.conf"
+}
+# job_wait ID: until the job (every task of an array) has left the queue (60 s at most)
+job_wait() {
+    local i
+    for ((i = 0; i < 300; i++)); do
+        [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+# job_exit ID: Slurm's exit code of the job, as its controller keeps it (no accounting needed)
+job_exit() { scontrol show job "$1" | sed -n 's/.*[^d]ExitCode=\([0-9:]*\).*/\1/p' | head -1; }
+# cpu_of FILE: the seconds of every "XmY.YYYs" `times` wrote, added up
+cpu_of() { grep -oE '[0-9]+m[0-9.]+s' "$1" | awk -F'[ms]' '{ t += $1 * 60 + $2 } END { printf "%.3f", t }'; }
+
+if [ "$(id -u)" != 0 ]; then
+    skip_req root "a Slurm cluster needs root here"
+elif ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null ||
+    ! command -v munged >/dev/null || ! command -v sbatch >/dev/null; then
+    skip_req slurm "Slurm is not installed (slurmctld slurmd slurm-client munge: scripts/bootstrap.sh)"
+elif [ ! -f "$PLUGIN" ]; then
+    skip_req slurm "the SPANK plugin was not built (libslurm-dev: <slurm/spank.h>)"
+elif ! slurm_start; then
+    fail "the one-node cluster did not come up: $(tail -3 sl/slurmctld.log sl/slurmd.log 2>&1)"
+else
+    pass "a one-node Slurm cluster is up"
+    node=$(hostname -s)
+
+    # a 2-task job: its batch step and one srun step, each task spinning, the batch step
+    # holding 100 MiB; `times` says what CPU time each part took, as the kernel counted it. The
+    # recorder is slow to start here (0.5 s): the tasks must wait for its baseline
+    printf '#!/bin/sh\nsleep 0.5\nexec %s "$@"\n' "$RTRACK" >slow-rtrack
+    chmod +x slow-rtrack
+    plugstack "db=$T/sdb/%j.%n.db" "rtrack=$T/slow-rtrack"
+    cat >job.sh <<JOB
+#!/bin/bash
+srun -n2 bash -c 'date +%s.%N >>tasks.start; $SPIN 2; times' >tasks.times
+python3 -c 'import time; b = b"x" * (100 << 20); time.sleep(1.2)'
+times >batch.times
+JOB
+    jid=$(sbatch --parsable -n2 --mem=200 -o job.out -D "$T" job.sh)
+    check_cmd "sbatch: the 2-task job ran" job_wait "$jid"
+    check "the job's exit code" "$(job_exit "$jid")" "0:0"
+    db="sdb/$jid.$node.db"
+    check "the recorders said nothing (their stderr: slog/)" "$(cat slog/"$jid".*.log)" ""
+    check_cmd "the plugin recorded it into its own database per job and node" test -s "$db"
+    check "a run per step, each with Slurm's facts and the allocation" "$(q "$db" "SELECT
+        group_concat(x, ' ') FROM (SELECT mode || ',' || status || ',' || slurm_job_id || ',' ||
+        slurm_step_id || ',' || slurm_nodename || ',' || slurm_job_user || ',' ||
+        slurm_job_partition || ',' || slurm_ntasks || ',' || slurm_job_num_nodes || ',' ||
+        slurm_mem_per_node_mib || ',' || slurm_cpus_on_node AS x FROM runs ORDER BY id)")" \
+        "record,finished,$jid,batch,$node,root,debug,2,1,200,$(nproc) record,finished,$jid,0,$node,root,debug,2,1,200,$(nproc)"
+    # the tasks start once the recorder has its baseline: all their CPU time is counted
+    check "the step's baseline came before its tasks started" "$(q "$db" "SELECT ts FROM samples
+        WHERE seq = 0 AND run_id = (SELECT id FROM runs WHERE slurm_step_id = '0')" |
+        awk -v f=tasks.start 'BEGIN { getline t < f; m = t; while ((getline t < f) > 0) if (t < m) m = t }
+            { print ($1 <= m ? "before" : "after (" $1 " > " m ")") }')" before
+    "$RTRACK" summary --db "sdb/*.db" --slurm-job "$jid" --format json >sjob.json
+    check "summary --slurm-job: exit 0" "$?" 0
+    own=$(echo "$(cpu_of tasks.times) + $(cpu_of batch.times)" | bc)
+    ncpus=$(scontrol show job "$jid" | sed -n 's/.*NumCPUs=\([0-9]*\).*/\1/p')
+    read -r got eff wall alloc peak amem meff < <(python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["job"]
+print(j["cpu_s"], j["cpu_eff_pct"], j["wall_s"], j["alloc_cpus"], j["memory_peak_mib"],
+      j["alloc_memory_mib"], j["memory_eff_pct"])' sjob.json)
+    # the job's own CPU time: both tasks' and the batch shell's (the srun client, python)
+    check_range "CPU time against the job's own (times: $own s)" "$got" \
+        "$(echo "$own * 0.95 - 0.05" | bc)" "$(echo "$own * 1.05 + 0.1" | bc)"
+    check "the CPUs allocated, as Slurm says (NumCPUs)" "$alloc" "$ncpus"
+    want=$(echo "scale=4; 100 * $own / ($ncpus * $wall)" | bc)
+    check_range "CPU efficiency against the job's own CPU time ($want %)" "$eff" \
+        "$(echo "$want * 0.95 - 0.5" | bc)" "$(echo "$want * 1.05 + 0.5" | bc)"
+    check "the memory allocated is --mem" "$amem" 200
+    # 100 MiB of bytes, the interpreter's own few MiB on top
+    check_range "the memory peak holds the 100 MiB" "$peak" 100 160
+    want=$(echo "scale=4; 100 * $peak / 200" | bc)
+    check_range "memory efficiency: peak / --mem ($want %)" "$meff" \
+        "$(echo "$want - 0.06" | bc)" "$(echo "$want + 0.06" | bc)"
+
+    plugstack "db=$T/sdb/%j.%n.db"
+    # without the plugin's help: `srun rtrack run` records the step's facts from its environment
+    : >sl/plugstack.conf
+    sid=$(sbatch --parsable -n1 --mem=100 -o /dev/null -D "$T" --wrap "srun $RTRACK run --quiet --db srun.db -- true")
+    check_cmd "sbatch --wrap 'srun rtrack run': the job ran" job_wait "$sid"
+    check "srun rtrack run: the step's facts" "$(q srun.db "SELECT mode || ',' || slurm_job_id || ',' ||
+        slurm_step_id || ',' || slurm_nodename || ',' || slurm_mem_per_node_mib || ',' ||
+        slurm_ntasks || ',' || slurm_job_partition FROM runs")" "run,$sid,0,$node,100,1,debug"
+    plugstack "db=$T/sdb/%j.%n.db"
+    # a job array: each task a job of its own, recorded with the array's ids
+    aid=$(sbatch --parsable --array=1-2 -n1 --mem=100 -o /dev/null --wrap "$SPIN 0.3")
+    check_cmd "sbatch: the job array ran" job_wait "$aid"
+    check "the array's tasks recorded with the array's ids" "$(for f in sdb/*.db; do
+        q "$f" "SELECT slurm_array_job_id || ':' || slurm_array_task_id || ':' || slurm_step_id FROM runs
+            WHERE slurm_array_job_id IS NOT NULL"; done | sort | tr '\n' ' ')" "$aid:1:batch $aid:2:batch "
+    check "summary --slurm-job ARRAY: a row per task" "$("$RTRACK" summary --db "sdb/*.db" \
+        --slurm-job "$aid" --format json | python3 -c 'import json, sys
+print(" ".join(sorted(n["array_task_id"] for n in json.load(sys.stdin)["nodes"])))')" "1 2"
+
+    # min_s: a step shorter than it is not recorded (and does not wait for a recorder)
+    plugstack "db=$T/sdb/%j.%n.db" min_s=3
+    mid=$(sbatch --parsable -n1 --mem=100 -o /dev/null --wrap "sleep 0.2")
+    job_wait "$mid"
+    check "min_s: a shorter step is not recorded, the job is fine" \
+        "$(find sdb -name "$mid.*" | wc -l) $(job_exit "$mid")" "0 0:0"
+    plugstack "db=$T/sdb/%j.%n.db"
+
+    # another user's job: the recorder runs as that user, its database is the user's
+    if id nobody >/dev/null 2>&1; then
+        chmod 755 "$T"
+        mkdir -m 1777 udb
+        plugstack "db=$T/udb/%u/%j.%n.db"
+        uid=$(sbatch --parsable --uid=nobody --gid="$(id -gn nobody)" -n1 --mem=100 -o /dev/null \
+            -D / --wrap "$SPIN 0.5")
+        check_cmd "a job of user nobody ran" job_wait "$uid"
+        udbf="udb/nobody/$uid.$node.db"
+        check "nobody's job: recorded as nobody, into nobody's file" \
+            "$(stat -c %U "$udbf" 2>&1) $(q "$udbf" "SELECT slurm_job_user || ',' || status || ',' ||
+                (SELECT count(*) > 2 FROM samples) FROM runs")" "nobody nobody,finished,1"
+    else
+        skip "no user nobody: the recorder as the job's user not checked"
+    fi
+
+    # the plugin failing: the job's exit code and output stay the job's own
+    for bad in "rtrack=$T/no-such-rtrack" "db=/proc/no-such-dir/%j.db"; do
+        plugstack "db=$T/sdb/%j.%n.db" "$bad"
+        fid=$(sbatch --parsable -n1 -o "fail.out" -D "$T" --wrap 'echo out-line; echo err-line >&2; exit 3')
+        job_wait "$fid"
+        check "plugin failing ($bad): the job's exit code" "$(job_exit "$fid")" "3:0"
+        check "plugin failing ($bad): the job's output" "$(cat fail.out)" "out-line
+err-line"
+        check "plugin failing ($bad): nothing recorded" "$(find sdb -name "$fid.*" | wc -l)" 0
+        check "plugin failing ($bad): logged by slurmd" \
+            "$(grep -c "\[$fid.batch\] rtrack: error: job $fid step batch: .*not recorded" sl/slurmd.log)" 1
+    done
+    slurm_stop
+fi
+
+finish
