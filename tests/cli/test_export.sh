@@ -337,7 +337,7 @@ check "--run 1 still exports the first run" "$("$RTRACK" export --db r.db --run 
 T1=$(q r.db "SELECT printf('%.3f', ts - 0.001) FROM samples WHERE run_id = 1 AND seq = 2")
 T3=$(q r.db "SELECT printf('%.3f', ts + 0.001) FROM samples WHERE run_id = 1 AND seq = 3")
 check "--since/--until epoch: two rows" "$("$RTRACK" export --db r.db --run 1 --since "$T1" --until "$T3" | wc -l)" 3
-ISO=$(q r.db "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ts - 0.0005, 'unixepoch') FROM samples WHERE run_id = 1 AND seq = 2")
+ISO=$(q r.db "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', ts - 0.01, 'unixepoch') FROM samples WHERE run_id = 1 AND seq = 2")
 check "--since ISO 8601" "$("$RTRACK" export --db r.db --run 1 --since "$ISO" | wc -l)" $((NS - 1 + 1))
 # ISO times are exact to the millisecond. julianday()'s double near 2.46e6 days once put an ISO
 # time up to 20 us off: 16:30:11.062Z read as 20 us later, 16:30:11.000Z as 20 us earlier, so a
