@@ -25,6 +25,7 @@ enum opt_type {
     OT_API_URL,
     OT_DB,
     OT_QUIET,
+    OT_SUMMARY,
     OT_CLOUD,
     OT_PID,
     OT_META,
@@ -60,6 +61,8 @@ static const struct opt opts[] = {
      "TOML config file (default rtrack.toml, if present)"},
     {"quiet", 'q', NULL, "TRACKER_QUIET", "tracker", "quiet", OT_QUIET, 0, FOR_BOTH,
      "no end-of-run note on stderr"},
+    {"summary", 0, NULL, "RTRACK_SUMMARY", "tracker", "summary", OT_SUMMARY, 0, FOR_RUN,
+     "print the run's summary (as rtrack summary does) on stdout when the job has ended"},
     {"pid", 'p', "PID", NULL, "job", "pid", OT_PID, 0, FOR_RECORD,
      "track this process and its descendants (default: none, the system only)"},
     {"output", 'o', "FILE", "TRACKER_OUTPUT", "tracker", "output", OT_OUTPUT, 0, FOR_BOTH,
@@ -276,6 +279,7 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
         cfg->db = xstrdup(val);
         return 0;
     case OT_QUIET:
+    case OT_SUMMARY:
     case OT_CLOUD:
         if (!val)
             b = 1;
@@ -284,7 +288,9 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
                    val, src);
             return -1;
         }
-        *(o->type == OT_QUIET ? &cfg->quiet : &cfg->cloud_discovery) = b;
+        *(o->type == OT_QUIET     ? &cfg->quiet
+          : o->type == OT_SUMMARY ? &cfg->summary
+                                  : &cfg->cloud_discovery) = b;
         return 0;
     case OT_PID:
         if (rt_parse_i64(val, &i) != 0 || i <= 0 || i > 0x7fffffff) {
@@ -386,17 +392,19 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
         }
         int want_string = o->type == OT_DB || o->type == OT_META || o->type == OT_OUTPUT ||
                           o->type == OT_FORMAT || o->type == OT_API_URL;
-        int ok = o->type == OT_TAG                            ? 1
-                 : want_string                                ? e->type == RT_TOML_STRING
-                 : o->type == OT_QUIET || o->type == OT_CLOUD ? e->type == RT_TOML_BOOL
-                 : o->type == OT_PID                          ? e->type == RT_TOML_INT
+        int ok = o->type == OT_TAG ? 1
+                 : want_string     ? e->type == RT_TOML_STRING
+                 : o->type == OT_QUIET || o->type == OT_CLOUD || o->type == OT_SUMMARY
+                     ? e->type == RT_TOML_BOOL
+                 : o->type == OT_PID ? e->type == RT_TOML_INT
                                      : (e->type == RT_TOML_INT || e->type == RT_TOML_FLOAT);
         if (!ok) {
             rt_err("%s:%d: '%s' must be %s, not %s", file, e->line, e->key,
-                   want_string                                  ? "a string"
-                   : o->type == OT_QUIET || o->type == OT_CLOUD ? "a boolean"
-                   : o->type == OT_PID                          ? "an integer"
-                                                                : "a number",
+                   want_string ? "a string"
+                   : o->type == OT_QUIET || o->type == OT_CLOUD || o->type == OT_SUMMARY
+                       ? "a boolean"
+                   : o->type == OT_PID ? "an integer"
+                                       : "a number",
                    rt_toml_type_name(e->type));
             rc = -1;
             break;

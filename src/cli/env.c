@@ -42,6 +42,7 @@ static const struct {
     {"SLURM_CPUS_ON_NODE", offsetof(struct rt_env, slurm_cpus_on_node)},
     {"SLURM_MEM_PER_NODE", offsetof(struct rt_env, slurm_mem_per_node)},
     {"SLURM_MEM_PER_CPU", offsetof(struct rt_env, slurm_mem_per_cpu)},
+    {"COLUMNS", offsetof(struct rt_env, columns)},
 };
 
 const char *cli_getenv(const char *name)

@@ -13,7 +13,21 @@ const char *rt_fmt_mib(char *b, size_t n, double mib);
 /* A duration: "0.35 s", "42.1 s", "3m59s", "1h02m03s". */
 const char *rt_fmt_duration(char *b, size_t n, double s);
 /* A count with its noun, singular for exactly 1: "1 vCPU", "2 vCPUs". `noun` is the singular;
- * the plural adds "s". */
+ * the plural adds "s" ("es" after s or x: "2 processes"); "- vCPUs" for NaN. */
 const char *rt_fmt_count(char *b, size_t n, double v, const char *noun);
+
+/* A plain figure (cores, GPUs) to 3 significant digits: "0.81", "12.3", "205"; "-" for NaN. */
+const char *rt_fmt_num(char *b, size_t n, double v);
+/* A percentage: "0.47 %", "41.2 %", "100 %" (3 significant digits); "-" for NaN. */
+const char *rt_fmt_pct(char *b, size_t n, double v);
+/* A command (a JSON array of its arguments, as runs.command stores it) as a shell would take
+ * it back: each argument that is not plain ('a-zA-Z0-9_@%+=:,./-') in single quotes, a quote
+ * inside as '\''. A malloc'd string; NULL when argv_json is NULL or not an array. */
+char *rt_fmt_command(const char *argv_json);
+/* Make s printable on a terminal (rt_utf8_printable) and, when it is wider than `cols`
+ * columns, shorten it in place: its start, " … " and its last word where that fits in a
+ * third of the room ("cc1 -quiet -I … f9.c"), else its start and "…". `size` is the room
+ * of the buffer: strlen(s) + 8 is always enough. Returns the width. */
+size_t rt_fmt_shorten(char *s, size_t size, size_t cols);
 
 #endif

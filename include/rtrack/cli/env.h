@@ -33,6 +33,7 @@ struct rt_env {
     const char *slurm_mem_per_node;   /* SLURM_MEM_PER_NODE (MiB) */
     const char *slurm_mem_per_cpu;    /* SLURM_MEM_PER_CPU (MiB) */
     const char *cuda_visible_devices; /* CUDA_VISIBLE_DEVICES: "" when set empty (no GPU) */
+    const char *columns;              /* COLUMNS: the terminal's width (runs fits its table) */
 };
 
 /* Read every variable of the table into e. */
