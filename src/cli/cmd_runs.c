@@ -309,8 +309,8 @@ const struct cmd_def cmd_runs_def = {
     .name = "runs",
     .fn = cmd_runs,
     .summary = "list the runs in a database",
-    .synopsis = "[--db FILE] [--format table|csv|jsonl] [--job NAME] [--last N]\n"
-                "[--since WHEN] [--status LIST]",
+    .synopsis = "[--db FILE] [--format table|csv|jsonl]\n"
+                "[--job NAME] [--last N] [--since WHEN] [--status LIST]",
     .description = "List the runs a database holds: id, job name, start (UTC), wall time,\n"
                    "samples (after the baseline, as summary and export count them), exit code\n"
                    "or signal, status, and the command quoted as a shell takes it back. The\n"

@@ -309,12 +309,6 @@ static void print_head(struct jr *r, int md)
             rt_fmt_mib(a, sizeof(a), jd(r, "$.system.memory_mib.max")));
     else
         cat(t, sizeof(t), "- (no memory figure of the tree was sampled)");
-    if (jt(r, "$.kernel"))
-        cat(t, sizeof(t), "; one process at most %s (the kernel's high-water mark)",
-            rt_fmt_mib(a, sizeof(a), jd(r, "$.kernel.maxrss_mib")));
-    if (jt(r, "$.kernel.cgroup_peak_mib"))
-        cat(t, sizeof(t), "; the job's cgroup %s (page cache included)",
-            rt_fmt_mib(a, sizeof(a), jd(r, "$.kernel.cgroup_peak_mib")));
     line(md, "peak memory", t);
     if (jt(r, "$.memory_peak.processes[0]")) {
         t[0] = 0;
@@ -333,6 +327,16 @@ static void print_head(struct jr *r, int md)
             cat(t, sizeof(t), ", %.0f more %s", jd(r, "$.memory_peak.others.count"),
                 rt_fmt_mib(a, sizeof(a), jd(r, "$.memory_peak.others.pss_mib")));
         line(md, "at the peak", t);
+    }
+    if (jt(r, "$.kernel")) {
+        snprintf(t, sizeof(t), "largest resident set of one process %s (its high-water mark)",
+                 rt_fmt_mib(a, sizeof(a), jd(r, "$.kernel.maxrss_mib")));
+        line(md, "kernel", t);
+    }
+    if (jt(r, "$.kernel.cgroup_peak_mib")) {
+        snprintf(t, sizeof(t), "the job's cgroup peaked at %s (page cache included)",
+                 rt_fmt_mib(a, sizeof(a), jd(r, "$.kernel.cgroup_peak_mib")));
+        line(md, "cgroup", t);
     }
     t[0] = 0;
     if (jt(r, "$.process"))
@@ -480,12 +484,12 @@ static void print_reco(struct jr *r, int md)
                     : "dedicated: the tree used about all the system used");
     }
     if (jt(r, "$.server")) {
-        snprintf(t, sizeof(t), "%s (%s), %s per hour on demand",
+        snprintf(t, sizeof(t), "cheapest that fits: %s (%s), %s per hour on demand",
                  or_dash(jt(r, "$.server.display_name")), or_dash(jt(r, "$.server.vendor_id")),
                  or_dash(jt(r, "$.server.min_price_ondemand")));
         line(md, "server", t);
     } else if (jt(r, "$.server_error")) {
-        snprintf(t, sizeof(t), "no recommendation: %s", jt(r, "$.server_error"));
+        snprintf(t, sizeof(t), "no server recommendation: %s", jt(r, "$.server_error"));
         line(md, "server", t);
     }
 }
@@ -622,10 +626,12 @@ static int compare(struct rt_store *store, int64_t id[2], int md)
         snprintf(head[i], sizeof(head[i]), "run %lld", (long long)id[i]);
         status_text(&r[i], st, sizeof(st));
         const char *job = jt(&r[i], "$.run.job_name");
-        char *cmd = command_text(&r[i], WIDTH - LABEL - 8);
         char t[512];
-        snprintf(t, sizeof(t), "%s%s%s: %s; %s", head[i], job ? " \u00b7 " : "", job ? job : "", st,
-                 cmd);
+        snprintf(t, sizeof(t), "%s%s%s: %s; ", head[i], job ? " \u00b7 " : "", job ? job : "", st);
+        /* the command in the room left on the line */
+        size_t used = cols(t), room = WIDTH - LABEL > used + 20 ? WIDTH - LABEL - used : 20;
+        char *cmd = command_text(&r[i], room);
+        cat(t, sizeof(t), "%s", cmd);
         free(cmd);
         line(md, i ? "and" : "compare", t);
     }
@@ -777,14 +783,15 @@ const struct cmd_def cmd_summary_def = {
     .name = "summary",
     .fn = cmd_summary,
     .summary = "what a run used and what to request next time",
-    .synopsis = "[--db FILE] [--run ID|latest | --job NAME | --compare RUN RUN]\n"
+    .synopsis = "[--db FILE]\n"
+                "[--run ID|latest | --job NAME | --compare RUN RUN]\n"
                 "[--format text|json|markdown] [--recommend-server]",
     .description =
-        "What a recorded run used (wall and CPU time, cores, peak memory; process tree and\n"
-        "system: mean, p50, p95, max), what to request next time, how much of the host and of\n"
-        "the allocation it used, its processes grouped by name. --job: every run of the job\n"
-        "together, then how the runs spread (mean \u00b1 \u03c3, min \u2026 max); --compare:\n"
-        "two runs side by side.",
+        "What a recorded run used (wall and CPU time, cores, peak memory; process\n"
+        "tree and system: mean, p50, p95, max), what to request next time, how much\n"
+        "of the host and of the allocation it used, its processes grouped by name.\n"
+        "--job: every run of the job together, then how the runs spread (mean \u00b1 \u03c3,\n"
+        "min \u2026 max); --compare: two runs side by side.",
     .opts = summary_opts,
 };
 
