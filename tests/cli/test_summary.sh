@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rtrack summary: the golden text and markdown of a hand-made run (tests/fixtures/summary), the
+# rtrack summary: the golden text and markdown of hand-made runs (tests/fixtures/summary), the
 # JSON document's keys, a live run, --job, the recommendation of two live runs of known CPU and
 # memory, the Keeper recommendation through a local mock, and bad input. (The figures themselves
 # are checked by hand in tests/unit/test_summary.c.)
@@ -11,12 +11,17 @@ FX=${RT_FIXTURES:?}/summary
 "$RTRACK" record --db fx.db --duration 0.05 --quiet
 q fx.db "PRAGMA foreign_keys = ON; DELETE FROM runs"
 "$SQLITE" fx.db <"$FX/runs.sql"
+# and runs 10 to 13 (tests/fixtures/summary/text.sql: processes with command lines, the kernel's
+# figures, CPU pressure; test_summary_text.sh works their figures out)
+"$SQLITE" fx.db <"$FX/text.sql"
 
-"$RTRACK" summary --db fx.db --run 1 >run1.txt
-check "text: exit 0" "$?" 0
-check_cmd "text: the golden summary of run 1" diff -u "$FX/run1.txt" run1.txt
-"$RTRACK" summary --db fx.db --run 1 --format markdown >run1.md
-check_cmd "markdown: the golden summary of run 1" diff -u "$FX/run1.md" run1.md
+for r in 1 10; do
+    "$RTRACK" summary --db fx.db --run $r >run$r.txt
+    check "text, run $r: exit 0" "$?" 0
+    check_cmd "text: the golden summary of run $r" diff -u "$FX/run$r.txt" run$r.txt
+    "$RTRACK" summary --db fx.db --run $r --format markdown >run$r.md
+    check_cmd "markdown: the golden summary of run $r" diff -u "$FX/run$r.md" run$r.md
+done
 check "text: no escape sequences (no colour)" "$(grep -c $'\e' run1.txt)" 0
 
 "$RTRACK" summary --db fx.db --run 1 --format json >run1.json
