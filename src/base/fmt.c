@@ -105,12 +105,33 @@ static int quote_arg(void *ud, const char *key, enum rt_json_type type, const ch
         rt_buf_puts(b, v);
         return 0;
     }
-    rt_buf_puts(b, "'");
+    int ctl = 0;
     for (const char *p = v; *p; p++)
-        if (*p == '\'')
-            rt_buf_puts(b, "'\\''");
+        ctl |= (unsigned char)*p < 0x20 || *p == 0x7f;
+    if (!ctl) {
+        rt_buf_puts(b, "'");
+        for (const char *p = v; *p; p++)
+            if (*p == '\'')
+                rt_buf_puts(b, "'\\''");
+            else
+                rt_buf_append(b, p, 1);
+        rt_buf_puts(b, "'");
+        return 0;
+    }
+    /* control characters (a script's newlines): bash's $'...', one line that a shell reads
+     * back as it was */
+    rt_buf_puts(b, "$'");
+    for (const char *p = v; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        char esc[8];
+        if (c == '\n' || c == '\t' || c == '\\' || c == '\'')
+            snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : (char)c);
+        else if (c < 0x20 || c == 0x7f)
+            snprintf(esc, sizeof(esc), "\\x%02x", c);
         else
-            rt_buf_append(b, p, 1);
+            snprintf(esc, sizeof(esc), "%c", (char)c);
+        rt_buf_puts(b, esc);
+    }
     rt_buf_puts(b, "'");
     return 0;
 }

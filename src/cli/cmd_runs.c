@@ -222,7 +222,7 @@ static void print_table(struct row *rows, size_t n, size_t width)
     /* the columns before the command: 83 columns */
     printf("%4s  %-16s %-20s %9s %7s %7s %-11s  %s\n", "id", "job", "started", "wall", "samples",
            "exit", "status", "command");
-    size_t room = width > 83 + 20 ? width - 83 : 20;
+    size_t room = width >= 83 + 12 ? width - 83 : 12; /* a narrow terminal: 12 at least */
     for (size_t i = 0; i < n; i++) {
         struct row *x = &rows[i];
         /* names and commands are the job's: no escape sequences to the terminal, and the

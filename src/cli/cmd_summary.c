@@ -74,36 +74,42 @@ static size_t cols(const char *s)
 }
 
 /* One labelled line of text ("label        text"; "- **label**: text" in markdown), the text
- * wrapped at spaces to WIDTH columns, continued under the text's first column. */
-static void line(int md, const char *label, const char *text)
+ * wrapped at `sep` (blanks inside a piece kept as they are) to WIDTH columns, continued under
+ * the text's first column. */
+static void line_at(int md, const char *label, const char *text, const char *sep)
 {
     if (md) {
         printf("- **%s**: %s\n", label, text);
         return;
     }
-    size_t at = (size_t)printf("%-*s", LABEL, label);
-    const char *p = text;
-    while (*p) {
-        const char *sp = strchr(p, ' ');
-        size_t len = sp ? (size_t)(sp - p) : strlen(p);
-        char word[512];
-        snprintf(word, sizeof(word), "%.*s", (int)(len < sizeof(word) - 1 ? len : sizeof(word) - 1),
+    size_t at = (size_t)printf("%-*s", LABEL, label), sl = strlen(sep), sw = cols(sep);
+    for (const char *p = text, *e;; p = e + sl) {
+        e = strstr(p, sep);
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char piece[1024];
+        snprintf(piece, sizeof(piece), "%.*s", (int)(len < sizeof(piece) ? len : sizeof(piece) - 1),
                  p);
-        size_t w = cols(word);
-        if (at > LABEL && at + 1 + w > WIDTH) {
-            printf("\n%*s", LABEL, "");
+        size_t w = cols(piece);
+        if (p != text && at > LABEL && at + sw + w > WIDTH) {
+            /* the separator's mark ("," of ", ") ends the line; the text goes on under itself */
+            printf("%.*s\n%*s", (int)strcspn(sep, " "), sep, LABEL, "");
             at = LABEL;
-        } else if (at > LABEL) {
-            putchar(' ');
-            at++;
+        } else if (p != text) {
+            fputs(sep, stdout);
+            at += sw;
         }
-        fputs(word, stdout);
+        fputs(piece, stdout);
         at += w;
-        p += len;
-        while (*p == ' ')
-            p++;
+        if (!e)
+            break;
     }
     putchar('\n');
+}
+
+/* One labelled line of text, wrapped at spaces. */
+static void line(int md, const char *label, const char *text)
+{
+    line_at(md, label, text, " ");
 }
 
 /* printf into a buffer, appended */
@@ -326,7 +332,7 @@ static void print_head(struct jr *r, int md)
         if (jd(r, "$.memory_peak.others.count") > 0)
             cat(t, sizeof(t), ", %.0f more %s", jd(r, "$.memory_peak.others.count"),
                 rt_fmt_mib(a, sizeof(a), jd(r, "$.memory_peak.others.pss_mib")));
-        line(md, "at the peak", t);
+        line_at(md, "at the peak", t, ", "); /* "sleep (18895) 0.19 MiB" stays whole */
     }
     if (jt(r, "$.kernel")) {
         snprintf(t, sizeof(t), "largest resident set of one process %s (its high-water mark)",
@@ -741,7 +747,7 @@ static int spread(struct rt_store *store, const char *job, int md)
     if (md)
         printf("| figure | mean ± σ | min … max |\n|---|---|---|\n");
     else
-        printf("  %-14s %24s  %s\n", "", "mean \u00b1 \u03c3", "min \u2026 max");
+        printf("  %-14s %26s  %s\n", "", "mean \u00b1 \u03c3", "min \u2026 max"); /* 24 columns */
     for (int f = 0; f < NFIG; f++) {
         if (cnt[f] == 0)
             continue;

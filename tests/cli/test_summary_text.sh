@@ -127,7 +127,7 @@ done
 check "runs: the killed run's exit and status" "$("$RTRACK" runs --db fx.db --status killed | awk 'NR == 2 { print $7, $8 }')" "SIGKILL killed"
 check "runs: the wall time through the one formatter" "$("$RTRACK" runs --db fx.db --last 1 | awk 'NR == 2 { print $4, $5 }')" "6.00 s"
 # the command quoted as a shell takes it: read back, it is the argv that was run
-cmd=$("$RTRACK" runs --db fx.db --status killed | awk 'NR == 2' | sed 's/.*  //')
+cmd=$("$RTRACK" runs --db fx.db --status killed | awk 'NR == 2' | cut -c84-) # after 83 columns
 eval "set -- $cmd"
 check "runs: the command, copied into a shell, is the argv that ran" "$#|$1|$2|$3|$4" "4|python3|train.py|--name|it's here"
 # the width: a pipe gets the whole command; COLUMNS=100 fits it: 83 columns before the command,

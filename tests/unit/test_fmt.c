@@ -60,6 +60,8 @@ static void test_command(void **state)
         {"[\"x=1,y:2@h%/p+q.-_\"]", "x=1,y:2@h%/p+q.-_"},
         {"[\"$HOME\",\"a*b\",\"~\"]", "'$HOME' 'a*b' '~'"},
         {"[\"日本\"]", "'日本'"},
+        /* a script's newline and tab, a quote and a backslash beside them, ESC */
+        {"[\"sh\",\"-c\",\"a &\\n\\tb 'c' \\\\\\u001b\"]", "sh -c $'a &\\n\\tb \\'c\\' \\\\\\x1b'"},
         {"[]", ""},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -22,7 +22,9 @@ const char *rt_fmt_num(char *b, size_t n, double v);
 const char *rt_fmt_pct(char *b, size_t n, double v);
 /* A command (a JSON array of its arguments, as runs.command stores it) as a shell would take
  * it back: each argument that is not plain ('a-zA-Z0-9_@%+=:,./-') in single quotes, a quote
- * inside as '\''. A malloc'd string; NULL when argv_json is NULL or not an array. */
+ * inside as '\''; one with control characters (a script's newlines) as bash's $'...' ($'a\nb',
+ * \xHH), so the command stays one line that bash reads back as it was. A malloc'd string;
+ * NULL when argv_json is NULL or not an array. */
 char *rt_fmt_command(const char *argv_json);
 /* Make s printable on a terminal (rt_utf8_printable) and, when it is wider than `cols`
  * columns, shorten it in place: its start, " … " and its last word where that fits in a
