@@ -51,9 +51,10 @@ static void end_line(struct rt_buf *b, struct rt_json *j, int64_t run_id,
     size_t len = strlen(cmd);
     cmd = xrealloc(cmd, len + 8);
     rt_fmt_shorten(cmd, len + 8, 40);
-    /* in single quotes, as `time` shows a command; in double quotes when it has some */
-    char q = strchr(cmd, '\'') ? '"' : '\'';
-    put(b, xasprintf("run %lld %c%s%c ", (long long)run_id, q, cmd, q));
+    /* in single quotes, as `time` shows a command; in double quotes when it has some; as it is
+     * when it has both */
+    const char *q = !strchr(cmd, '\'') ? "'" : !strchr(cmd, '"') ? "\"" : "";
+    put(b, xasprintf("run %lld %s%s%s ", (long long)run_id, q, cmd, q));
     free(cmd);
     if (res->signal != RT_NA)
         put(b, xasprintf("killed by %s", rt_signal_name((int)res->signal, x, sizeof(x))));

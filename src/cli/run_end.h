@@ -13,7 +13,8 @@ struct rt_store;
 /* The end-of-run line on stderr, as `time` and hyperfine give the result at once:
  *   rtrack: run 2 'make -j2' exited 0 after 3m59s · 0.81 cores (max 1.98) · peak 460 MiB ·
  *   1195 samples · rtrack summary --run 2
- * ("killed by SIGKILL" for a job a signal ended; the figures are the summary's: the tree's
+ * (the command in single quotes, in double quotes when it has single ones, as it is when it has
+ * both; "killed by SIGKILL" for a job a signal ended; the figures are the summary's: the tree's
  * mean and largest cores, the peak memory its recommendation is built on; left out when the
  * run has too few samples for a summary). Not with --quiet. With --summary (cfg->summary) the
  * whole summary text follows, on stdout. */

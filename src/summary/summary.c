@@ -269,7 +269,8 @@ struct ctx {
     size_t rows;
     double spark[4][SPARK_N];
     int spark_has[4][SPARK_N];
-    /* the host's CPU pressure (PSI "some", % of the interval) per stretch, like the sparklines */
+    /* the host's CPU pressure (PSI "some", % of each stretch's time), stretched as the sparklines
+     */
     double psi[SPARK_N];
     int psi_has[SPARK_N];
     char *err;
@@ -1323,32 +1324,42 @@ static void emit_sparklines(struct ctx *c, struct rt_buf *b)
     rt_buf_puts(b, "}");
 }
 
-/* The host's CPU pressure per stretch of the run, bucketed as add_sample() buckets the pass's
- * rows (the same rows: the samples after the baseline, run by run). */
+/* The host's CPU pressure per stretch of the run, the stretches add_sample() makes of the pass's
+ * rows: the share of each stretch's time some task waited for a CPU, from the cumulative PSI
+ * counter at the stretches' ends (row i of the pass is the sample of seq i + 1; seq 0 is the
+ * baseline): a handful of lookups, not a second pass over a long run. One run only (--job's
+ * runs: none). */
 static int pressure(struct ctx *c)
 {
-    char sql[256];
-    snprintf(sql, sizeof(sql),
-             "SELECT psi_cpu_some_pct FROM samples WHERE run_id IN (%s) AND kind <> 'baseline' "
-             "ORDER BY run_id, seq",
-             c->ids);
-    struct rt_store_rows *r = prep(c, sql);
+    if (c->nruns != 1 || !c->rows)
+        return 0;
+    struct rt_store_rows *r =
+        prep(c, "SELECT mono, psi_cpu_some_us FROM samples WHERE run_id = ?1 AND seq = ?2");
     if (!r)
         return -1;
-    size_t nb = c->rows < SPARK_N ? c->rows : SPARK_N, i = 0;
-    int rc;
-    while ((rc = rt_store_rows_next(r)) == 1) {
-        size_t bucket = c->rows ? i++ * nb / c->rows : 0;
-        if (bucket >= SPARK_N)
-            bucket = SPARK_N - 1;
-        double x = rt_store_rows_f(r, 0);
-        if (!isnan(x) && (!c->psi_has[bucket] || x > c->psi[bucket])) {
-            c->psi[bucket] = x;
-            c->psi_has[bucket] = 1;
+    size_t nb = c->rows < SPARK_N ? c->rows : SPARK_N;
+    double t0 = RT_NAN, u0 = RT_NAN;
+    for (size_t k = 0; k <= nb; k++) {
+        /* the first row of stretch k is ceil(k x rows / nb): the row before it has seq that */
+        size_t first = (k * c->rows + nb - 1) / nb;
+        rt_store_rows_reset(r);
+        rt_store_rows_bind_i(r, 1, c->last_run);
+        rt_store_rows_bind_i(r, 2, (int64_t)first);
+        double t = RT_NAN, u = RT_NAN;
+        if (rt_store_rows_next(r) == 1) {
+            t = rt_store_rows_f(r, 0);
+            u = rt_store_rows_f(r, 1);
         }
+        if (k > 0 && !isnan(t0) && !isnan(u0) && !isnan(t) && !isnan(u) && t > t0) {
+            /* microseconds per second, in %; at most 100 (the clocks' jitter aside) */
+            c->psi[k - 1] = fmin(100, (u - u0) / 1e4 / (t - t0));
+            c->psi_has[k - 1] = 1;
+        }
+        t0 = t;
+        u0 = u;
     }
     rt_store_rows_close(r);
-    return rc < 0 ? db_fail(c) : 0;
+    return 0;
 }
 
 /* The tree's busiest processes: CPU time summed and peak PSS per process, from one pass over

@@ -179,6 +179,10 @@ check "--summary: the summary on stdout, nothing on stderr (--quiet)" \
 RTRACK_SUMMARY=1 "$RTRACK" run --db e.db -- true >sum2.out 2>sum2.err
 check "RTRACK_SUMMARY=1: the summary, and the end line" \
     "$(head -1 sum2.out):$(grep -c '^rtrack: run 5 ' sum2.err)" "run 5: finished, exit 0:1"
+# both quotes in the command: shown as it is, quoted as a shell takes it
+"$RTRACK" run --db e.db -- sh -c 'echo "'"'"'" >/dev/null' 2>both.err
+check "end line: a command with both quotes, not quoted again" \
+    "$(grep -cF "rtrack: run 6 sh -c 'echo \"'\\''\" >/dev/null' exited 0 after " both.err)" 1
 "$RTRACK" run --db rtrack.db -- true 2>def.err
 check "end line: the default database is not named" "$(grep -c ' · rtrack summary --run 1$' def.err)" 1
 finish

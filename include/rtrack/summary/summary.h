@@ -61,8 +61,8 @@
  *   "sparklines": {"cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"}: 40
  *                 (or fewer) block characters, each the peak of a stretch of the run, of the
  *                 tree (the system for a system-only recording); "cpu_pressure_pct": the host's
- *                 CPU pressure (PSI "some", % of each interval), stretched alike; null without
- *                 values,
+ *                 CPU pressure over each stretch (PSI "some": the share of its time some task
+ *                 waited for a CPU), one run only (null for --job); null without values,
  *   "sparkline_scale": {"source" ("tree" | "system": whose the first four are), "cpu_cores",
  *                 "memory_mib", "disk_io_bytes_per_s", "gpu_usage", "cpu_pressure_pct"}: the
  *                 value of each line's full block (its bottom is 0; null without a line),
