@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "rtrack/base/fmt.h"
+#include "rtrack/base/spawn.h"
 #include "rtrack/export/pyfmt.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
@@ -970,9 +971,9 @@ static int kernel_facts(struct ctx *c)
  * (SIGKILL while the host's OOM kill count grew), by another signal, or failed. 0: none. */
 static int caveat(const struct ctx *c, long memory, const char **kind, char *text, size_t cap)
 {
-    char after[48] = "";
+    char after[48] = "", d[32], sig[32];
     if (!isnan(c->duration_s))
-        snprintf(after, sizeof(after), " after %.1f s", c->duration_s);
+        snprintf(after, sizeof(after), " after %s", rt_fmt_duration(d, sizeof(d), c->duration_s));
     if (c->exit_signal == 9 && c->oom_kills != RT_NA && c->oom_kills > 0) {
         *kind = "oom";
         snprintf(text, cap,
@@ -982,9 +983,9 @@ static int caveat(const struct ctx *c, long memory, const char **kind, char *tex
     } else if (c->exit_signal != RT_NA) {
         *kind = "signal";
         snprintf(text, cap,
-                 "based on a run killed by signal %lld%s: its figures cover only the part of the "
-                 "job that ran",
-                 (long long)c->exit_signal, after);
+                 "based on a run killed by %s%s: its figures cover only the part of the job that "
+                 "ran",
+                 rt_signal_name((int)c->exit_signal, sig, sizeof(sig)), after);
     } else if (c->exit_code != RT_NA && c->exit_code != 0) {
         *kind = "failed";
         snprintf(text, cap,
