@@ -418,10 +418,13 @@ static void print_groups(struct jr *r, int md)
             break;
         char name[96];
         snprintf(name, sizeof(name), "%s", jt(r, G("name")));
-        rt_utf8_printable(name, 15);
+        /* the name and " ×N" in 18 columns */
         double count = jd(r, G("count"));
+        char times[24] = "";
         if (count > 1)
-            cat(name, sizeof(name), " \u00d7%.0f", count);
+            snprintf(times, sizeof(times), " \u00d7%.0f", count);
+        rt_utf8_printable(name, 18 - cols(times) < 15 ? 18 - cols(times) : 15);
+        cat(name, sizeof(name), "%s", times);
         char mem[48] = "-";
         if (jt(r, G("pss_max_mib")))
             snprintf(mem, sizeof(mem), "%s%s%s", count > 1 ? "\u2264" : "",
@@ -449,9 +452,10 @@ static void print_groups(struct jr *r, int md)
         } else {
             rt_fmt_shorten(cmd, clen + 8, WIDTH - 63);
             /* name and mem hold multi-byte characters: padded by columns */
-            printf("  %s%*s %7s %s%*s %7s %7s  %s\n", name, (int)(18 - cols(name)), "",
-                   rt_fmt_num(b, sizeof(b), jd(r, G("cpu_s"))), mem, (int)(16 - cols(mem)), "",
-                   pidb, ppidb, cmd);
+            size_t nw = cols(name), mw = cols(mem);
+            printf("  %s%*s %7s %s%*s %7s %7s  %s\n", name, (int)(nw < 18 ? 18 - nw : 0), "",
+                   rt_fmt_num(b, sizeof(b), jd(r, G("cpu_s"))), mem, (int)(mw < 16 ? 16 - mw : 0),
+                   "", pidb, ppidb, cmd);
         }
         free(cmd);
 #undef G
