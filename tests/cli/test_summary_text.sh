@@ -49,7 +49,7 @@ check "killed: the command, quoted" "$(grep '^command ' run11.txt)" \
 check "killed: no 'exit code 137' nor 'signaled'" "$(grep -c -e 137 -e signaled run11.txt)" 0
 # its ten processes of a 15-character name: cut to 14 so that " ×10" fits the 18 columns
 check "killed: a long name's group in its columns" "$(grep '^  avery' run11.txt)" \
-    "  averyveryveryl ×10    0.00 -$(printf '%22s' -)       -  -"
+    "  averyveryveryl ×10    0.00 -$(printf '%23s' -)       -  -"
 
 # --- --compare 10 12: each figure, the change, the change in % of the first ---------------------
 # run 12 by hand: 2 s; CPU 3 + 1 = 4 s; cores 1, 3: mean 2, max 3; PSS 200, 400: mean 300, peak
