@@ -78,7 +78,11 @@ _rtrack()
             return
         fi
         ;;
-    --run | -r)
+    --status)
+        [[ $cmd == runs ]] && COMPREPLY=($(compgen -W "finished failed killed running interrupted" -- "$cur"))
+        return
+        ;;
+    --compare | --run | -r)
         # run ids from the database given on the line (or the default one)
         [[ $cmd == run || $cmd == record ]] && return
         COMPREPLY=($(compgen -W "latest $(_rtrack_query 'SELECT id FROM runs')" -- "$cur"))
@@ -86,7 +90,7 @@ _rtrack()
         ;;
     --job | -j)
         # job names recorded in that database
-        if [[ $cmd == summary ]]; then
+        if [[ $cmd == summary || $cmd == runs ]]; then
             local IFS=$'\n'
             COMPREPLY=($(compgen -W "$(_rtrack_query 'SELECT DISTINCT job_name FROM runs
                 WHERE job_name IS NOT NULL ORDER BY 1')" -- "$cur"))
@@ -105,12 +109,12 @@ _rtrack()
     esac
     _rtrack_takes_value "$prev" && return
     case $cmd in
-    run) COMPREPLY=($(compgen -W "$_rtrack_opts_common" -- "$cur")) ;;
+    run) COMPREPLY=($(compgen -W "$_rtrack_opts_common --summary" -- "$cur")) ;;
     record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration" -- "$cur")) ;;
     resource-tracker) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration --version" -- "$cur")) ;;
     export) COMPREPLY=($(compgen -W "$_rtrack_opts_export" -- "$cur")) ;;
-    runs) COMPREPLY=($(compgen -W "--db --slurm-job --format --help" -- "$cur")) ;;
-    summary) COMPREPLY=($(compgen -W "--db --run --job --slurm-job --format --recommend-server --help" -- "$cur")) ;;
+    runs) COMPREPLY=($(compgen -W "--db --slurm-job --format --job --last --since --status --help" -- "$cur")) ;;
+    summary) COMPREPLY=($(compgen -W "--db --run --job --compare --slurm-job --format --recommend-server --help" -- "$cur")) ;;
     upload) COMPREPLY=($(compgen -W "--db --run --all --dry-run --help" -- "$cur")) ;;
     report) COMPREPLY=($(compgen -W "--db --run --output --slurm-job --recommend-server --help" -- "$cur")) ;;
     merge)
@@ -165,7 +169,7 @@ _rtrack_takes_value()
         --project-name | --stage-name | --task-name | --team | --env | --language | \
         --orchestrator | --executor | --external-run-id | --container-image | -t | --tag | \
         -o | --output | -f | --format | -r | --run | --table | --since | --until | \
-        --upload-interval | --sentinel-url | -j | --job)
+        --upload-interval | --sentinel-url | -j | --job | --last | --status | --compare)
         return 0
         ;;
     esac

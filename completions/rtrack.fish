@@ -155,6 +155,7 @@ function __rtrack_live_options --argument-names cmd live
     complete -c $cmd -n $live -s h -l help -d 'show help'
 end
 __rtrack_live_options rtrack '__rtrack_using run record; and not __rtrack_in_job'
+complete -c rtrack -n '__rtrack_using run; and not __rtrack_in_job' -l summary -d "print the run's summary when the job has ended"
 complete -c rtrack -n '__rtrack_using record' -s p -l pid -x -a '(__fish_complete_pids)' -d 'track this process and its descendants'
 complete -c rtrack -n '__rtrack_using record' -l duration -x -d 'stop after this many seconds'
 # run: the job's command, then its arguments
@@ -180,8 +181,13 @@ complete -c rtrack -n '__rtrack_using merge' -l slurm-job -x -d 'only the runs o
 complete -c rtrack -n '__rtrack_using merge' -s q -l quiet -d 'say nothing on success'
 complete -c rtrack -n '__rtrack_using merge' -s h -l help -d 'show help'
 complete -c rtrack -n '__rtrack_using merge' -a '(__rtrack_files .db)'
+complete -c rtrack -n '__rtrack_using runs' -s j -l job -x -a '(__rtrack_query "SELECT DISTINCT job_name FROM runs WHERE job_name IS NOT NULL ORDER BY 1")' -d 'only the runs of this job name'
+complete -c rtrack -n '__rtrack_using runs' -s n -l last -x -d 'only the newest N runs'
+complete -c rtrack -n '__rtrack_using runs' -l since -x -d 'only runs started since WHEN (2h, 3d, 2026-11-27)'
+complete -c rtrack -n '__rtrack_using runs' -l status -x -a 'finished failed killed running interrupted' -d 'only runs with these statuses'
 
 complete -c rtrack -n '__rtrack_using summary' -s j -l job -x -a '(__rtrack_query "SELECT DISTINCT job_name FROM runs WHERE job_name IS NOT NULL ORDER BY 1")' -d 'every run of this job name together'
+complete -c rtrack -n '__rtrack_using summary' -l compare -x -a '(__rtrack_run_ids)' -d 'two runs side by side'
 complete -c rtrack -n '__rtrack_using summary' -s f -l format -x -a 'text json markdown' -d 'output format'
 complete -c rtrack -n '__rtrack_using summary report' -l recommend-server -d 'cheapest cloud server that fits (Spare Cores Keeper)'
 

@@ -1,16 +1,29 @@
 # scripts/bootstrap.sh - sourced by demo.sh and test.sh: install the Debian packages rtrack
 # needs when they are missing, then configure and build into $BUILD (default build/).
+# RTRACK_BOOTSTRAP=demo (demo.sh): only what building rtrack and the demo need, and no test
+# suite; otherwise (test.sh) the tests' packages too.
 # Usage: . scripts/bootstrap.sh [extra cmake arguments...]
 set -eu
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
+# building rtrack, and the sqlite3 CLI the demo reads the database with
+DEMO_PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev sqlite3"
+# the tests: cmocka (unit), strace, python3, chromium (the report's charts), groff-base (the man
+# page), zsh and fish (completions); clang and libclang-rt-14-dev: the libFuzzer harnesses
+# (tests/fuzz) of scripts/test.sh.
 # Node.js >= 20 and npm (for the test S3 server, tests/s3) are not installed from apt: Debian 12's
 # nodejs is v18, too old for @20minutes/s3rver 4.0.4, and Debian's npm conflicts with the
 # nodesource nodejs that brings node 20 + npm. tests/s3/with-s3.sh says so when they are missing.
-# clang and libclang-rt-14-dev: the libFuzzer harnesses (tests/fuzz) of scripts/test.sh
 # libslurm-dev: the Slurm SPANK plugin (src/slurm/); slurmctld, slurmd, slurm-client and munge: the
 # one-node cluster of tests/cli/test_slurm.sh (started by the test, not as services)
-PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-dev libssl-dev zlib1g-dev sqlite3 libcmocka-dev strace python3 chromium groff-base zsh fish clang libclang-rt-14-dev libslurm-dev slurmctld slurmd slurm-client munge"
+TEST_PACKAGES="libcmocka-dev strace python3 chromium groff-base zsh fish clang libclang-rt-14-dev libslurm-dev slurmctld slurmd slurm-client munge"
+if [ "${RTRACK_BOOTSTRAP:-test}" = demo ]; then
+    PACKAGES=$DEMO_PACKAGES
+    TESTS=OFF
+else
+    PACKAGES="$DEMO_PACKAGES $TEST_PACKAGES"
+    TESTS=ON
+fi
 
 missing=""
 for p in $PACKAGES; do
@@ -25,5 +38,5 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRTRACK_BUILD_TESTS=$TESTS "$@" >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" >/dev/null

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job on a short demo workload: build rtrack, run a few seconds of multi-process
 # CPU, memory and disk work under `rtrack run`, recording into ./rtrack.db, then show what was
-# recorded. Usage: bash scripts/demo.sh
+# recorded: its summary, then the database itself. Installs only what building rtrack and the
+# demo need (scripts/test.sh installs the tests' packages). Usage: bash scripts/demo.sh
+export RTRACK_BOOTSTRAP=demo
 . "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 RTRACK=$BUILD/rtrack
 
@@ -16,6 +18,10 @@ RTRACK=$BUILD/rtrack
     wait'
 
 RUN=$(sqlite3 rtrack.db "SELECT max(id) FROM runs")
+echo
+echo "What it used (rtrack summary --run $RUN):"
+echo
+"$RTRACK" summary --db rtrack.db --run "$RUN"
 echo
 echo "Recorded in rtrack.db, run $RUN:"
 sqlite3 -box rtrack.db "

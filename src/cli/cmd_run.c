@@ -6,23 +6,10 @@
 #include <string.h>
 
 #include "cmd_recording.h"
+#include "run_end.h"
 #include "rtrack/base/log.h"
 #include "rtrack/base/spawn.h"
 #include "rtrack/cli/cmd.h"
-
-/* How the job ended, on stderr (one that could not start was said so already). */
-static void run_note(const struct cmd_recording *c, const struct rt_config *cfg,
-                     const struct rt_record_result *res)
-{
-    if (res->signal != RT_NA)
-        rt_note("run %lld: '%s' killed by signal %d after %.2f s; %lld samples in %s",
-                (long long)c->run_id, cfg->command[0], (int)res->signal, res->elapsed,
-                (long long)res->stored, cfg->db);
-    else
-        rt_note("run %lld: '%s' exited with %d after %.2f s; %lld samples in %s",
-                (long long)c->run_id, cfg->command[0], res->exit_code, res->elapsed,
-                (long long)res->stored, cfg->db);
-}
 
 static int cmd_run(int argc, char **argv, const struct rt_env *env);
 
@@ -57,7 +44,7 @@ static int cmd_run(int argc, char **argv, const struct rt_env *env)
         exit_code = res.exit_code;
         job_signal = res.signal != RT_NA ? (int)res.signal : 0;
         if (res.started)
-            run_note(&c, &cfg, &res);
+            cmd_run_end(c.store, c.run_id, &cfg, &res); /* the end-of-run line: run_end.c */
     }
     cmd_recording_close(&c);
     free(cmd_json);

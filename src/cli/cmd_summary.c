@@ -3,15 +3,20 @@
  * The figures are rt_summary_json()'s (summary.c); text and markdown are read back from that
  * JSON (base/json.h), so the three formats can never disagree. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "run_end.h"
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/env.h"
+#include "rtrack/base/fmt.h"
 #include "rtrack/base/json.h"
 #include "rtrack/base/log.h"
+#include "rtrack/base/spawn.h"
+#include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/summary.h"
 #include "rtrack/base/utf8.h"
@@ -51,41 +56,150 @@ static const char *or_dash(const char *s)
     return s ? s : "-";
 }
 
-/* A value in its unit, for people. */
-static void human(char *out, size_t n, double v, const char *unit)
+#define WIDTH 100 /* no line of the text is wider */
+#define LABEL 13  /* the labels' column: "peak memory  " */
+
+static int is_true(const char *s)
 {
-    if (isnan(v)) {
-        snprintf(out, n, "-");
-    } else if (!strcmp(unit, "B/s") || !strcmp(unit, "B")) {
-        static const char *const u[] = {"", "Ki", "Mi", "Gi", "Ti"};
-        int k = 0;
-        while (fabs(v) >= 1024 && k < 4) {
-            v /= 1024;
-            k++;
-        }
-        snprintf(out, n, k ? "%.1f %s%s" : "%.0f %s%s", v, u[k], unit);
-    } else if (!strcmp(unit, "MiB")) {
-        snprintf(out, n, "%.1f", v);
-    } else {
-        snprintf(out, n, "%.2f", v);
+    return s && (!strcmp(s, "1") || !strcmp(s, "true"));
+}
+
+/* The display width of UTF-8 text (one column per code point: labels and figures are ours). */
+static size_t cols(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* One labelled line of text ("label        text"; "- **label**: text" in markdown), the text
+ * wrapped at `sep` (blanks inside a piece kept as they are) to WIDTH columns, continued under
+ * the text's first column. */
+static void line_at(int md, const char *label, const char *text, const char *sep)
+{
+    if (md) {
+        printf("- **%s**: %s\n", label, text);
+        return;
     }
+    size_t at = (size_t)printf("%-*s", LABEL, label), sl = strlen(sep), sw = cols(sep);
+    for (const char *p = text, *e;; p = e + sl) {
+        e = strstr(p, sep);
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char piece[1024];
+        snprintf(piece, sizeof(piece), "%.*s", (int)(len < sizeof(piece) ? len : sizeof(piece) - 1),
+                 p);
+        size_t w = cols(piece);
+        if (p != text && at > LABEL && at + sw + w > WIDTH) {
+            /* the separator's mark ("," of ", ") ends the line; the text goes on under itself */
+            printf("%.*s\n%*s", (int)strcspn(sep, " "), sep, LABEL, "");
+            at = LABEL;
+        } else if (p != text) {
+            fputs(sep, stdout);
+            at += sw;
+        }
+        fputs(piece, stdout);
+        at += w;
+        if (!e)
+            break;
+    }
+    putchar('\n');
+}
+
+/* One labelled line of text, wrapped at spaces. */
+static void line(int md, const char *label, const char *text)
+{
+    line_at(md, label, text, " ");
+}
+
+/* printf into a buffer, appended */
+static void cat(char *b, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cat(char *b, size_t n, const char *fmt, ...)
+{
+    size_t len = strlen(b);
+    if (len >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b + len, n - len, fmt, ap);
+    va_end(ap);
+}
+
+/* A value in its unit, for people (fmt.h: the one way summary, report and runs write them). */
+static const char *human(char *out, size_t n, double v, const char *unit)
+{
+    if (isnan(v))
+        snprintf(out, n, "-");
+    else if (!strcmp(unit, "B/s") || !strcmp(unit, "B"))
+        rt_fmt_bytes(out, n, v, unit[1] ? "/s" : "");
+    else if (!strcmp(unit, "MiB"))
+        rt_fmt_mib(out, n, v);
+    else if (!strcmp(unit, "s"))
+        rt_fmt_duration(out, n, v);
+    else
+        rt_fmt_num(out, n, v);
+    return out;
+}
+
+/* How the run ended, in words: "finished, exit 0", "failed, exit 3", "killed by SIGKILL (out of
+ * memory)", "interrupted (its recorder is gone)", "running". */
+static void status_text(struct jr *r, char *out, size_t n)
+{
+    const char *st = or_dash(jt(r, "$.run.status"));
+    const char *code = jt(r, "$.run.exit_code");
+    double sig = jd(r, "$.run.exit_signal");
+    const char *kind = jt(r, "$.recommendation.caveat.kind");
+    if (!isnan(sig) && sig > 0) {
+        char name[32];
+        snprintf(out, n, "killed by %s%s", rt_signal_name((int)sig, name, sizeof(name)),
+                 kind && !strcmp(kind, "oom") ? " (out of memory: the kernel's OOM killer)" : "");
+    } else if (!strcmp(st, "interrupted")) {
+        snprintf(out, n, "interrupted (its recorder is gone; the run has no end)");
+    } else if (!strcmp(st, "running")) {
+        snprintf(out, n, "running (in progress)");
+    } else if (code) {
+        snprintf(out, n, "%s, exit %s", st, code);
+    } else {
+        snprintf(out, n, "%s", st);
+    }
+}
+
+/* The run's command as a shell takes it (rt_fmt_command), shortened to `width` columns; "-"
+ * without one. malloc'd. */
+static char *command_text(struct jr *r, size_t width)
+{
+    char *v = NULL;
+    if (rt_json_get(r->doc, "$.run.command", &v) != RT_JSON_ARRAY) {
+        free(v);
+        return xstrdup("-");
+    }
+    char *q = rt_fmt_command(v);
+    free(v);
+    if (!q)
+        return xstrdup("-");
+    size_t len = strlen(q);
+    char *out = xmalloc(len + 8);
+    memcpy(out, q, len + 1);
+    free(q);
+    rt_fmt_shorten(out, len + 8, width);
+    return out;
 }
 
 static const struct {
     const char *key, *label, *unit;
 } metrics[] = {
     {"cpu_cores", "CPU cores", "cores"},
-    {"memory_mib", "memory MiB", "MiB"},
+    {"memory_mib", "memory", "MiB"},
     {"disk_read_bytes_per_s", "disk read", "B/s"},
     {"disk_write_bytes_per_s", "disk write", "B/s"},
     {"net_recv_bytes_per_s", "net in", "B/s"},
     {"net_sent_bytes_per_s", "net out", "B/s"},
     {"gpu_usage", "GPUs busy", "gpus"},
-    {"gpu_vram_mib", "VRAM MiB", "MiB"},
+    {"gpu_vram_mib", "VRAM", "MiB"},
     {"gpus_used", "GPUs used", "gpus"},
 };
 
-static void stats_table(struct jr *r, const char *side, int md)
+static void stats_table(struct jr *r, const char *side, const char *name, int md)
 {
     static const char *const st[] = {"mean", "p50", "p95", "max"};
     char path[128], cell[4][32];
@@ -98,199 +212,564 @@ static void stats_table(struct jr *r, const char *side, int md)
             human(cell[k], sizeof(cell[k]), jd(r, path), metrics[m].unit);
         }
         if (md)
-            printf("| %s %s | %s | %s | %s | %s |\n", side, metrics[m].label, cell[0], cell[1],
+            printf("| %s %s | %s | %s | %s | %s |\n", name, metrics[m].label, cell[0], cell[1],
                    cell[2], cell[3]);
         else
-            printf("  %-12s %12s %12s %12s %12s\n", metrics[m].label, cell[0], cell[1], cell[2],
+            printf("  %-12s %13s %13s %13s %13s\n", metrics[m].label, cell[0], cell[1], cell[2],
                    cell[3]);
     }
 }
 
-static void print_summary(struct jr *r, int md)
+/* The header block, as `time -v` and seff give it: wall and CPU time, cores, efficiency against
+ * the host and the allocation, the peak memory with when and whose it was. */
+static void print_head(struct jr *r, int md)
 {
-    char a[64], b[64], c[64], d[64];
-    const char *h = md ? "## " : "";
-    printf("%srun %s%s%s: %s%s", h, jt(r, "$.run.id"), jt(r, "$.run.job_name") ? " · " : "",
-           jt(r, "$.run.job_name") ? jt(r, "$.run.job_name") : "", or_dash(jt(r, "$.run.status")),
-           !strcmp(or_dash(jt(r, "$.run.in_progress")), "1") ? " (in progress)" : "");
-    if (jt(r, "$.run.exit_code"))
-        printf(", exit %s", jt(r, "$.run.exit_code"));
-    printf("\n\n");
-    double runs = jd(r, "$.run.runs");
-    if (runs > 1)
-        printf("%d runs of job '%s' together (the newest run's facts below)\n", (int)runs,
-               or_dash(jt(r, "$.run.job_name")));
-    const char *cmd = jt(r, "$.run.command");
-    if (cmd)
-        printf("%scommand:  %s\n", md ? "- " : "", cmd);
-    char when[32] = "-";
+    char t[1024], a[64], b[64], c[64];
+    const char *tree = jt(r, "$.process") ? "process" : "system";
+    char *cmd = command_text(r, WIDTH - LABEL);
+    line(md, "command", cmd);
+    free(cmd);
+    char when[40] = "-";
     double t0 = jd(r, "$.run.started_at");
     if (!isnan(t0)) {
         time_t tt = (time_t)t0;
         struct tm tm;
         if (gmtime_r(&tt, &tm))
-            strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+            strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
     }
-    printf("%sstarted:  %s, %.2f s, %s samples every %s s\n", md ? "- " : "", when,
-           jd(r, "$.run.duration_s"), or_dash(jt(r, "$.run.samples")),
-           or_dash(jt(r, "$.run.interval_s")));
-    human(a, sizeof(a), jd(r, "$.host.memory_mib") * 1048576.0, "B");
-    printf("%shost:     %s, %s vCPUs (%s), %s memory", md ? "- " : "",
-           or_dash(jt(r, "$.host.hostname")), or_dash(jt(r, "$.host.vcpus")),
-           or_dash(jt(r, "$.host.cpu_model")), a);
-    if (jt(r, "$.host.gpu_count")) {
-        human(b, sizeof(b), jd(r, "$.host.gpu_memory_mib") * 1048576.0, "B");
-        printf(", %s x %s (%s VRAM)", jt(r, "$.host.gpu_count"), or_dash(jt(r, "$.host.gpu_model")),
-               b);
-    }
-    printf("\n\n");
+    snprintf(t, sizeof(t), "%s, %s every %s", when,
+             rt_fmt_count(b, sizeof(b), jd(r, "$.run.samples"), "sample"),
+             rt_fmt_duration(a, sizeof(a), jd(r, "$.run.interval_s")));
+    line(md, "started", t);
+    snprintf(t, sizeof(t), "%s: %s (%s), %s memory", or_dash(jt(r, "$.host.hostname")),
+             rt_fmt_count(a, sizeof(a), jd(r, "$.host.vcpus"), "vCPU"),
+             or_dash(jt(r, "$.host.cpu_model")),
+             rt_fmt_mib(b, sizeof(b), jd(r, "$.host.memory_mib")));
+    if (jt(r, "$.host.gpu_count"))
+        cat(t, sizeof(t), ", %s (%s, %s VRAM)",
+            rt_fmt_count(a, sizeof(a), jd(r, "$.host.gpu_count"), "GPU"),
+            or_dash(jt(r, "$.host.gpu_model")),
+            rt_fmt_mib(c, sizeof(c), jd(r, "$.host.gpu_memory_mib")));
+    line(md, "host", t);
+    printf("\n");
 
+    double wall = jd(r, "$.run.duration_s");
+    line(md, "wall time", rt_fmt_duration(a, sizeof(a), wall));
+    if (jt(r, "$.cpu_time")) {
+        double total = jd(r, "$.cpu_time.total_s");
+        snprintf(t, sizeof(t), "%s", rt_fmt_duration(a, sizeof(a), total));
+        if (jt(r, "$.cpu_time.user_s"))
+            cat(t, sizeof(t), " (user %s, system %s; the kernel's, of the reaped job)",
+                rt_fmt_duration(b, sizeof(b), jd(r, "$.cpu_time.user_s")),
+                rt_fmt_duration(c, sizeof(c), jd(r, "$.cpu_time.sys_s")));
+        else
+            cat(t, sizeof(t), " (the tree's processes, sampled)");
+        line(md, "CPU time", t);
+    }
+    char path[64];
+    snprintf(path, sizeof(path), "$.%s.cpu_cores.mean", tree);
+    snprintf(t, sizeof(t), "%s mean", rt_fmt_num(a, sizeof(a), jd(r, path)));
+    snprintf(path, sizeof(path), "$.%s.cpu_cores.p95", tree);
+    cat(t, sizeof(t), ", %s p95", rt_fmt_num(a, sizeof(a), jd(r, path)));
+    snprintf(path, sizeof(path), "$.%s.cpu_cores.max", tree);
+    cat(t, sizeof(t), ", %s max%s", rt_fmt_num(a, sizeof(a), jd(r, path)),
+        strcmp(tree, "system") ? "" : " (the whole system: no process tree recorded)");
+    line(md, "cores", t);
+    snprintf(t, sizeof(t), "CPU %s of the host's %s, memory %s of its %s",
+             rt_fmt_pct(a, sizeof(a), jd(r, "$.efficiency.cpu_pct")),
+             rt_fmt_count(b, sizeof(b), jd(r, "$.host.vcpus"), "vCPU"),
+             rt_fmt_pct(c, sizeof(c), jd(r, "$.efficiency.memory_pct")),
+             rt_fmt_mib(path, sizeof(path), jd(r, "$.host.memory_mib")));
+    if (jt(r, "$.efficiency.gpu_pct"))
+        cat(t, sizeof(t), ", GPU %s, VRAM %s",
+            rt_fmt_pct(a, sizeof(a), jd(r, "$.efficiency.gpu_pct")),
+            rt_fmt_pct(b, sizeof(b), jd(r, "$.efficiency.vram_pct")));
+    line(md, "efficiency", t);
+    if (jt(r, "$.allocated")) {
+        /* seff's figures: what the job was given, and how much of it it used */
+        t[0] = 0;
+        if (jt(r, "$.allocated.cpus"))
+            cat(t, sizeof(t), "%s (%s), ",
+                rt_fmt_count(a, sizeof(a), jd(r, "$.allocated.cpus"), "vCPU"),
+                or_dash(jt(r, "$.allocated.cpus_from")));
+        if (jt(r, "$.allocated.memory_mib"))
+            cat(t, sizeof(t), "%s memory (%s), ",
+                rt_fmt_mib(a, sizeof(a), jd(r, "$.allocated.memory_mib")),
+                or_dash(jt(r, "$.allocated.memory_from")));
+        if (jt(r, "$.allocated.gpus"))
+            cat(t, sizeof(t), "%s, ", rt_fmt_count(a, sizeof(a), jd(r, "$.allocated.gpus"), "GPU"));
+        if (jt(r, "$.allocated.slurm_job_id"))
+            cat(t, sizeof(t), "Slurm job %s, ", jt(r, "$.allocated.slurm_job_id"));
+        cat(t, sizeof(t), "used of it: CPU %s, memory %s",
+            rt_fmt_pct(a, sizeof(a), jd(r, "$.efficiency.cpu_alloc_pct")),
+            rt_fmt_pct(b, sizeof(b), jd(r, "$.efficiency.memory_alloc_pct")));
+        line(md, "allocated", t);
+    }
+    t[0] = 0;
+    if (jt(r, "$.memory_peak"))
+        cat(t, sizeof(t), "%s at +%s (the tree's PSS, sampled)",
+            rt_fmt_mib(a, sizeof(a), jd(r, "$.memory_peak.mib")),
+            rt_fmt_duration(b, sizeof(b), jd(r, "$.memory_peak.at_s")));
+    else if (!jt(r, "$.process"))
+        cat(t, sizeof(t), "%s (the system's used memory, sampled)",
+            rt_fmt_mib(a, sizeof(a), jd(r, "$.system.memory_mib.max")));
+    else
+        cat(t, sizeof(t), "- (no memory figure of the tree was sampled)");
+    line(md, "peak memory", t);
+    if (jt(r, "$.memory_peak.processes[0]")) {
+        t[0] = 0;
+        for (int i = 0; i < 5; i++) {
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pid", i);
+            if (!jt(r, path))
+                break;
+            const char *pid = jt(r, path);
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].name", i);
+            const char *name = or_dash(jt(r, path));
+            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pss_mib", i);
+            cat(t, sizeof(t), "%s%s (%s) %s", i ? ", " : "", name, pid,
+                rt_fmt_mib(a, sizeof(a), jd(r, path)));
+        }
+        if (jd(r, "$.memory_peak.others.count") > 0)
+            cat(t, sizeof(t), ", %.0f more %s", jd(r, "$.memory_peak.others.count"),
+                rt_fmt_mib(a, sizeof(a), jd(r, "$.memory_peak.others.pss_mib")));
+        line_at(md, "at the peak", t, ", "); /* "sleep (18895) 0.19 MiB" stays whole */
+    }
+    if (jt(r, "$.kernel")) {
+        snprintf(t, sizeof(t), "largest resident set of one process %s (its high-water mark)",
+                 rt_fmt_mib(a, sizeof(a), jd(r, "$.kernel.maxrss_mib")));
+        line(md, "kernel", t);
+    }
+    if (jt(r, "$.kernel.cgroup_peak_mib")) {
+        snprintf(t, sizeof(t), "the job's cgroup peaked at %s (page cache included)",
+                 rt_fmt_mib(a, sizeof(a), jd(r, "$.kernel.cgroup_peak_mib")));
+        line(md, "cgroup", t);
+    }
+    t[0] = 0;
+    if (jt(r, "$.process"))
+        cat(t, sizeof(t), "the tree read %s, wrote %s; ",
+            human(a, sizeof(a), jd(r, "$.process.disk_read_bytes"), "B"),
+            human(b, sizeof(b), jd(r, "$.process.disk_write_bytes"), "B"));
+    cat(t, sizeof(t), "the system read %s, wrote %s",
+        human(a, sizeof(a), jd(r, "$.system.disk_read_bytes"), "B"),
+        human(b, sizeof(b), jd(r, "$.system.disk_write_bytes"), "B"));
+    line(md, "disk", t);
+    snprintf(t, sizeof(t), "the system received %s, sent %s",
+             human(a, sizeof(a), jd(r, "$.system.net_recv_bytes"), "B"),
+             human(b, sizeof(b), jd(r, "$.system.net_sent_bytes"), "B"));
+    line(md, "network", t);
+}
+/* The sparklines, each labelled with whose it is and its scale (0 at the bottom). */
+static void print_sparks(struct jr *r, int md)
+{
+    static const char *const sparks[5][3] = {{"cpu_cores", "CPU", "cores"},
+                                             {"memory_mib", "memory", "MiB"},
+                                             {"disk_io_bytes_per_s", "disk I/O", "B/s"},
+                                             {"gpu_usage", "GPU", "gpus"},
+                                             {"cpu_pressure_pct", "CPU pressure", "%"}};
+    const char *who =
+        !strcmp(or_dash(jt(r, "$.sparkline_scale.source")), "tree") ? "tree" : "system";
+    int any = 0;
+    for (int k = 0; k < 5; k++) {
+        char path[80], label[40], top[40];
+        snprintf(path, sizeof(path), "$.sparklines.%s", sparks[k][0]);
+        const char *s = jt(r, path);
+        if (!s)
+            continue;
+        if (!any++)
+            printf("%s", md ? "\n```\n" : "\n");
+        if (k == 4)
+            snprintf(label, sizeof(label), "%s", sparks[k][1]); /* always the host's */
+        else
+            snprintf(label, sizeof(label), "%s %s", who, sparks[k][1]);
+        snprintf(path, sizeof(path), "$.sparkline_scale.%s", sparks[k][0]);
+        double max = jd(r, path);
+        if (k == 4)
+            rt_fmt_pct(top, sizeof(top), max);
+        else if (k == 0 || k == 3)
+            snprintf(top, sizeof(top), "%s %s", rt_fmt_num(path, sizeof(path), max), sparks[k][2]);
+        else
+            human(top, sizeof(top), max, sparks[k][2]);
+        /* the line's characters are blocks, one column each */
+        /* the lines are as long as each other: their scales line up */
+        printf("%-15s%s  0 \u2026 %s%s\n", label, s, top, k == 4 ? " of the time (some)" : "");
+    }
+    if (any && md)
+        printf("```\n");
+}
+
+/* The tree's processes grouped by name: "cc1 ×12" with their CPU time together and the peak
+ * of the largest one; pid and parent where a row is one process; the busiest one's command. */
+static void print_groups(struct jr *r, int md)
+{
+    if (!jt(r, "$.process_groups.groups[0]"))
+        return;
+    char path[96], a[64], b[64];
+    double nproc = jd(r, "$.process_groups.processes");
+    printf("\n%sprocesses%s: %s in the tree, grouped by name, busiest first\n\n", md ? "### " : "",
+           "", rt_fmt_count(a, sizeof(a), nproc, "process"));
+    if (md)
+        printf("| name | CPU-s | peak PSS | pid | parent | command |\n|---|---|---|---|---|---|\n");
+    else
+        printf("  %-18s %7s %-16s %7s %7s  %s\n", "name", "CPU-s", "peak PSS", "pid", "parent",
+               "command");
+    for (int i = 0; i < 10; i++) {
+#define G(key) (snprintf(path, sizeof(path), "$.process_groups.groups[%d].%s", i, key), path)
+        if (!jt(r, G("name")))
+            break;
+        char name[96];
+        snprintf(name, sizeof(name), "%s", jt(r, G("name")));
+        /* the name and " ×N" in 18 columns */
+        double count = jd(r, G("count"));
+        char times[24] = "";
+        if (count > 1)
+            snprintf(times, sizeof(times), " \u00d7%.0f", count);
+        rt_utf8_printable(name, 18 - cols(times) < 15 ? 18 - cols(times) : 15);
+        cat(name, sizeof(name), "%s", times);
+        char mem[48] = "-";
+        if (jt(r, G("pss_max_mib")))
+            snprintf(mem, sizeof(mem), "%s%s%s", count > 1 ? "\u2264" : "",
+                     rt_fmt_mib(a, sizeof(a), jd(r, G("pss_max_mib"))), count > 1 ? " each" : "");
+        const char *pid = jt(r, G("pid"));
+        char pidb[24], ppidb[24];
+        snprintf(pidb, sizeof(pidb), "%s", or_dash(pid));
+        snprintf(ppidb, sizeof(ppidb), "%s", or_dash(jt(r, G("ppid"))));
+        const char *c = jt(r, G("command"));
+        size_t clen = c ? strlen(c) : 1;
+        char *cmd = xmalloc(clen + 8);
+        /* the program without its directory: "python3 -c ...", not "/usr/bin/python3 -c ..." */
+        const char *sp = c ? strchr(c, ' ') : NULL, *start = c;
+        for (const char *p = c; p && *p && (!sp || p < sp); p++)
+            if (*p == '/' && p[1] && p[1] != ' ')
+                start = p + 1;
+        snprintf(cmd, clen + 8, "%s", c ? start : "-");
+        if (md) {
+            rt_utf8_printable(cmd, 0);
+            printf("| %s | %s | %s | %s | %s | `", name,
+                   rt_fmt_num(b, sizeof(b), jd(r, G("cpu_s"))), mem, pidb, ppidb);
+            for (const char *p = cmd; *p; p++)
+                fputs(*p == '|' ? "\\|" : *p == '`' ? "'" : (char[2]){*p, 0}, stdout);
+            printf("` |\n");
+        } else {
+            rt_fmt_shorten(cmd, clen + 8, WIDTH - 63);
+            /* name and mem hold multi-byte characters: padded by columns */
+            size_t nw = cols(name), mw = cols(mem);
+            printf("  %s%*s %7s %s%*s %7s %7s  %s\n", name, (int)(nw < 18 ? 18 - nw : 0), "",
+                   rt_fmt_num(b, sizeof(b), jd(r, G("cpu_s"))), mem, (int)(mw < 16 ? 16 - mw : 0),
+                   "", pidb, ppidb, cmd);
+        }
+        free(cmd);
+#undef G
+    }
+}
+
+static void print_reco(struct jr *r, int md)
+{
+    char t[1024], a[64], b[64], c[64];
+    printf("\n%srecommendation\n\n", md ? "### " : "");
+    snprintf(t, sizeof(t), "%s (for 95 %% of the intervals: %s)",
+             or_dash(jt(r, "$.recommendation.text")),
+             rt_fmt_count(a, sizeof(a), jd(r, "$.recommendation.cpu_p95"), "vCPU"));
+    line(md, "next time", t);
+    if (is_true(jt(r, "$.cpu_demand.starved"))) {
+        snprintf(t, sizeof(t),
+                 "starved: the tree waited for a CPU %s of the time it wanted one; it used %s "
+                 "cores and would have used ~%s",
+                 rt_fmt_pct(a, sizeof(a), jd(r, "$.cpu_demand.wait_pct")),
+                 rt_fmt_num(b, sizeof(b), jd(r, "$.cpu_demand.usage_cores")),
+                 rt_fmt_num(c, sizeof(c), jd(r, "$.cpu_demand.demand_cores")));
+        line(md, "CPU", t);
+    }
+    if (jt(r, "$.recommendation.caveat.text"))
+        line(md, "caveat", jt(r, "$.recommendation.caveat.text"));
+    line(md, "memory", or_dash(jt(r, "$.recommendation.memory_basis.arithmetic")));
+    snprintf(t, sizeof(t), "%s%s%s", md ? "`" : "", or_dash(jt(r, "$.recommendation.metaflow")),
+             md ? "`" : "");
+    line(md, "metaflow", t);
+    /* the reference's heuristic compares the tree with the system: nothing to say without a
+     * tree */
+    if (jt(r, "$.process") && jt(r, "$.allocation")) {
+        int shared = !strcmp(jt(r, "$.allocation"), "shared");
+        line(md, "host",
+             shared ? "shared: the system used clearly more than the tree (other work ran)"
+                    : "dedicated: the tree used about all the system used");
+    }
+    if (jt(r, "$.server")) {
+        snprintf(t, sizeof(t), "cheapest that fits: %s (%s), %s per hour on demand",
+                 or_dash(jt(r, "$.server.display_name")), or_dash(jt(r, "$.server.vendor_id")),
+                 or_dash(jt(r, "$.server.min_price_ondemand")));
+        line(md, "server", t);
+    } else if (jt(r, "$.server_error")) {
+        snprintf(t, sizeof(t), "no server recommendation: %s", jt(r, "$.server_error"));
+        line(md, "server", t);
+    }
+}
+
+static void print_summary(struct jr *r, int md)
+{
+    char st[160];
+    status_text(r, st, sizeof(st));
+    const char *job = jt(r, "$.run.job_name");
+    char title[512];
+    snprintf(title, sizeof(title), "run %s%s%s: %s", or_dash(jt(r, "$.run.id")),
+             job ? " \u00b7 " : "", job ? job : "", st);
+    printf("%s%s\n\n", md ? "## " : "", title);
+    double runs = jd(r, "$.run.runs");
+    if (runs > 1)
+        printf("%d runs of job '%s' together (the newest run's facts below)\n\n", (int)runs,
+               or_dash(job));
+    print_head(r, md);
+
+    printf("\n");
     if (md)
         printf("| metric | mean | p50 | p95 | max |\n|---|---|---|---|---|\n");
     else
-        printf("  %-12s %12s %12s %12s %12s\n", "", "mean", "p50", "p95", "max");
+        printf("  %-12s %13s %13s %13s %13s\n", "", "mean", "p50", "p95", "max");
     if (jt(r, "$.process")) {
         if (!md)
-            printf("process tree\n");
-        stats_table(r, "process", md);
+            printf("tree\n");
+        stats_table(r, "process", "tree", md);
     }
     if (!md)
         printf("system\n");
-    stats_table(r, "system", md);
-    human(a, sizeof(a), jd(r, "$.system.disk_read_bytes"), "B");
-    human(b, sizeof(b), jd(r, "$.system.disk_write_bytes"), "B");
-    human(c, sizeof(c), jd(r, "$.system.net_recv_bytes"), "B");
-    human(d, sizeof(d), jd(r, "$.system.net_sent_bytes"), "B");
-    printf("\n%stotals:   system disk read %s, written %s; network in %s, out %s\n", md ? "- " : "",
-           a, b, c, d);
-    if (jt(r, "$.process")) {
-        human(a, sizeof(a), jd(r, "$.process.disk_read_bytes"), "B");
-        human(b, sizeof(b), jd(r, "$.process.disk_write_bytes"), "B");
-        printf("%sprocess tree disk read %s, written %s\n", md ? "- " : "          ", a, b);
-    }
-    if (jt(r, "$.memory_peak")) {
-        printf("%speak:     %.1f MiB sampled at +%.1f s, held by", md ? "- " : "",
-               jd(r, "$.memory_peak.mib"), jd(r, "$.memory_peak.at_s"));
-        for (int i = 0; i < 5; i++) {
-            char path[64];
-            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pid", i);
-            if (!jt(r, path))
-                break;
-            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].name", i);
-            const char *name = or_dash(jt(r, path));
-            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pid", i);
-            const char *pid = jt(r, path);
-            snprintf(path, sizeof(path), "$.memory_peak.processes[%d].pss_mib", i);
-            printf("%s %s (%s) %.1f MiB", i ? "," : "", name, pid, jd(r, path));
-        }
-        if (jd(r, "$.memory_peak.others.count") > 0)
-            printf(", %.0f more %.1f MiB", jd(r, "$.memory_peak.others.count"),
-                   jd(r, "$.memory_peak.others.pss_mib"));
-        printf("\n");
-    }
-    if (jt(r, "$.kernel")) {
-        human(a, sizeof(a), jd(r, "$.kernel.maxrss_mib") * 1048576.0, "B");
-        printf("%skernel:   largest resident set of one process %s; CPU time %.2f s user, "
-               "%.2f s system",
-               md ? "- " : "", a, jd(r, "$.kernel.user_s"), jd(r, "$.kernel.sys_s"));
-        if (jt(r, "$.kernel.cgroup_peak_mib")) {
-            human(b, sizeof(b), jd(r, "$.kernel.cgroup_peak_mib") * 1048576.0, "B");
-            printf("; the job's cgroup peaked at %s (page cache included)", b);
-        }
-        printf("\n");
-    }
-
-    printf("\n%srecommendation\n\n", md ? "### " : "");
-    printf("%snext time: %s (for 95 %% of the intervals: %s vCPUs)\n", md ? "- " : "",
-           or_dash(jt(r, "$.recommendation.text")), or_dash(jt(r, "$.recommendation.cpu_p95")));
-    const char *starved = jt(r, "$.cpu_demand.starved");
-    if (starved && (!strcmp(starved, "1") || !strcmp(starved, "true")))
-        printf("%scpu:       CPU-starved: the tree waited for a CPU %.0f %% of the time it wanted "
-               "one; it used %.2f cores and would have used ~%.2f\n",
-               md ? "- " : "", jd(r, "$.cpu_demand.wait_pct"), jd(r, "$.cpu_demand.usage_cores"),
-               jd(r, "$.cpu_demand.demand_cores"));
-    if (jt(r, "$.recommendation.caveat.text"))
-        printf("%scaveat:    %s\n", md ? "- " : "", jt(r, "$.recommendation.caveat.text"));
-    printf("%smemory:    %s\n", md ? "- " : "",
-           or_dash(jt(r, "$.recommendation.memory_basis.arithmetic")));
-    printf("%smetaflow:  %s%s%s\n", md ? "- " : "", md ? "`" : "",
-           or_dash(jt(r, "$.recommendation.metaflow")), md ? "`" : "");
-    printf("%sused of the host: CPU %s %%, memory %s %%", md ? "- " : "",
-           or_dash(jt(r, "$.efficiency.cpu_pct")), or_dash(jt(r, "$.efficiency.memory_pct")));
-    if (jt(r, "$.efficiency.gpu_pct"))
-        printf(", GPU %s %%, VRAM %s %%", jt(r, "$.efficiency.gpu_pct"),
-               or_dash(jt(r, "$.efficiency.vram_pct")));
-    printf("; server looks %s\n", or_dash(jt(r, "$.allocation")));
-    if (jt(r, "$.allocated")) {
-        /* seff's figures: what the job was given, and how much of it it used */
-        printf("%sallocated: ", md ? "- " : "");
-        const char *sep = "";
-        if (jt(r, "$.allocated.cpus")) {
-            printf("%s vCPUs (%s)", jt(r, "$.allocated.cpus"),
-                   or_dash(jt(r, "$.allocated.cpus_from")));
-            sep = ", ";
-        }
-        if (jt(r, "$.allocated.memory_mib")) {
-            printf("%s%s MiB memory (%s)", sep, jt(r, "$.allocated.memory_mib"),
-                   or_dash(jt(r, "$.allocated.memory_from")));
-            sep = ", ";
-        }
-        if (jt(r, "$.allocated.gpus")) {
-            printf("%s%s GPUs", sep, jt(r, "$.allocated.gpus"));
-            sep = ", ";
-        }
-        if (jt(r, "$.allocated.slurm_job_id"))
-            printf("%sSlurm job %s", sep, jt(r, "$.allocated.slurm_job_id"));
-        printf("; used of it: CPU %s %%, memory %s %%\n",
-               or_dash(jt(r, "$.efficiency.cpu_alloc_pct")),
-               or_dash(jt(r, "$.efficiency.memory_alloc_pct")));
-    }
-    if (jt(r, "$.server"))
-        printf("%scheapest fitting server: %s (%s), %s per hour on demand\n", md ? "- " : "",
-               or_dash(jt(r, "$.server.display_name")), or_dash(jt(r, "$.server.vendor_id")),
-               or_dash(jt(r, "$.server.min_price_ondemand")));
-    else if (jt(r, "$.server_error"))
-        printf("%sno server recommendation: %s\n", md ? "- " : "", jt(r, "$.server_error"));
-
-    static const char *const tops[2][3] = {{"$.top_processes.by_cpu", "by CPU time", "cpu_s"},
-                                           {"$.top_processes.by_pss", "by peak PSS", "pss_mib"}};
-    for (int k = 0; k < 2; k++) {
-        char path[96];
-        snprintf(path, sizeof(path), "%s[0]", tops[k][0]);
-        if (!jt(r, path))
-            continue;
-        printf("%stop processes %s:", md ? "- " : "", tops[k][1]);
-        for (int i = 0; i < 5; i++) {
-            snprintf(path, sizeof(path), "%s[%d].pid", tops[k][0], i);
-            if (!jt(r, path))
-                break;
-            char name[96], val[96];
-            snprintf(path, sizeof(path), "%s[%d].name", tops[k][0], i);
-            snprintf(name, sizeof(name), "%s", or_dash(jt(r, path)));
-            snprintf(path, sizeof(path), "%s[%d].%s", tops[k][0], i, tops[k][2]);
-            snprintf(val, sizeof(val), "%s", or_dash(jt(r, path)));
-            snprintf(path, sizeof(path), "%s[%d].pid", tops[k][0], i);
-            printf("%s %s (%s) %s %s", i ? "," : "", name, jt(r, path), val, k ? "MiB" : "s");
-        }
-        printf("\n");
-    }
-
-    static const char *const sparks[4][2] = {{"cpu_cores", "CPU"},
-                                             {"memory_mib", "memory"},
-                                             {"disk_io_bytes_per_s", "disk I/O"},
-                                             {"gpu_usage", "GPU"}};
-    printf("\n%s", md ? "```\n" : "");
-    for (int k = 0; k < 4; k++) {
-        char path[64];
-        snprintf(path, sizeof(path), "$.sparklines.%s", sparks[k][0]);
-        const char *s = jt(r, path);
-        if (s)
-            printf("%-9s %s\n", sparks[k][1], s);
-    }
-    printf("%s", md ? "```\n" : "");
+    stats_table(r, "system", "system", md);
+    print_sparks(r, md);
+    print_groups(r, md);
+    print_reco(r, md);
 }
 
-enum { OPT_SERVER = 1, OPT_SLURM_JOB };
+int cmd_summary_print(const char *json, size_t len, int md)
+{
+    struct jr r = {NULL, {{0}}, 0};
+    char why[256];
+    if (!(r.doc = rt_json_open(json, len, why, sizeof(why)))) {
+        rt_err("summary: %s", why);
+        return -1;
+    }
+    print_summary(&r, md);
+    rt_json_close(r.doc);
+    return 0;
+}
+
+/* --- across runs: --compare and --job's spread --------------------------------------------- */
+
+/* The figures two runs are compared by and a job's runs spread over; `side`: the path is under
+ * the tree ("$.process") or, for a system-only recording, the system. */
+static const struct {
+    const char *label, *path, *unit;
+    int side;
+} figures[] = {
+    {"wall time", "run.duration_s", "s", 0},
+    {"CPU time", "cpu_time.total_s", "s", 0},
+    {"cores mean", "cpu_cores.mean", "cores", 1},
+    {"cores max", "cpu_cores.max", "cores", 1},
+    {"memory mean", "memory_mib.mean", "MiB", 1},
+    {"peak memory", "recommendation.memory_basis.peak_mib", "MiB", 0},
+    {"disk read", "disk_read_bytes", "B", 1},
+    {"disk written", "disk_write_bytes", "B", 1},
+    {"GPUs busy", "gpu_usage.mean", "gpus", 1},
+    {"VRAM max", "gpu_vram_mib.max", "MiB", 1},
+};
+#define NFIG ((int)RT_ARRAY_LEN(figures))
+
+static double figure(struct jr *r, int f)
+{
+    char path[96];
+    snprintf(path, sizeof(path), "$.%s%s%s",
+             figures[f].side ? (jt(r, "$.process") ? "process" : "system") : "",
+             figures[f].side ? "." : "", figures[f].path);
+    return jd(r, path);
+}
+
+/* One run's summary JSON, opened in r (r->doc NULL when it has too few samples: *skip set). */
+static int load_run(struct rt_store *store, int64_t id, struct rt_buf *json, struct jr *r,
+                    int *skip)
+{
+    struct rt_summary_opts o = {id, NULL, 0, NULL};
+    char err[512], why[256];
+    int bad = 0;
+    memset(r, 0, sizeof(*r));
+    json->len = 0;
+    *skip = 0;
+    if (rt_summary_json(store, &o, json, &bad, err, sizeof(err)) != 0) {
+        if (bad) {
+            *skip = 1;
+            return 0;
+        }
+        rt_err("summary: %s", err);
+        return -1;
+    }
+    if (!(r->doc = rt_json_open(json->p, json->len, why, sizeof(why)))) {
+        rt_err("summary: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* A signed difference in the figure's unit: "+1.50 s", "-12.0 MiB" */
+static const char *delta(char *out, size_t n, double d, const char *unit)
+{
+    char a[48];
+    human(a, sizeof(a), fabs(d), unit);
+    snprintf(out, n, "%s%s", d < 0 ? "-" : d > 0 ? "+" : "\u00b1", a);
+    return out;
+}
+
+/* Two runs side by side: each figure, the change and the change in per cent of the first. */
+static int compare(struct rt_store *store, int64_t id[2], int md)
+{
+    struct rt_buf json[2] = {{0}, {0}};
+    struct jr r[2];
+    int skip, rc = -1;
+    r[0].doc = r[1].doc = NULL;
+    for (int i = 0; i < 2; i++) {
+        if (load_run(store, id[i], &json[i], &r[i], &skip) != 0)
+            goto out;
+        if (skip) {
+            rt_err("summary: run %lld has fewer than two samples: nothing to compare",
+                   (long long)id[i]);
+            rc = -2;
+            goto out;
+        }
+    }
+    char head[2][64], st[160], a[64], b[64], d[64], pc[32];
+    for (int i = 0; i < 2; i++) {
+        snprintf(head[i], sizeof(head[i]), "run %lld", (long long)id[i]);
+        status_text(&r[i], st, sizeof(st));
+        const char *job = jt(&r[i], "$.run.job_name");
+        char t[512];
+        snprintf(t, sizeof(t), "%s%s%s: %s; ", head[i], job ? " \u00b7 " : "", job ? job : "", st);
+        /* the command in the room left on the line */
+        size_t used = cols(t), room = WIDTH - LABEL > used + 20 ? WIDTH - LABEL - used : 20;
+        char *cmd = command_text(&r[i], room);
+        cat(t, sizeof(t), "%s", cmd);
+        free(cmd);
+        line(md, i ? "and" : "compare", t);
+    }
+    printf("\n");
+    if (md)
+        printf("| figure | %s | %s | change |\n|---|---|---|---|\n", head[0], head[1]);
+    else
+        printf("  %-14s %13s %13s  %s\n", "", head[0], head[1], "change");
+    for (int f = 0; f < NFIG; f++) {
+        double v0 = figure(&r[0], f), v1 = figure(&r[1], f);
+        if (isnan(v0) && isnan(v1))
+            continue; /* neither has it (no GPU) */
+        pc[0] = 0;
+        if (!isnan(v0) && !isnan(v1) && v0 != 0)
+            snprintf(pc, sizeof(pc), " (%s%s)", v1 > v0 ? "+" : "",
+                     rt_fmt_pct(a, sizeof(a), (v1 - v0) / fabs(v0) * 100));
+        human(a, sizeof(a), v0, figures[f].unit);
+        human(b, sizeof(b), v1, figures[f].unit);
+        if (isnan(v0) || isnan(v1))
+            snprintf(d, sizeof(d), "-");
+        else
+            delta(d, sizeof(d), v1 - v0, figures[f].unit);
+        if (md)
+            printf("| %s | %s | %s | %s%s |\n", figures[f].label, a, b, d, pc);
+        else
+            printf("  %-14s %13s %13s  %s%s\n", figures[f].label, a, b, d, pc);
+    }
+    for (int i = 0; i < 2; i++) {
+        char t[256];
+        snprintf(t, sizeof(t), "%s: %s", head[i], or_dash(jt(&r[i], "$.recommendation.text")));
+        printf("%s", i ? "" : "\n");
+        line(md, i ? "" : "next time", t);
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < 2; i++) {
+        rt_json_close(r[i].doc);
+        rt_buf_free(&json[i]);
+    }
+    return rc;
+}
+
+/* --job: how the figures spread over the job's runs, as hyperfine gives it: mean ± σ (the
+ * sample standard deviation, n - 1) and min … max, over the runs with two samples or more. */
+static int spread(struct rt_store *store, const char *job, int md)
+{
+    struct rt_store_rows *q =
+        rt_store_rows_open(store, "SELECT id FROM runs WHERE job_name = ?1 ORDER BY id");
+    if (!q) {
+        rt_err("summary: cannot read the database: %s", rt_store_error(store));
+        return -1;
+    }
+    rt_store_rows_bind_t(q, 1, job);
+    int64_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    while (rt_store_rows_next(q) == 1)
+        *RT_PUSH(ids, n, cap) = rt_store_rows_i(q, 0);
+    rt_store_rows_close(q);
+    /* each run's figures (NAN: the run has none), then the statistics over them */
+    double *vals = xcalloc(n * NFIG + 1, sizeof(double));
+    size_t used = 0;
+    int rc = 0;
+    struct rt_buf json = {0};
+    for (size_t i = 0; i < n; i++) {
+        struct jr r;
+        int skip;
+        if (load_run(store, ids[i], &json, &r, &skip) != 0) {
+            rc = -1;
+            break;
+        }
+        if (skip)
+            continue;
+        for (int f = 0; f < NFIG; f++)
+            vals[used * NFIG + (size_t)f] = figure(&r, f);
+        used++;
+        rt_json_close(r.doc);
+    }
+    rt_buf_free(&json);
+    free(ids);
+    double mean[NFIG], sd[NFIG], lo[NFIG], hi[NFIG];
+    int cnt[NFIG];
+    for (int f = 0; f < NFIG; f++) {
+        double sum = 0, sq = 0;
+        cnt[f] = 0;
+        for (size_t i = 0; i < used; i++) {
+            double v = vals[i * NFIG + (size_t)f];
+            if (isnan(v))
+                continue;
+            lo[f] = cnt[f] ? fmin(lo[f], v) : v;
+            hi[f] = cnt[f] ? fmax(hi[f], v) : v;
+            sum += v;
+            cnt[f]++;
+        }
+        mean[f] = cnt[f] ? sum / cnt[f] : RT_NAN;
+        for (size_t i = 0; i < used; i++) {
+            double v = vals[i * NFIG + (size_t)f];
+            if (!isnan(v))
+                sq += (v - mean[f]) * (v - mean[f]);
+        }
+        sd[f] = cnt[f] > 1 ? sqrt(sq / (cnt[f] - 1)) : RT_NAN;
+    }
+    free(vals);
+    if (rc != 0 || used < 2)
+        return rc;
+    char t[160], a[48], b[48], c[48], d[48];
+    printf("\n%sspread over %zu runs\n\n", md ? "### " : "", used);
+    if (md)
+        printf("| figure | mean ± σ | min … max |\n|---|---|---|\n");
+    else
+        printf("  %-14s %26s  %s\n", "", "mean \u00b1 \u03c3", "min \u2026 max"); /* 24 columns */
+    for (int f = 0; f < NFIG; f++) {
+        if (cnt[f] == 0)
+            continue;
+        human(a, sizeof(a), mean[f], figures[f].unit);
+        human(b, sizeof(b), sd[f], figures[f].unit);
+        human(c, sizeof(c), lo[f], figures[f].unit);
+        human(d, sizeof(d), hi[f], figures[f].unit);
+        snprintf(t, sizeof(t), "%s \u00b1 %s", a, b);
+        if (md)
+            printf("| %s | %s | %s \u2026 %s |\n", figures[f].label, t, c, d);
+        else
+            /* ± is one column in two bytes */
+            printf("  %-14s %25s  %s \u2026 %s\n", figures[f].label, t, c, d);
+    }
+    return 0;
+}
+
+enum { OPT_SERVER = 1, OPT_COMPARE, OPT_SLURM_JOB };
 
 static const struct cmd_opt summary_opts[] = {
     {"db", 'd', "FILE", "database (default rtrack.db); again, or a glob, to read several as one",
@@ -302,6 +781,9 @@ static const struct cmd_opt summary_opts[] = {
     {"job", 'j', "NAME",
      "every run of this job name together (mean of means, max of maxes; default: one run)", NULL,
      'j'},
+    {"compare", 0, "RUN RUN",
+     "two runs side by side (ids or latest): each figure, the change and the change in per cent",
+     NULL, OPT_COMPARE},
     {"format", 'f', "text|json|markdown", "output format (default text)", NULL, 'f'},
     {"recommend-server", 0, NULL,
      "ask the Spare Cores Keeper API for the cheapest server that fits", "RTRACK_KEEPER_URL",
@@ -315,18 +797,21 @@ const struct cmd_def cmd_summary_def = {
     .name = "summary",
     .fn = cmd_summary,
     .summary = "what a run used and what to request next time",
-    .synopsis = "[--db FILE]... [--run ID|latest | --job NAME]\n"
-                "[--slurm-job ID] [--format text|json|markdown]\n"
-                "[--recommend-server]",
+    .synopsis = "[--db FILE]... [--slurm-job ID]\n"
+                "[--run ID|latest | --job NAME | --compare RUN RUN]\n"
+                "[--format text|json|markdown] [--recommend-server]",
     .description =
-        "What a recorded run used (process tree and system: mean, p50, p95, max), what to\n"
-        "request next time, how much of the host it used, its top processes.",
+        "What a recorded run used (wall and CPU time, cores, peak memory; process\n"
+        "tree and system: mean, p50, p95, max), what to request next time, how much\n"
+        "of the host and of the allocation it used, its processes grouped by name.\n"
+        "--job: every run of the job together, then how the runs spread (mean \u00b1 \u03c3,\n"
+        "min \u2026 max); --compare: two runs side by side.",
     .opts = summary_opts,
 };
 
 static int cmd_summary(int argc, char **argv, const struct rt_env *env)
 {
-    const char *db_path, *run = NULL, *format = "text";
+    const char *db_path, *run = NULL, *format = "text", *cmp[2] = {NULL, NULL};
     struct rt_summary_opts o = {0, NULL, 0, NULL};
     struct cmd_parse p;
     cmd_parse_begin(&p, &cmd_summary_def, argc, argv);
@@ -353,10 +838,23 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
         case OPT_SERVER:
             o.recommend_server = 1;
             break;
+        case OPT_COMPARE:
+            /* two values: the option's and the argument after it (getopt stops there) */
+            cmp[0] = v;
+            cmp[1] = optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
+            if (!cmp[1]) {
+                rt_err("summary: --compare needs two runs (ids or latest)");
+                return RT_EXIT_USAGE;
+            }
+            break;
         }
     }
     if (c != CMD_PARSE_DONE)
         return cmd_parse_exit(c);
+    if (cmp[0] && (run || o.job)) {
+        rt_err("summary: --compare cannot be used with --run or --job");
+        return RT_EXIT_USAGE;
+    }
     if (o.recommend_server && rt_env_check_http(env, "summary") != 0)
         return RT_EXIT_USAGE;
     int fmt = !strcmp(format, "text")                                ? 0
@@ -381,6 +879,24 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
     if (cmd_dbs_slurm() && !run && !o.job)
         return cmd_cluster_summary(db_path, cmd_dbs_slurm(), fmt);
 
+    if (cmp[0]) {
+        if (fmt == 1) {
+            rt_err("summary: --compare prints text or markdown (use --format json per run)");
+            return RT_EXIT_USAGE;
+        }
+        int64_t id[2];
+        struct rt_store *st = cmd_open_db(db_path, RT_STORE_READ, cmp[1], &id[1], NULL);
+        if (!st)
+            return RT_EXIT_USAGE;
+        rt_store_close(st);
+        if (!(st = cmd_open_db(db_path, RT_STORE_READ, cmp[0], &id[0], NULL)))
+            return RT_EXIT_USAGE;
+        int crc = compare(st, id, fmt == 2);
+        rt_store_close(st);
+        if (crc != 0)
+            return crc == -2 ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+        return cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
+    }
     const char *which = o.job ? NULL : (run ? run : "latest"); /* --job: no one run */
     struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, which, &o.run_id, NULL);
     if (!store)
@@ -399,16 +915,16 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
         fwrite(json.p, 1, json.len, stdout);
         putchar('\n');
     } else {
-        struct jr r = {NULL, {{0}}, 0};
-        char why[256];
-        if (!(r.doc = rt_json_open(json.p, json.len, why, sizeof(why)))) {
-            rt_err("summary: %s", why);
+        if (cmd_summary_print(json.p, json.len, fmt == 2) != 0) {
             rc = RT_EXIT_FAILURE;
             rt_buf_free(&json);
             goto out;
         }
-        print_summary(&r, fmt == 2);
-        rt_json_close(r.doc);
+        if (o.job && spread(store, o.job, fmt == 2) != 0) {
+            rc = RT_EXIT_FAILURE;
+            rt_buf_free(&json);
+            goto out;
+        }
     }
     rt_buf_free(&json);
     rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */

@@ -26,6 +26,7 @@ enum opt_type {
     OT_API_URL,
     OT_DB,
     OT_QUIET,
+    OT_SUMMARY,
     OT_CLOUD,
     OT_PID,
     OT_META,
@@ -67,6 +68,8 @@ static const struct opt opts[] = {
      "TOML config file (default rtrack.toml, if present)"},
     {"quiet", 'q', NULL, "TRACKER_QUIET", "RTRACK_QUIET", "tracker", "quiet", OT_QUIET, 0, FOR_ALL,
      "no metric lines (--output is not written) and no end-of-run note"},
+    {"summary", 0, NULL, "TRACKER_SUMMARY", "RTRACK_SUMMARY", "tracker", "summary", OT_SUMMARY, 0,
+     FOR_RUN, "print the run's summary (as rtrack summary does) on stdout when the job has ended"},
     {"pid", 'p', "PID", "TRACKER_PID", "RTRACK_PID", "job", "pid", OT_PID, 0,
      FOR_RECORD | FOR_DROPIN,
      "track this process and its descendants (default: none, the system only)"},
@@ -341,6 +344,7 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
         cfg->db = xstrdup(val);
         return 0;
     case OT_QUIET:
+    case OT_SUMMARY:
     case OT_CLOUD:
         if (!val)
             b = 1;
@@ -349,7 +353,9 @@ static int opt_apply(struct rt_config *cfg, const struct opt *o, const char *val
                    val, src);
             return -1;
         }
-        *(o->type == OT_QUIET ? &cfg->quiet : &cfg->cloud_discovery) = b;
+        *(o->type == OT_QUIET     ? &cfg->quiet
+          : o->type == OT_SUMMARY ? &cfg->summary
+                                  : &cfg->cloud_discovery) = b;
         return 0;
     case OT_PID:
         if (rt_parse_i64(val, &i) != 0 || i <= 0 || i > 0x7fffffff) {
@@ -544,16 +550,19 @@ static int apply_toml(struct rt_config *cfg, enum rt_cmd_kind kind, const char *
             }
             int want_string = o->type == OT_DB || o->type == OT_META || o->type == OT_OUTPUT ||
                               o->type == OT_FORMAT || o->type == OT_API_URL;
-            int ok = o->type == OT_TAG                            ? 1
-                     : want_string                                ? e->type == RT_TOML_STRING
-                     : o->type == OT_QUIET || o->type == OT_CLOUD ? e->type == RT_TOML_BOOL
-                     : o->type == OT_PID                          ? e->type == RT_TOML_INT
+            int ok = o->type == OT_TAG ? 1
+                     : want_string     ? e->type == RT_TOML_STRING
+                     : o->type == OT_QUIET || o->type == OT_CLOUD || o->type == OT_SUMMARY
+                         ? e->type == RT_TOML_BOOL
+                     : o->type == OT_PID ? e->type == RT_TOML_INT
                                          : (e->type == RT_TOML_INT || e->type == RT_TOML_FLOAT);
             if (!ok && pass == 0) {
-                const char *want = want_string                                  ? "a string"
-                                   : o->type == OT_QUIET || o->type == OT_CLOUD ? "a boolean"
-                                   : o->type == OT_PID                          ? "an integer"
-                                                                                : "a number";
+                const char *want =
+                    want_string ? "a string"
+                    : o->type == OT_QUIET || o->type == OT_CLOUD || o->type == OT_SUMMARY
+                        ? "a boolean"
+                    : o->type == OT_PID ? "an integer"
+                                        : "a number";
                 if (lax) {
                     rt_warn("%s'%s' must be %s, not %s; the file is ignored", where, e->key, want,
                             rt_toml_type_name(e->type));

@@ -60,6 +60,7 @@ static const struct {
     {"SLURM_JOB_END_TIME", offsetof(struct rt_env, slurm_job_end_time)},
     {"TMPDIR", offsetof(struct rt_env, tmpdir)},
     {"RTRACK_READY_FD", offsetof(struct rt_env, ready_fd)},
+    {"COLUMNS", offsetof(struct rt_env, columns)},
 };
 
 const char *cli_getenv(const char *name)

@@ -1099,11 +1099,11 @@ static const char *fmt_axis(char *b, size_t n, double v, double top, enum unit u
         return rt_fmt_bytes_in(b, n, v * 1048576, k * 1048576, "");
     case U_GB: {
         char num[48];
-        snprintf(b, n, "%s GB", rt_fmt_num(num, sizeof(num), v, 2));
+        snprintf(b, n, "%s GB", rt_fmt_plain(num, sizeof(num), v, 2));
         return b;
     }
     default:
-        return rt_fmt_num(b, n, v, 2);
+        return rt_fmt_plain(b, n, v, 2);
     }
 }
 
@@ -1123,11 +1123,11 @@ static const char *fmt_tick(char *b, size_t n, double t, double step)
 {
     char num[48];
     if (step < 60 || fmod(step, 60) != 0)
-        snprintf(b, n, "%s s", rt_fmt_num(num, sizeof(num), t, 1));
+        snprintf(b, n, "%s s", rt_fmt_plain(num, sizeof(num), t, 1));
     else if (step < 3600 || fmod(step, 3600) != 0)
-        snprintf(b, n, "%s min", rt_fmt_num(num, sizeof(num), t / 60, 1));
+        snprintf(b, n, "%s min", rt_fmt_plain(num, sizeof(num), t / 60, 1));
     else
-        snprintf(b, n, "%s h", rt_fmt_num(num, sizeof(num), t / 3600, 1));
+        snprintf(b, n, "%s h", rt_fmt_plain(num, sizeof(num), t / 3600, 1));
     return b;
 }
 
@@ -1220,7 +1220,7 @@ static void chart_refs(struct page *p, const struct ref *refs, int nrefs, double
         const struct ref *r = &refs[k];
         fmt_unit(b, sizeof(b), r->v, u);
         if (u == U_CORES)
-            rt_fmt_num(b, sizeof(b), r->v, 2);
+            rt_fmt_plain(b, sizeof(b), r->v, 2);
         if (r->v > top * (1 + 1e-9)) { /* off the scale: said in the top right corner */
             putf(p,
                  "<text class=\"ref off\" data-ref=\"%s\" x=\"%.0f\" y=\"%d\" "

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtrack/base/fmt.h"
+#include "rtrack/base/spawn.h"
 #include "rtrack/export/pyfmt.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
@@ -269,6 +271,10 @@ struct ctx {
     size_t rows;
     double spark[4][SPARK_N];
     int spark_has[4][SPARK_N];
+    /* the host's CPU pressure (PSI "some", % of each stretch's time), stretched as the sparklines
+     */
+    double psi[SPARK_N];
+    int psi_has[SPARK_N];
     char *err;
     size_t errlen;
     int *bad;
@@ -1010,9 +1016,9 @@ static int kernel_facts(struct ctx *c)
  * (SIGKILL while the host's OOM kill count grew), by another signal, or failed. 0: none. */
 static int caveat(const struct ctx *c, long memory, const char **kind, char *text, size_t cap)
 {
-    char after[48] = "";
+    char after[48] = "", d[32], sig[32];
     if (!isnan(c->duration_s))
-        snprintf(after, sizeof(after), " after %.1f s", c->duration_s);
+        snprintf(after, sizeof(after), " after %s", rt_fmt_duration(d, sizeof(d), c->duration_s));
     if (c->exit_signal == 9 && c->oom_kills != RT_NA && c->oom_kills > 0) {
         *kind = "oom";
         snprintf(text, cap,
@@ -1022,9 +1028,9 @@ static int caveat(const struct ctx *c, long memory, const char **kind, char *tex
     } else if (c->exit_signal != RT_NA) {
         *kind = "signal";
         snprintf(text, cap,
-                 "based on a run killed by signal %lld%s: its figures cover only the part of the "
-                 "job that ran",
-                 (long long)c->exit_signal, after);
+                 "based on a run killed by %s%s: its figures cover only the part of the job that "
+                 "ran",
+                 rt_signal_name((int)c->exit_signal, sig, sizeof(sig)), after);
     } else if (c->exit_code != RT_NA && c->exit_code != 0) {
         *kind = "failed";
         snprintf(text, cap,
@@ -1078,11 +1084,12 @@ static void recommend(struct ctx *c, struct reco *r, int kernel)
 
 static void emit_reco(struct rt_buf *b, const struct reco *r, const struct ctx *c)
 {
-    char text[160], mf[160];
-    int n = snprintf(text, sizeof(text), "%ld vCPUs, %ld MiB memory", r->cpu, r->memory);
+    char text[160], mf[160], cpus[48], gpus[48];
+    int n = snprintf(text, sizeof(text), "%s, %ld MiB memory",
+                     rt_fmt_count(cpus, sizeof(cpus), (double)r->cpu, "vCPU"), r->memory);
     if (r->gpu > 0)
-        snprintf(text + n, sizeof(text) - (size_t)n, ", %ld GPUs with %ld MiB VRAM", r->gpu,
-                 r->vram);
+        snprintf(text + n, sizeof(text) - (size_t)n, ", %s with %ld MiB VRAM",
+                 rt_fmt_count(gpus, sizeof(gpus), (double)r->gpu, "GPU"), r->vram);
     n = snprintf(mf, sizeof(mf), "@resources(cpu=%ld, memory=%ld", r->cpu, r->memory);
     if (r->gpu > 0)
         n += snprintf(mf + n, sizeof(mf) - (size_t)n, ", gpu=%ld", r->gpu);
@@ -1305,42 +1312,100 @@ static const char *allocation(struct ctx *c)
     return "dedicated";
 }
 
-/* Eight block heights from 0 to the series' maximum; a blank where no sample fell. */
-static void emit_sparklines(struct ctx *c, struct rt_buf *b)
+/* One sparkline: eight block heights from 0 to the series' maximum (*max); a blank where no
+ * sample fell; null without values. */
+static void spark_line(struct rt_buf *b, const double *v, const int *has, size_t nb, double *max)
 {
-    static const char *const names[4] = {"cpu_cores", "memory_mib", "disk_io_bytes_per_s",
-                                         "gpu_usage"};
     static const char *const blocks[8] = {"\u2581", "\u2582", "\u2583", "\u2584",
                                           "\u2585", "\u2586", "\u2587", "\u2588"};
+    int any = 0;
+    *max = RT_NAN;
+    for (size_t i = 0; i < nb; i++)
+        if (has[i]) {
+            *max = any ? fmax(*max, v[i]) : fmax(0, v[i]);
+            any = 1;
+        }
+    if (!any) {
+        rt_buf_puts(b, "null");
+        return;
+    }
+    rt_buf_puts(b, "\"");
+    for (size_t i = 0; i < nb; i++) {
+        if (!has[i]) {
+            rt_buf_puts(b, " ");
+            continue;
+        }
+        int lvl = *max > 0 ? (int)(v[i] / *max * 7.0 + 0.5) : 0;
+        rt_buf_puts(b, blocks[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl]);
+    }
+    rt_buf_puts(b, "\"");
+}
+
+/* "sparklines" and, after it, "sparkline_scale": each line's top (its bottom is 0) and whose
+ * lines they are (the CPU pressure is always the host's). */
+static void emit_sparklines(struct ctx *c, struct rt_buf *b)
+{
+    static const char *const names[5] = {"cpu_cores", "memory_mib", "disk_io_bytes_per_s",
+                                         "gpu_usage", "cpu_pressure_pct"};
     size_t nb = c->rows < SPARK_N ? c->rows : SPARK_N;
+    double max[5];
     rt_buf_puts(b, "{");
-    for (int k = 0; k < 4; k++) {
-        double max = 0;
-        int any = 0;
-        for (size_t i = 0; i < nb; i++)
-            if (c->spark_has[k][i]) {
-                any = 1;
-                max = fmax(max, c->spark[k][i]);
-            }
+    for (int k = 0; k < 5; k++) {
         rt_buf_puts(b, k ? ", \"" : "\"");
         rt_buf_puts(b, names[k]);
         rt_buf_puts(b, "\": ");
-        if (!any) {
-            rt_buf_puts(b, "null");
-            continue;
-        }
-        rt_buf_puts(b, "\"");
-        for (size_t i = 0; i < nb; i++) {
-            if (!c->spark_has[k][i]) {
-                rt_buf_puts(b, " ");
-                continue;
-            }
-            int lvl = max > 0 ? (int)(c->spark[k][i] / max * 7.0 + 0.5) : 0;
-            rt_buf_puts(b, blocks[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl]);
-        }
-        rt_buf_puts(b, "\"");
+        if (k < 4)
+            spark_line(b, c->spark[k], c->spark_has[k], nb, &max[k]);
+        else
+            spark_line(b, c->psi, c->psi_has, nb, &max[k]);
+    }
+    rt_buf_puts(b, "}, \"sparkline_scale\": {\"source\": ");
+    j_str(b, c->has_tree ? "tree" : "system");
+    for (int k = 0; k < 5; k++) {
+        rt_buf_puts(b, ", \"");
+        rt_buf_puts(b, names[k]);
+        rt_buf_puts(b, "\": ");
+        j_num(b, max[k]);
     }
     rt_buf_puts(b, "}");
+}
+
+/* The host's CPU pressure per stretch of the run, the stretches add_sample() makes of the pass's
+ * rows: the share of each stretch's time some task waited for a CPU, from the cumulative PSI
+ * counter at the stretches' ends (row i of the pass is the sample of seq i + 1; seq 0 is the
+ * baseline): a handful of lookups, not a second pass over a long run. One run only (--job's
+ * runs: none). */
+static int pressure(struct ctx *c)
+{
+    if (c->nruns != 1 || !c->rows)
+        return 0;
+    struct rt_store_rows *r =
+        prep(c, "SELECT mono, psi_cpu_some_us FROM samples WHERE run_id = ?1 AND seq = ?2");
+    if (!r)
+        return -1;
+    size_t nb = c->rows < SPARK_N ? c->rows : SPARK_N;
+    double t0 = RT_NAN, u0 = RT_NAN;
+    for (size_t k = 0; k <= nb; k++) {
+        /* the first row of stretch k is ceil(k x rows / nb): the row before it has seq that */
+        size_t first = (k * c->rows + nb - 1) / nb;
+        rt_store_rows_reset(r);
+        rt_store_rows_bind_i(r, 1, c->last_run);
+        rt_store_rows_bind_i(r, 2, (int64_t)first);
+        double t = RT_NAN, u = RT_NAN;
+        if (rt_store_rows_next(r) == 1) {
+            t = rt_store_rows_f(r, 0);
+            u = rt_store_rows_f(r, 1);
+        }
+        if (k > 0 && !isnan(t0) && !isnan(u0) && !isnan(t) && !isnan(u) && t > t0) {
+            /* microseconds per second, in %; at most 100 (the clocks' jitter aside) */
+            c->psi[k - 1] = fmin(100, (u - u0) / 1e4 / (t - t0));
+            c->psi_has[k - 1] = 1;
+        }
+        t0 = t;
+        u0 = u;
+    }
+    rt_store_rows_close(r);
+    return 0;
 }
 
 /* The tree's busiest processes: CPU time summed and peak PSS per process, from one pass over
@@ -1538,6 +1603,142 @@ static int emit_top(struct ctx *c, struct top *t, struct rt_buf *b)
     return 0;
 }
 
+/* The tree's processes grouped by name (comm), busiest first: how many, their CPU time
+ * together, the largest peak PSS of any one of them (peaks of different moments do not add up),
+ * and the command line of the busiest one (argv joined with spaces); its pid and parent where
+ * the group is one process. At most GROUPS_N groups. */
+#define GROUPS_N 10
+struct group {
+    const char *name;
+    size_t count, rep; /* rep: the busiest member, an index into acc */
+    double cpu_s, pss_kib;
+    int has_pss;
+};
+
+struct member {
+    size_t acc;
+    char *name, *command;
+    int64_t ppid;
+    int has_ppid;
+};
+
+static int member_cmp(const void *a, const void *b)
+{
+    const struct member *x = a, *y = b;
+    return strcmp(x->name, y->name);
+}
+
+static int emit_groups(struct ctx *c, struct top *t, struct rt_buf *b)
+{
+    char sql[320];
+    snprintf(sql, sizeof(sql),
+             "SELECT id, coalesce(name, '?'), ppid, (SELECT group_concat(value, ' ') FROM "
+             "json_each(p.cmdline)) FROM processes p WHERE run_id IN (%s)",
+             c->ids);
+    struct rt_store_rows *r = prep(c, sql);
+    if (!r)
+        return -1;
+    struct member *m = NULL;
+    size_t n = 0, cap = 0;
+    while (rt_store_rows_next(r) == 1) {
+        int64_t k;
+        if (!rt_map_get(&t->slot, (uint64_t)rt_store_rows_i(r, 0), &k))
+            continue;
+        struct member *x = RT_PUSH(m, n, cap);
+        x->acc = (size_t)k;
+        x->name = xstrdup(rt_store_rows_t(r, 1));
+        x->has_ppid = rt_store_rows_type(r, 2) != RT_STORE_NULL;
+        x->ppid = x->has_ppid ? rt_store_rows_i(r, 2) : 0;
+        const char *cmd = rt_store_rows_t(r, 3);
+        x->command = cmd ? xstrdup(cmd) : NULL;
+    }
+    rt_store_rows_close(r);
+    if (n)
+        qsort(m, n, sizeof(*m), member_cmp);
+    struct group *g = NULL;
+    size_t ng = 0, gcap = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct top_acc *a = &t->acc[m[i].acc];
+        struct group *cur = ng ? &g[ng - 1] : NULL;
+        if (!cur || strcmp(cur->name, m[i].name) != 0) {
+            cur = RT_PUSH(g, ng, gcap);
+            memset(cur, 0, sizeof(*cur));
+            cur->name = m[i].name;
+            cur->rep = i;
+        }
+        cur->count++;
+        cur->cpu_s += a->cpu_s;
+        if (a->has_pss && (!cur->has_pss || a->pss_kib > cur->pss_kib))
+            cur->pss_kib = a->pss_kib;
+        cur->has_pss |= a->has_pss;
+        const struct top_acc *rep = &t->acc[m[cur->rep].acc];
+        if (a->cpu_s > rep->cpu_s || (a->cpu_s == rep->cpu_s && a->pid < rep->pid))
+            cur->rep = i;
+    }
+    rt_buf_puts(b, "{\"processes\": ");
+    j_num(b, (double)n);
+    rt_buf_puts(b, ", \"groups\": [");
+    /* GROUPS_N rounds of "the busiest group not taken yet" */
+    for (int k = 0; k < GROUPS_N; k++) {
+        size_t best = ng;
+        for (size_t i = 0; i < ng; i++)
+            if (g[i].count && (best == ng || g[i].cpu_s > g[best].cpu_s))
+                best = i;
+        if (best == ng)
+            break;
+        const struct group *x = &g[best];
+        const struct member *rep = &m[x->rep];
+        rt_buf_puts(b, k ? ", {\"name\": " : "{\"name\": ");
+        j_str(b, x->name);
+        rt_buf_puts(b, ", \"count\": ");
+        j_num(b, (double)x->count);
+        rt_buf_puts(b, ", \"cpu_s\": ");
+        j_num(b, rt_py_round(x->cpu_s, 3));
+        rt_buf_puts(b, ", \"pss_max_mib\": ");
+        j_num(b, x->has_pss ? rt_py_round(x->pss_kib / 1024.0, 3) : RT_NAN);
+        rt_buf_puts(b, ", \"pid\": ");
+        j_num(b, x->count == 1 ? (double)t->acc[rep->acc].pid : RT_NAN);
+        rt_buf_puts(b, ", \"ppid\": ");
+        j_num(b, x->count == 1 && rep->has_ppid ? (double)rep->ppid : RT_NAN);
+        rt_buf_puts(b, ", \"command\": ");
+        j_str(b, rep->command);
+        rt_buf_puts(b, "}");
+        g[best].count = 0; /* taken */
+    }
+    rt_buf_puts(b, "]}");
+    for (size_t i = 0; i < n; i++) {
+        free(m[i].name);
+        free(m[i].command);
+    }
+    free(m);
+    free(g);
+    return 0;
+}
+
+/* The tree's CPU time: the kernel's user and system seconds of the reaped jobs where every run
+ * has them, else the sampled per-process CPU time added up (no split). null without a tree or
+ * without either. */
+static void emit_cpu_time(struct ctx *c, const struct top *t, struct rt_buf *b)
+{
+    int kernel = !isnan(c->k_user_s) && !isnan(c->k_sys_s);
+    if (!c->has_tree || (!kernel && t->n == 0)) {
+        rt_buf_puts(b, "null");
+        return;
+    }
+    double total = 0;
+    for (size_t i = 0; i < t->n; i++)
+        total += t->acc[i].cpu_s;
+    rt_buf_puts(b, "{\"user_s\": ");
+    j_num(b, kernel ? c->k_user_s : RT_NAN);
+    rt_buf_puts(b, ", \"sys_s\": ");
+    j_num(b, kernel ? c->k_sys_s : RT_NAN);
+    rt_buf_puts(b, ", \"total_s\": ");
+    j_num(b, kernel ? c->k_user_s + c->k_sys_s : total);
+    rt_buf_puts(b, ", \"source\": ");
+    j_str(b, kernel ? "kernel" : "sampled");
+    rt_buf_puts(b, "}");
+}
+
 int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
                     int *bad_input, char *err, size_t errlen)
 {
@@ -1554,7 +1755,7 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     rt_store_read_begin(store);
     struct top top;
     memset(&top, 0, sizeof(top));
-    if (pick_runs(&c) != 0 || top_start(&c, &top) != 0 || collect(&c) != 0 ||
+    if (pick_runs(&c) != 0 || top_start(&c, &top) != 0 || collect(&c) != 0 || pressure(&c) != 0 ||
         kernel_facts(&c) != 0 || alloc_facts(&c) != 0)
         goto out;
     rt_buf_puts(out, "{");
@@ -1594,6 +1795,11 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     rt_buf_puts(out, ", \"top_processes\": ");
     if (emit_top(&c, &top, out) != 0)
         goto out;
+    rt_buf_puts(out, ", \"process_groups\": ");
+    if (emit_groups(&c, &top, out) != 0)
+        goto out;
+    rt_buf_puts(out, ", \"cpu_time\": ");
+    emit_cpu_time(&c, &top, out);
     rt_buf_puts(out, ", \"server\": ");
     if (o->recommend_server) {
         struct rt_keeper_query q = {(int)r.cpu, (int)r.memory, (int)r.gpu, (int)r.vram};

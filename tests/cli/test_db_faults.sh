@@ -76,7 +76,7 @@ EOF
     check "locked: the run was ended properly" \
         "$(q lock.db "SELECT status || ',' || end_reason || ',' || exit_code FROM runs WHERE id = 2")" "failed,exited,4"
     check "locked: integrity_check" "$(q lock.db "PRAGMA integrity_check")" ok
-    noted=$(sed -n "s/^rtrack: run 2: .* \([0-9]*\) samples in .*/\1/p" lock.err)
+    noted=$(sed -n "s/^rtrack: run 2 .* \([0-9][0-9]*\) samples*\( .*\)*$/\1/p" lock.err)
     check "locked: the end-of-run note counts the samples the database holds" "$noted" "$(q lock.db "SELECT count(*) FROM samples WHERE run_id = 2")"
 else
     fail "locked: rtrack did not start recording"

@@ -21,7 +21,7 @@ run_end() { q "$1" "SELECT status || ',' || coalesce(exit_code, '') || ',' || co
 no_hole() { q "$1" "SELECT max(seq) + 1 = count(*) FROM samples ${2:-}"; }
 # left: the files on the tmpfs other than the one that fills it
 left() { (cd "$MNT" && for f in * .*; do [ -f "$f" ] && [ "$f" != fill ] && printf '%s ' "$f"; done); }
-noted() { sed -n "s/^rtrack: run 1: .* \([0-9]*\) samples in .*/\1/p" "$1"; }
+noted() { sed -n "s/^rtrack: run 1 .* \([0-9][0-9]*\) samples*\( .*\)*$/\1/p" "$1"; }
 
 # --- the filesystem fills up a second into a 0.05 s run and is freed two seconds later (at
 # least one commit, about once a second, falls in between): the batch that was being committed

@@ -38,7 +38,7 @@ check "SIGKILL: runs.exit_code" "$(col exit_code)" 137
 check "SIGKILL: runs.exit_signal" "$(col exit_signal)" 9
 check "SIGKILL: runs.status" "$(col status)" failed
 check "SIGKILL: runs.end_reason" "$(col end_reason)" signaled
-check "SIGKILL: note names the signal" "$(grep -c 'killed by signal 9' kill9.err)" 1
+check "SIGKILL: note names the signal" "$(grep -c "^rtrack: run [0-9]* \"sh -c 'kill -KILL \\\$\\\$'\" killed by SIGKILL after" kill9.err)" 1
 run_job kill15 -- sh -c 'kill -TERM $$'
 check "SIGTERM: rtrack exit status 143" "$RC" 143
 check "SIGTERM: runs.exit_code" "$(col exit_code)" 143
@@ -103,8 +103,10 @@ check "--quiet: exit status still the job's" "$RC" 4
 run_job note -- true
 check "note: exactly one line on stderr" "$(wc -l <note.err)" 1
 check "note: ends with a newline" "$(tail -c1 note.err | od -An -c | tr -d ' ')" '\n'
+# the end-of-run line (src/cli/run_end.c): the run, its command, how it ended, its figures, the
+# samples and the command that summarizes it
 check "note: names the run id and exit" \
-    "$(grep -cE "^rtrack: run $(col id): 'true' exited with 0 after [0-9.]+ s; [0-9]+ samples in rtrack.db$" note.err)" 1
+    "$(grep -cE "^rtrack: run $(col id) 'true' exited 0 after [0-9.]+ s · [0-9.]+ cores \(max [0-9.]+\) · peak [0-9.]+ MiB · [0-9]+ samples? · rtrack summary --run $(col id)$" note.err)" 1
 
 # --- arguments reach the job unchanged and are recorded as a JSON array
 run_job args --quiet -- printf '%s|' 'a b' '"q"' '' 'x\y' 'é'

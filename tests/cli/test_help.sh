@@ -77,8 +77,9 @@ while IFS='|' read -r _ opt env _ default _; do
     for cmd in run record; do
         entry=$(grep -P "^\Q$long\E\t" "entries.$cmd" | cut -f2)
         if [ -z "$entry" ]; then
-            # (record) rows are record only
+            # (record) rows are record only, (run) rows run only
             [[ $opt == *"(record)"* && $cmd == run ]] && continue
+            [[ $opt == *"(run)"* && $cmd == record ]] && continue
             fail "$cmd --help lists $long (docs/usage.md has it)"
             continue
         fi

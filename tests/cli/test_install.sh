@@ -133,7 +133,7 @@ job_runs() {
     (cd "$dir" && "$bin" run -- true) >"$dir/out" 2>"$dir/err"
     check "$label: 'rtrack run -- true' exits 0" "$?" 0
     check "$label: nothing on stdout" "$(wc -c <"$dir/out")" 0
-    check "$label: the end-of-run note" "$(grep -c "^rtrack: run 1: 'true' exited with 0 after" "$dir/err")" 1
+    check "$label: the end-of-run note" "$(grep -c "^rtrack: run 1 'true' exited 0 after" "$dir/err")" 1
     check "$label: one finished run recorded" \
         "$(q "$dir/rtrack.db" "SELECT count(*), min(status), min(exit_code), min(samples) FROM runs,
              (SELECT count(*) AS samples FROM samples)")" "1|finished|0|2"

@@ -122,7 +122,7 @@ rec_ok() {
 # the job closes its own stdout
 "$RTRACK" run --interval 0.1 --db out.db -- sh -c 'exec >&-; sleep 0.5; exit 6' 2>out1.err
 check "job closes its stdout: exit 6, run recorded" "$?:$(rec_ok out.db 1)" "6:1"
-check "job closes its stdout: only the end-of-run note on stderr" "$(wc -l <out1.err):$(grep -c '^rtrack: run 1:' out1.err)" "1:1"
+check "job closes its stdout: only the end-of-run note on stderr" "$(wc -l <out1.err):$(grep -c '^rtrack: run 1 .* exited 6 after ' out1.err)" "1:1"
 # rtrack starts with stdout closed
 "$RTRACK" run --interval 0.1 --db out.db -- sh -c 'sleep 0.5; exit 7' >&- 2>out2.err
 check "rtrack's stdout closed: exit 7, run recorded" "$?:$(rec_ok out.db 2)" "7:1"

@@ -48,7 +48,7 @@ check_range "disk full: samples from before the fill kept" \
 check "disk full: committed samples before the failure are contiguous" \
     "$(q "$DB" "SELECT max(seq) + 1 = count(*) FROM samples WHERE ts < $fill_t")" 1
 # the note's sample count is what the database holds
-noted=$(sed -n "s/^rtrack: run 1: .* \([0-9]*\) samples in .*/\1/p" full.err)
+noted=$(sed -n "s/^rtrack: run 1 .* \([0-9][0-9]*\) samples*\( .*\)*$/\1/p" full.err)
 check "disk full: end-of-run note counts the samples the database holds" "$noted" "$(q "$DB" "SELECT count(*) FROM samples")"
 
 # upload --dry-run: the end of the run could not be written, so it stays 'running'; once no

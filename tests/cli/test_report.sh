@@ -117,7 +117,7 @@ q r.db "VACUUM INTO 'late.db'"
 q late.db "UPDATE runs SET started_at = 1795710610.9996"
 "$RTRACK" report --db late.db -o late.html
 check "start at .9996 s: report" "$(grep -c '<th>started</th><td>2026-11-26 16:30:10 UTC' late.html)" 1
-check "start at .9996 s: summary" "$("$RTRACK" summary --db late.db | grep -c '^started:  2026-11-26T16:30:10Z')" 1
+check "start at .9996 s: summary" "$("$RTRACK" summary --db late.db | grep -c '^started      2026-11-26 16:30:10 UTC')" 1
 check "start at .9996 s: runs" "$("$RTRACK" runs --db late.db --format csv | grep -c ',2026-11-26T16:30:10Z,')" 1
 check "report: the exit status" "$(grep -c 'finished, exit code 0 (exited)' report.html)" 1
 check "report: the sample count" "$(grep -c "<td>$N after the baseline, every 0.1 s" report.html)" 1

@@ -2,6 +2,9 @@
 # What the recommendation is built on (issue 16): no sample of a live tree with an empty memory
 # reading, no row of a tree that is gone.
 . "$(dirname "$0")/lib.sh" "$1"
+# summary's text wraps a long line at 100 columns, continuing it 13 blanks in: one line again
+summary_text() { "$RTRACK" summary "$@" | awk '/^             [^ ]/ { sub(/^ +/, ""); l = l " " $0; next }
+    { if (NR > 1) print l; l = $0 } END { print l }'; }
 
 # --- a process that execs keeps its memory reading in the sample right after the exec: the
 # smaps_rollup kept open pins the old address space and fails (ESRCH) after an exec; it is
@@ -90,10 +93,10 @@ check_range "peak: peak_mib" "$(get peak.json 'j["recommendation"]["memory_basis
 check "peak: recommendation (peak x 1.2 rounded up)" "$(get peak.json 'j["recommendation"]["memory_mib"]')" 1024
 check "peak: the Python reference's recommendation stays on the sampled peak" \
     "$(get peak.json 'j["python_recommendation"]["memory_basis"]["source"]')" sampled
-"$RTRACK" summary --db $DB >peak.txt
+summary_text --db $DB >peak.txt
 check "peak: summary text shows the arithmetic" \
-    "$(grep -c '^memory: *peak 7[0-9][0-9]\.[0-9][0-9] MiB (kernel) x 1.2 -> 1024 MiB$' peak.txt)" 1
-check "peak: summary text shows the kernel's figures" "$(grep -c '^kernel: *largest resident set of one process 7[0-9][0-9]\.[0-9] MiB' peak.txt)" 1
+    "$(grep -c '^memory  *peak 7[0-9][0-9]\.[0-9][0-9] MiB (kernel) x 1.2 -> 1024 MiB$' peak.txt)" 1
+check "peak: summary text shows the kernel's figures" "$(grep -c '^kernel  *largest resident set of one process 7[0-9][0-9]\.[0-9] MiB' peak.txt)" 1
 check "peak: summary's kernel CPU time is the stored getrusage figures (user, sys)" \
     "$(get peak.json '"%.6f,%.6f" % (j["kernel"]["user_s"], j["kernel"]["sys_s"])')" \
     "$(q $DB "SELECT printf('%.6f,%.6f', job_utime_s, job_stime_s) FROM runs")"
@@ -116,7 +119,7 @@ DB=failed.db
 check "failed: exit 3" "$?" 3
 "$RTRACK" summary --db $DB --format json >failed.json
 check "failed: caveat kind" "$(caveat failed.json)" failed
-check "failed: caveat text" "$("$RTRACK" summary --db $DB | grep -c '^caveat: *based on a run that failed (exit 3) after 0\.[5-9] s: it may not have done all its work$')" 1
+check "failed: caveat text" "$(summary_text --db $DB | grep -c '^caveat  *based on a run that failed (exit 3) after 0\.[5-9][0-9] s: it may not have done all its work$')" 1
 check "finished: no caveat" "$(caveat peak.json)" None
 
 DB=killed.db
@@ -127,7 +130,7 @@ wait_exit $rt 10
 check "killed: rtrack dies of the job's SIGKILL" "$RC" 137
 "$RTRACK" summary --db $DB --format json >killed.json
 check "killed: caveat kind (no OOM kill on the host meanwhile)" "$(caveat killed.json)" signal
-check "killed: caveat text" "$(get killed.json 'j["recommendation"]["caveat"]["text"]' | grep -c '^based on a run killed by signal 9 after ')" 1
+check "killed: caveat text" "$(get killed.json 'j["recommendation"]["caveat"]["text"]' | grep -c '^based on a run killed by SIGKILL after ')" 1
 
 # an OOM kill: the job moves itself into a memory cgroup of 64 MiB (made here, as root) and
 # allocates 200 MiB; the kernel's OOM killer kills it
@@ -158,7 +161,7 @@ else
             "$(q $DB "SELECT exit_signal || ',' || (host_oom_kills >= 1) FROM runs")" "9,1"
         "$RTRACK" summary --db $DB --format json >oom.json
         check "oom: caveat kind" "$(caveat oom.json)" oom
-        check "oom: caveat text" "$("$RTRACK" summary --db $DB | grep -c '^caveat: *based on a run killed by the OOM killer after 0\.[0-9] s: memory is a lower bound; ask for more than 128 MiB$')" 1
+        check "oom: caveat text" "$(summary_text --db $DB | grep -c '^caveat  *based on a run killed by the OOM killer after 0\.[0-9][0-9] s: memory is a lower bound; ask for more than 128 MiB$')" 1
         check_range "oom: the kernel's peak is about the cgroup's limit (64 MiB, plus file pages) (MiB)" "$(get oom.json 'j["kernel"]["maxrss_mib"]')" 40 80
     fi
 fi
@@ -191,7 +194,7 @@ if [ "$NCPU" -le 4 ]; then
     check "starved: the recommendation is built on demand" "$(get starved.json 'j["recommendation"]["cpu_basis"]["source"]')" demand
     check "starved: usage alone says 1 (the Python reference's)" "$(get starved.json 'j["python_recommendation"]["cpu"]')" 1
     check "starved: named in the text" \
-        "$("$RTRACK" summary --db $DB | grep -c '^cpu: *CPU-starved: the tree waited for a CPU [0-9]* % of the time it wanted one; it used [0-9.]* cores and would have used ~[0-9.]*$')" 1
+        "$(summary_text --db $DB | grep -c '^CPU  *starved: the tree waited for a CPU [0-9.]* % of the time it wanted one; it used [0-9.]* cores and would have used ~[0-9.]*$')" 1
 else
     skip "starved: $NCPU CPUs: the job's share of the machine is too large to starve it clearly"
 fi
@@ -211,7 +214,7 @@ check "when: held by the second python" \
 check "when: the processes add up to the peak" \
     "$(get when.json 'round(sum(p["pss_mib"] for p in j["memory_peak"]["processes"]) + j["memory_peak"]["others"]["pss_mib"] - j["memory_peak"]["mib"], 6)')" 0.0
 check "when: the text says it" \
-    "$("$RTRACK" summary --db $DB | grep -c '^peak: *2[0-9][0-9]\.[0-9] MiB sampled at +[1-3]\.[0-9] s, held by python3 ([0-9]*) 2[0-9][0-9]\.[0-9] MiB, sh ([0-9]*) [0-9.]* MiB$')" 1
+    "$(summary_text --db $DB | grep -c -e '^peak memory  2[0-9][0-9]\.[0-9] MiB at +[1-3]\.[0-9][0-9] s (the tree.s PSS, sampled)$' -e '^at the peak  python3 ([0-9]*) 2[0-9][0-9]\.[0-9] MiB, sh ([0-9]*) [0-9.]* MiB$')" 2
 # --- the report says the same: the caveat, the starvation, the memory arithmetic, the peak's time
 "$RTRACK" report --db starved.db -o starved.html && "$RTRACK" report --db failed.db -o failed.html
 check "report: the caveat of a failed run" \
@@ -272,24 +275,30 @@ peak = j["recommendation"]["memory_basis"]["peak_mib"]
 print(a["cpus"] == c, a["cpus_from"] == cf, a["memory_mib"] == m, a["memory_from"] == mf,
       abs(e["cpu_alloc_pct"] - round(cpu_s / (c * wall) * 100, 2)) < 0.011,
       abs(e["memory_alloc_pct"] - round(peak / m * 100, 2)) < 0.011)
-# for the text line, and the checks from first principles: cores busy, MiB at the peak
-print("%g %s %g %s %s %s %.3f %.1f" % (c, cf, m, mf, e["cpu_alloc_pct"], e["memory_alloc_pct"],
-      e["cpu_alloc_pct"] * c / 100, e["memory_alloc_pct"] * m / 100))
+# for the text line (its figures written as include/rtrack/base/fmt.h says: 3 significant
+# digits, MiB from 1024 up as GiB), and the checks from first principles: cores busy, MiB at
+# the peak
+sig3 = lambda v: ("%.2f" if abs(v) < 9.995 else "%.1f" if abs(v) < 99.95 else "%.0f") % v
+mib = lambda v: (("%.2f GiB" if v < 10240 else "%.1f GiB") % (v / 1024) if v >= 1024
+                 else ("%.2f MiB" if v < 10 else "%.1f MiB") % v)
+vcpus = lambda v: ("%.0f" % v if v == int(v) else "%.2f" % v) + (" vCPU" if v == 1 else " vCPUs")
+print("%s|%s|%s|%s|%s|%s|%.3f|%.1f" % (vcpus(c), cf, mib(m), mf, sig3(e["cpu_alloc_pct"]),
+      sig3(e["memory_alloc_pct"]), e["cpu_alloc_pct"] * c / 100, e["memory_alloc_pct"] * m / 100))
 EOF
 }
 alloc_want $DB alloc.json 2 1024 >alloc.want
 check "alloc: allocated cpus, from, memory, from; cpu_alloc_pct = kernel CPU s / (cpus x wall); memory_alloc_pct = peak / memory" \
     "$(head -1 alloc.want)" "True True True True True True"
-read -r c cf m mf cpct mpct busy peakm <<<"$(tail -1 alloc.want)"
+IFS='|' read -r c cf m mf cpct mpct busy peakm <<<"$(tail -1 alloc.want)"
 check "alloc: GPUs and no Slurm job id" "$(get alloc.json '(j["allocated"]["gpus"], j["allocated"]["slurm_job_id"])')" "(2, None)"
 # the job kept one core busy for most of its wall time (python's start and the 300 MiB before);
 # the exact figure is checked above against the kernel's CPU time, this only says "one spinner":
 # on a loaded 2-vCPU machine the spinner's share fell to 0.398 of a core (seen under ctest -j2)
 check_range "alloc: cpu_alloc_pct x cpus = the cores the job kept busy" "$busy" 0.15 1.05
 check_range "alloc: memory_alloc_pct x memory = the peak (300 MiB held), MiB" "$peakm" 300 400
-"$RTRACK" summary --db $DB >alloc.txt
+summary_text --db $DB >alloc.txt
 check "alloc: the text line" \
-    "$(grep -cFx "allocated: $c vCPUs ($cf), $m MiB memory ($mf), 2 GPUs; used of it: CPU $cpct %, memory $mpct %" alloc.txt)" 1
+    "$(grep -cFx "allocated    $c ($cf), $m memory ($mf), 2 GPUs, used of it: CPU $cpct %, memory $mpct %" alloc.txt)" 1
 # CUDA_VISIBLE_DEVICES set empty: no GPU (0); unset: unknown (NULL)
 env -u CUDA_VISIBLE_DEVICES "$RTRACK" run --quiet --db gpus.db -- true
 CUDA_VISIBLE_DEVICES='' "$RTRACK" run --quiet --db gpus.db -- true
@@ -341,7 +350,7 @@ else
         check "alloc cgroup: the memory figure is the kernel's high-water mark, not the cgroup's" \
             "$(get cg.json 'j["recommendation"]["memory_basis"]["source"]')" kernel
         check "alloc cgroup: the text says the cgroup's peak" \
-            "$("$RTRACK" summary --db $DB | grep -c "^kernel: .*; the job's cgroup peaked at [0-9.]* MiB (page cache included)$")" 1
+            "$(summary_text --db $DB | grep -c "^cgroup  *the job's cgroup peaked at [0-9.]* [MG]iB (page cache included)$")" 1
     else
         rmdir "$MEMCG" 2>/dev/null
         skip "alloc cgroup: no cgroup v1 memory and cpu cgroup can be made here"

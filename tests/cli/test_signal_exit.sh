@@ -52,7 +52,7 @@ for sig in TERM INT HUP KILL USR1; do
     check "SIG$sig: the run was stored first" \
         "$(last die.db "exit_code || ',' || exit_signal || ',' || end_reason || ',' || status")" \
         "$((128 + n)),$n,signaled,failed"
-    check "SIG$sig: the note was written first" "$(grep -c "killed by signal $n after" "die.$sig.err")" 1
+    check "SIG$sig: the note was written first" "$(grep -c "killed by SIG$sig after" "die.$sig.err")" 1
 done
 check "an exit code is still an exit code" "$(how "$RTRACK" run --quiet --db die.db -- sh -c 'exit 3')" "exit 3"
 check "exit 130 is not a signal" "$(how "$RTRACK" run --quiet --db die.db -- sh -c 'exit 130')" "exit 130"

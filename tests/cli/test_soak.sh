@@ -64,7 +64,7 @@ else
 fi
 cd "$SOAK_OUT" || exit 1
 check "soak: rtrack ended by SIGTERM, the job stopped cleanly: exit 0" "$(cat rtrack.rc)" 0
-said=$(sed -n 's/.* \([0-9][0-9]*\) samples in .*/\1/p' rtrack.err)
+said=$(sed -n 's/^rtrack: run .* \([0-9][0-9]*\) samples*\( .*\)*$/\1/p' rtrack.err)
 check_range "soak: samples taken (enough for the comparison)" "${said:-0}" 500 1000000000
 check "soak: every sample stored: rtrack's count = rows = last seq + 1" \
     "$(q soak.db "SELECT count(*) || ':' || (max(seq) + 1) FROM samples")" "${said:-?}:${said:-?}"

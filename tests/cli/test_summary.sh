@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rtrack summary: the golden text and markdown of a hand-made run (tests/fixtures/summary), the
+# rtrack summary: the golden text and markdown of hand-made runs (tests/fixtures/summary), the
 # JSON document's keys, a live run, --job, the recommendation of two live runs of known CPU and
 # memory, the Keeper recommendation through a local mock, and bad input. (The figures themselves
 # are checked by hand in tests/unit/test_summary.c.)
@@ -11,12 +11,17 @@ FX=${RT_FIXTURES:?}/summary
 "$RTRACK" record --db fx.db --duration 0.05 --quiet
 q fx.db "PRAGMA foreign_keys = ON; DELETE FROM runs"
 "$SQLITE" fx.db <"$FX/runs.sql"
+# and runs 10 to 13 (tests/fixtures/summary/text.sql: processes with command lines, the kernel's
+# figures, CPU pressure; test_summary_text.sh works their figures out)
+"$SQLITE" fx.db <"$FX/text.sql"
 
-"$RTRACK" summary --db fx.db --run 1 >run1.txt
-check "text: exit 0" "$?" 0
-check_cmd "text: the golden summary of run 1" diff -u "$FX/run1.txt" run1.txt
-"$RTRACK" summary --db fx.db --run 1 --format markdown >run1.md
-check_cmd "markdown: the golden summary of run 1" diff -u "$FX/run1.md" run1.md
+for r in 1 10; do
+    "$RTRACK" summary --db fx.db --run $r >run$r.txt
+    check "text, run $r: exit 0" "$?" 0
+    check_cmd "text: the golden summary of run $r" diff -u "$FX/run$r.txt" run$r.txt
+    "$RTRACK" summary --db fx.db --run $r --format markdown >run$r.md
+    check_cmd "markdown: the golden summary of run $r" diff -u "$FX/run$r.md" run$r.md
+done
 check "text: no escape sequences (no colour)" "$(grep -c $'\e' run1.txt)" 0
 
 "$RTRACK" summary --db fx.db --run 1 --format json >run1.json
@@ -26,7 +31,7 @@ j = json.load(open(sys.argv[1]))
 want = {
     "": ["run", "host", "process", "system", "python_stats", "kernel", "cpu_demand", "memory_peak",
          "recommendation", "python_recommendation", "efficiency", "allocated", "allocation",
-         "sparklines", "top_processes", "server"],
+         "sparklines", "sparkline_scale", "top_processes", "process_groups", "cpu_time", "server"],
     "run": ["id", "uuid", "mode", "status", "in_progress", "command", "job_name", "project_name",
             "stage_name", "task_name", "team", "env", "language", "orchestrator", "executor",
             "external_run_id", "container_image", "tags", "pid", "exit_code", "exit_signal",
@@ -48,7 +53,12 @@ want = {
                               "text", "metaflow", "memory_basis", "caveat"],
     "efficiency": ["cpu_pct", "memory_pct", "gpu_pct", "vram_pct", "cpu_alloc_pct",
                    "memory_alloc_pct"],
-    "sparklines": ["cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"],
+    "sparklines": ["cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage",
+                   "cpu_pressure_pct"],
+    "sparkline_scale": ["source", "cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage",
+                        "cpu_pressure_pct"],
+    "process_groups": ["processes", "groups"],
+    "cpu_time": ["user_s", "sys_s", "total_s", "source"],
     "top_processes": ["by_cpu", "by_pss"],
 }
 bad = []
@@ -173,6 +183,7 @@ print("|".join(map(str, sorted(cands))), mem, p95[0], p95[1], "%.3f" % demand,
 EOF
 # one_of WANT GOT: GOT when it is one of WANT's |-separated values, else WANT
 one_of() { if tr '|' '\n' <<<"$1" | grep -qx -- "$2"; then echo "$2"; else echo "$1"; fi; }
+vcpus() { if [ "$1" = 1 ]; then echo "1 vCPU"; else echo "$1 vCPUs"; fi; }
 for r in steady burst; do
     "$RTRACK" run --quiet --db reco.db --interval 0.1 --job-name $r -- bash $r.sh "$SPIN" "$NSPIN"
     check "recommendation, $r: the run, exit 0" "$?" 0
@@ -204,10 +215,10 @@ print(r["cpu"], r["memory_mib"], r["cpu_p95"], h["cpu"], d["demand_cores"], d["s
         check "recommendation, burst: memory = the peak PSS x 1.2, up to a step ($want_mem)" \
             "$mem" "$(one_of "$want_mem" "$mem")"
         hp95=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["recommendation"]["cpu_p95"])' burst.json)
-        check "recommendation, burst: the text's line" "$(grep '^next time:' burst.txt)" \
-            "next time: $head vCPUs, $(one_of "$want_mem" "$mem") MiB memory (for 95 % of the intervals: $hp95 vCPUs)"
-        check "recommendation, burst: the Metaflow line" "$(grep '^metaflow:' burst.txt)" \
-            "metaflow:  @resources(cpu=$head, memory=$(one_of "$want_mem" "$mem"))"
+        check "recommendation, burst: the text's line" "$(grep '^next time ' burst.txt)" \
+            "next time    $(vcpus "$head"), $(one_of "$want_mem" "$mem") MiB memory (for 95 % of the intervals: $(vcpus "$hp95"))"
+        check "recommendation, burst: the Metaflow line" "$(grep '^metaflow ' burst.txt)" \
+            "metaflow     @resources(cpu=$head, memory=$(one_of "$want_mem" "$mem"))"
     fi
 done
 
@@ -228,11 +239,11 @@ print(j["server"]["api_reference"], "vcpus_min=2&memory_min=1&" in req["path"], 
 EOF
 )" "cax11 True rtrack"
 RTRACK_KEEPER_URL=http://127.0.0.1:$port "$RTRACK" summary --db fx.db --run 1 --recommend-server >srv.txt
-check "keeper: the text names the server" "$(grep -c 'cheapest fitting server: CAX11' srv.txt)" 1
+check "keeper: the text names the server" "$(grep -c '^server       cheapest that fits: CAX11' srv.txt)" 1
 kill $mock 2>/dev/null
 wait $mock 2>/dev/null
 RTRACK_KEEPER_URL=http://127.0.0.1:$port "$RTRACK" summary --db fx.db --run 1 --recommend-server >off.txt 2>off.err
-check "offline: exit 0, everything else still there" "$?,$(grep -c 'next time: 2 vCPUs' off.txt)" "0,1"
+check "offline: exit 0, everything else still there" "$?,$(grep -c '^next time    2 vCPUs' off.txt)" "0,1"
 check "offline: one line says why" "$(grep -c 'no server recommendation: 127.0.0.1 not reachable' off.txt)" 1
 
 # --- bad input: message, exit 2, nothing on stdout ---------------------------------------------
@@ -251,7 +262,8 @@ bad "unknown format" "unknown format 'xml'" --db fx.db --format xml
 bad "run and job" "cannot be used together" --db fx.db --run 1 --job train
 bad "missing database" "rtrack" --db missing.db
 # the fixture's run 3 is marked running, its samples long past: its recorder is gone
-check "interrupted: marked" "$("$RTRACK" summary --db fx.db --run 3 | head -n 1)" "run 3: interrupted"
+check "interrupted: marked" "$("$RTRACK" summary --db fx.db --run 3 | head -n 1)" \
+    "run 3: interrupted (its recorder is gone; the run has no end)"
 # a run being recorded is in progress
 "$RTRACK" record --quiet --db inprog.db --interval 0.1 &
 rec=$!

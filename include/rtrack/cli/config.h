@@ -14,6 +14,7 @@ struct rt_config {
     char *db;
     char *config_file; /* the file that was read, NULL if none */
     int quiet;
+    int summary;         /* run: the summary on stdout when the job has ended (--summary) */
     int cloud_discovery; /* 1: ask the cloud while recording; 0: never; -1: when streaming */
     pid_t pid;
     double duration;        /* 0 = no limit */

@@ -41,6 +41,7 @@ struct rt_env {
         *slurm_job_end_time;
     const char *tmpdir;   /* TMPDIR: resource-tracker's own database, the readers' merge */
     const char *ready_fd; /* RTRACK_READY_FD: told when the baseline is stored (Slurm plugin) */
+    const char *columns;  /* COLUMNS: the terminal's width (runs fits its table) */
 };
 
 /* Read every variable of the table into e. */

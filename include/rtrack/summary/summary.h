@@ -60,7 +60,20 @@
  *                     "pss_mib"}...]} (at most 5 each),
  *   "sparklines": {"cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"}: 40
  *                 (or fewer) block characters, each the peak of a stretch of the run, of the
- *                 tree (the system for a system-only recording); null without values,
+ *                 tree (the system for a system-only recording); "cpu_pressure_pct": the host's
+ *                 CPU pressure over each stretch (PSI "some": the share of its time some task
+ *                 waited for a CPU), one run only (null for --job); null without values,
+ *   "sparkline_scale": {"source" ("tree" | "system": whose the first four are), "cpu_cores",
+ *                 "memory_mib", "disk_io_bytes_per_s", "gpu_usage", "cpu_pressure_pct"}: the
+ *                 value of each line's full block (its bottom is 0; null without a line),
+ *   "process_groups": {"processes" (how many the tree had), "groups": [{"name" (comm),
+ *                 "count", "cpu_s" (their CPU time together), "pss_max_mib" (the largest peak
+ *                 PSS of one of them: peaks of different moments do not add up), "pid", "ppid"
+ *                 (where count is 1, else null), "command" (the busiest one's argv joined with
+ *                 spaces, null when unreadable)}...] (the busiest 10 by CPU time)},
+ *   "cpu_time": {"user_s", "sys_s" (the kernel's, of the reaped jobs; null when sampled),
+ *                "total_s", "source" ("kernel" | "sampled": the per-process rows added up)} |
+ *               null (no tree, or neither figure),
  *   "server": Keeper's cheapest matching server object, or null (not asked / offline), and
  *             then "server_error": why not, when it was asked for
  * }

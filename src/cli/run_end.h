@@ -1,0 +1,28 @@
+/* run_end.h - what `rtrack run` says when its job has ended: private to src/cli/ (cmd_run.c). */
+#ifndef RTRACK_CLI_RUN_END_H
+#define RTRACK_CLI_RUN_END_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtrack/cli/config.h"
+#include "rtrack/record/loop.h"
+
+struct rt_store;
+
+/* The end-of-run line on stderr, as `time` and hyperfine give the result at once:
+ *   rtrack: run 2 'make -j2' exited 0 after 3m59s · 0.81 cores (max 1.98) · peak 460 MiB ·
+ *   1195 samples · rtrack summary --run 2
+ * (the command in single quotes, in double quotes when it has single ones, as it is when it has
+ * both; "killed by SIGKILL" for a job a signal ended; the figures are the summary's: the tree's
+ * mean and largest cores, the peak memory its recommendation is built on; left out when the
+ * run has too few samples for a summary). Not with --quiet. With --summary (cfg->summary) the
+ * whole summary text follows, on stdout. */
+void cmd_run_end(struct rt_store *store, int64_t run_id, const struct rt_config *cfg,
+                 const struct rt_record_result *res);
+
+/* The summary text (md: markdown) of a summary JSON document (rt_summary_json), on stdout:
+ * `rtrack summary`'s own printer (cmd_summary.c). 0, or -1 after saying why. */
+int cmd_summary_print(const char *json, size_t len, int md);
+
+#endif
