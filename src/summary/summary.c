@@ -1261,9 +1261,13 @@ static void emit_allocated(struct ctx *c, struct rt_buf *b)
 static void emit_efficiency(struct ctx *c, struct rt_buf *b, const struct reco *reco)
 {
     const struct side *sd = c->has_tree ? &c->proc : &c->sys;
+    /* memory: the peak the recommendation is built on, the kernel's high-water mark where it is
+     * above the samples (a peak between two samples), as memory_alloc_pct below */
+    double mpeak = fmax(sd->st[M_MEM].ok ? sd->st[M_MEM].max : RT_NAN,
+                        reco->mem_peak > 0 ? reco->mem_peak : RT_NAN);
     double v[4] = {
         sd->st[M_CPU].ok ? sd->st[M_CPU].mean / c->host_vcpus * 100 : RT_NAN,
-        sd->st[M_MEM].ok ? sd->st[M_MEM].max / c->host_mem_mib * 100 : RT_NAN,
+        isnan(mpeak) ? RT_NAN : mpeak / c->host_mem_mib * 100,
         sd->st[M_GPU].ok && c->host_gpus > 0 ? sd->st[M_GPU].mean / c->host_gpus * 100 : RT_NAN,
         sd->st[M_VRAM].ok && c->host_vram_mib > 0 ? sd->st[M_VRAM].max / c->host_vram_mib * 100
                                                   : RT_NAN,

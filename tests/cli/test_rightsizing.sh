@@ -91,6 +91,9 @@ check "peak: the memory figure is built on the kernel's" "$(get peak.json 'j["re
 check_range "peak: peak_mib" "$(get peak.json 'j["recommendation"]["memory_basis"]["peak_mib"]')" 690 800
 # round_memory(peak x 1.2): 828..960 MiB -> 1024
 check "peak: recommendation (peak x 1.2 rounded up)" "$(get peak.json 'j["recommendation"]["memory_mib"]')" 1024
+# the share of the host's memory is of the same peak (the kernel's here), not of the samples'
+check_range "peak: efficiency.memory_pct x the host's memory = the peak (MiB)" \
+    "$(get peak.json 'j["efficiency"]["memory_pct"] / 100 * j["host"]["memory_mib"] if "host" in j else "no host"')" 680 810
 check "peak: the Python reference's recommendation stays on the sampled peak" \
     "$(get peak.json 'j["python_recommendation"]["memory_basis"]["source"]')" sampled
 summary_text --db $DB >peak.txt
