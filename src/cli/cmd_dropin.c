@@ -18,7 +18,6 @@
 
 #include "cmd_recording.h"
 #include "rtrack/base/log.h"
-#include "rtrack/base/spawn.h"
 #include "rtrack/base/util.h"
 #include "rtrack/cli/cmd.h"
 #include "rtrack/version.h"
@@ -132,11 +131,6 @@ int cmd_dropin(int argc, char **argv, const struct rt_env *env)
     free(cmd_json);
     tmpdb_remove(&tmp);
     rt_config_free(&cfg);
-    /* as `rtrack run`: a job killed by a signal kills rtrack with it (the Rust tool exits 1) */
-    if (job_signal) {
-        fflush(stdout);
-        fflush(stderr);
-        rt_die_of_signal(job_signal);
-    }
-    return exit_code;
+    /* as `rtrack run` (the Rust tool exits 1) */
+    return cmd_exit_as_job(exit_code, job_signal);
 }

@@ -5,9 +5,11 @@
 #include "cmd_recording.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rtrack/base/log.h"
+#include "rtrack/base/spawn.h"
 #include "rtrack/base/util.h"
 #include "rtrack/cli/cmd.h"
 #include "rtrack/export/export.h"
@@ -176,4 +178,14 @@ void cmd_recording_close(struct cmd_recording *c)
     rt_store_close(c->store);
     free(c->job_env);
     memset(c, 0, sizeof(*c));
+}
+
+int cmd_exit_as_job(int exit_code, int job_signal)
+{
+    if (job_signal) {
+        fflush(stdout);
+        fflush(stderr);
+        rt_die_of_signal(job_signal);
+    }
+    return exit_code;
 }

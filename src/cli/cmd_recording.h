@@ -45,5 +45,9 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
  * left running: both are left to the process's exit). */
 void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env);
 void cmd_recording_close(struct cmd_recording *c);
+/* Exit as the job did: a job killed by signal N kills rtrack with N, everything stored, closed
+ * and written (a shell stops its loop on Ctrl-C only when the child died of SIGINT, not when it
+ * exited 130; 128+N where that cannot be done); else returns exit_code. */
+int cmd_exit_as_job(int exit_code, int job_signal);
 
 #endif

@@ -8,7 +8,6 @@
 #include "cmd_recording.h"
 #include "run_end.h"
 #include "rtrack/base/log.h"
-#include "rtrack/base/spawn.h"
 #include "rtrack/cli/cmd.h"
 
 static int cmd_run(int argc, char **argv, const struct rt_env *env);
@@ -49,13 +48,5 @@ static int cmd_run(int argc, char **argv, const struct rt_env *env)
     cmd_recording_close(&c);
     free(cmd_json);
     rt_config_free(&cfg);
-    /* The job died of a signal: so does rtrack, everything stored, closed and written, so that
-     * its parent sees what the job's would have (a shell stops its loop on Ctrl-C only when the
-     * child died of SIGINT, not when it exited 130). 128+N where that cannot be done. */
-    if (job_signal) {
-        fflush(stdout);
-        fflush(stderr);
-        rt_die_of_signal(job_signal);
-    }
-    return exit_code;
+    return cmd_exit_as_job(exit_code, job_signal);
 }
