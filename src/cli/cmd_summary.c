@@ -727,7 +727,7 @@ const struct cmd_def cmd_summary_def = {
         "tree and system: mean, p50, p95, max), what to request next time, how much\n"
         "of the host and of the allocation it used, its processes grouped by name.\n"
         "--job: every run of the job together, then how the runs spread (mean \u00b1 \u03c3,\n"
-        "min \u2026 max); --compare: two runs side by side.",
+        "min \u2026 max); --compare: two runs side by side. Each in JSON too.",
     .opts = summary_opts,
 };
 
