@@ -142,13 +142,19 @@ static const char *human(char *out, size_t n, double v, const char *unit)
 }
 
 /* How the run ended, in words: "finished, exit 0", "failed, exit 3", "killed by SIGKILL (out of
- * memory)", "interrupted (its recorder is gone)", "running". */
-static void status_text(struct jr *r, char *out, size_t n)
+ * memory)", "interrupted (its recorder is gone)", "running". `pre`: where the document has the
+ * run's "run" and "recommendation" ("$", or "$.runs[1]" in --compare's). */
+static void status_text(struct jr *r, const char *pre, char *out, size_t n)
 {
-    const char *st = or_dash(jt(r, "$.run.status"));
-    const char *code = jt(r, "$.run.exit_code");
-    double sig = jd(r, "$.run.exit_signal");
-    const char *kind = jt(r, "$.recommendation.caveat.kind");
+    char p[4][64];
+    snprintf(p[0], sizeof(p[0]), "%s.run.status", pre);
+    snprintf(p[1], sizeof(p[1]), "%s.run.exit_code", pre);
+    snprintf(p[2], sizeof(p[2]), "%s.run.exit_signal", pre);
+    snprintf(p[3], sizeof(p[3]), "%s.recommendation.caveat.kind", pre);
+    const char *st = or_dash(jt(r, p[0]));
+    const char *code = jt(r, p[1]);
+    double sig = jd(r, p[2]);
+    const char *kind = jt(r, p[3]);
     if (!isnan(sig) && sig > 0) {
         char name[32];
         snprintf(out, n, "killed by %s%s", rt_signal_name((int)sig, name, sizeof(name)),
@@ -165,11 +171,12 @@ static void status_text(struct jr *r, char *out, size_t n)
 }
 
 /* The run's command as a shell takes it (rt_fmt_command), shortened to `width` columns; "-"
- * without one. malloc'd. */
-static char *command_text(struct jr *r, size_t width)
+ * without one. malloc'd. `pre` as status_text()'s. */
+static char *command_text(struct jr *r, const char *pre, size_t width)
 {
-    char *v = NULL;
-    if (rt_json_get(r->doc, "$.run.command", &v) != RT_JSON_ARRAY) {
+    char *v = NULL, path[64];
+    snprintf(path, sizeof(path), "%s.run.command", pre);
+    if (rt_json_get(r->doc, path, &v) != RT_JSON_ARRAY) {
         free(v);
         return xstrdup("-");
     }
@@ -226,7 +233,7 @@ static void print_head(struct jr *r, int md)
 {
     char t[1024], a[64], b[64], c[64];
     const char *tree = jt(r, "$.process") ? "process" : "system";
-    char *cmd = command_text(r, WIDTH - LABEL);
+    char *cmd = command_text(r, "$", WIDTH - LABEL);
     line(md, "command", cmd);
     free(cmd);
     char when[40] = "-";
@@ -512,10 +519,12 @@ static void print_reco(struct jr *r, int md)
     }
 }
 
+static void print_spread(struct jr *r, int md);
+
 static void print_summary(struct jr *r, int md)
 {
     char st[160];
-    status_text(r, st, sizeof(st));
+    status_text(r, "$", st, sizeof(st));
     const char *job = jt(r, "$.run.job_name");
     char title[512];
     snprintf(title, sizeof(title), "run %s%s%s: %s", or_dash(jt(r, "$.run.id")),
@@ -543,75 +552,36 @@ static void print_summary(struct jr *r, int md)
     print_sparks(r, md);
     print_groups(r, md);
     print_reco(r, md);
+    print_spread(r, md); /* --job's */
 }
 
-int cmd_summary_print(const char *json, size_t len, int md)
+/* A document on stdout: as it is (fmt 1: json), or read back by print (0: text, 2: markdown). */
+static int cmd_summary_write(const char *json, size_t len, int fmt,
+                             void (*print)(struct jr *r, int md))
 {
+    if (fmt == 1) {
+        fwrite(json, 1, len, stdout);
+        putchar('\n');
+        return 0;
+    }
     struct jr r = {NULL, {{0}}, 0};
     char why[256];
     if (!(r.doc = rt_json_open(json, len, why, sizeof(why)))) {
         rt_err("summary: %s", why);
         return -1;
     }
-    print_summary(&r, md);
+    print(&r, fmt == 2);
     rt_json_close(r.doc);
     return 0;
 }
 
-/* --- across runs: --compare and --job's spread --------------------------------------------- */
-
-/* The figures two runs are compared by and a job's runs spread over; `side`: the path is under
- * the tree ("$.process") or, for a system-only recording, the system. */
-static const struct {
-    const char *label, *path, *unit;
-    int side;
-} figures[] = {
-    {"wall time", "run.duration_s", "s", 0},
-    {"CPU time", "cpu_time.total_s", "s", 0},
-    {"cores mean", "cpu_cores.mean", "cores", 1},
-    {"cores max", "cpu_cores.max", "cores", 1},
-    {"memory mean", "memory_mib.mean", "MiB", 1},
-    {"peak memory", "recommendation.memory_basis.peak_mib", "MiB", 0},
-    {"disk read", "disk_read_bytes", "B", 1},
-    {"disk written", "disk_write_bytes", "B", 1},
-    {"GPUs busy", "gpu_usage.mean", "gpus", 1},
-    {"VRAM max", "gpu_vram_mib.max", "MiB", 1},
-};
-#define NFIG ((int)RT_ARRAY_LEN(figures))
-
-static double figure(struct jr *r, int f)
+int cmd_summary_print(const char *json, size_t len, int md)
 {
-    char path[96];
-    snprintf(path, sizeof(path), "$.%s%s%s",
-             figures[f].side ? (jt(r, "$.process") ? "process" : "system") : "",
-             figures[f].side ? "." : "", figures[f].path);
-    return jd(r, path);
+    return cmd_summary_write(json, len, md ? 2 : 0, print_summary);
 }
 
-/* One run's summary JSON, opened in r (r->doc NULL when it has too few samples: *skip set). */
-static int load_run(struct rt_store *store, int64_t id, struct rt_buf *json, struct jr *r,
-                    int *skip)
-{
-    struct rt_summary_opts o = {id, NULL, 0, NULL};
-    char err[512], why[256];
-    int bad = 0;
-    memset(r, 0, sizeof(*r));
-    json->len = 0;
-    *skip = 0;
-    if (rt_summary_json(store, &o, json, &bad, err, sizeof(err)) != 0) {
-        if (bad) {
-            *skip = 1;
-            return 0;
-        }
-        rt_err("summary: %s", err);
-        return -1;
-    }
-    if (!(r->doc = rt_json_open(json->p, json->len, why, sizeof(why)))) {
-        rt_err("summary: %s", why);
-        return -1;
-    }
-    return 0;
-}
+/* --- across runs: --compare and --job's spread (the figures: summary.h's rt_summary_figures,
+ * computed by src/summary/across.c) ------------------------------------------------------- */
 
 /* A signed difference in the figure's unit: "+1.50 s", "-12.0 MiB" */
 static const char *delta(char *out, size_t n, double d, const char *unit)
@@ -622,33 +592,23 @@ static const char *delta(char *out, size_t n, double d, const char *unit)
     return out;
 }
 
-/* Two runs side by side: each figure, the change and the change in per cent of the first. */
-static int compare(struct rt_store *store, int64_t id[2], int md)
+/* Two runs side by side (rt_summary_compare_json()'s document): each figure, the change and the
+ * change in per cent of the first. */
+static void print_compare(struct jr *r, int md)
 {
-    struct rt_buf json[2] = {{0}, {0}};
-    struct jr r[2];
-    int skip, rc = -1;
-    r[0].doc = r[1].doc = NULL;
+    char head[2][64], st[160], a[64], b[64], d[64], pc[32], pre[16], path[96];
     for (int i = 0; i < 2; i++) {
-        if (load_run(store, id[i], &json[i], &r[i], &skip) != 0)
-            goto out;
-        if (skip) {
-            rt_err("summary: run %lld has fewer than two samples: nothing to compare",
-                   (long long)id[i]);
-            rc = -2;
-            goto out;
-        }
-    }
-    char head[2][64], st[160], a[64], b[64], d[64], pc[32];
-    for (int i = 0; i < 2; i++) {
-        snprintf(head[i], sizeof(head[i]), "run %lld", (long long)id[i]);
-        status_text(&r[i], st, sizeof(st));
-        const char *job = jt(&r[i], "$.run.job_name");
+        snprintf(pre, sizeof(pre), "$.runs[%d]", i);
+        snprintf(path, sizeof(path), "%s.run.id", pre);
+        snprintf(head[i], sizeof(head[i]), "run %s", or_dash(jt(r, path)));
+        status_text(r, pre, st, sizeof(st));
+        snprintf(path, sizeof(path), "%s.run.job_name", pre);
+        const char *job = jt(r, path);
         char t[512];
         snprintf(t, sizeof(t), "%s%s%s: %s; ", head[i], job ? " \u00b7 " : "", job ? job : "", st);
         /* the command in the room left on the line */
         size_t used = cols(t), room = WIDTH - LABEL > used + 20 ? WIDTH - LABEL - used : 20;
-        char *cmd = command_text(&r[i], room);
+        char *cmd = command_text(r, pre, room);
         cat(t, sizeof(t), "%s", cmd);
         free(cmd);
         line(md, i ? "and" : "compare", t);
@@ -658,123 +618,77 @@ static int compare(struct rt_store *store, int64_t id[2], int md)
         printf("| figure | %s | %s | change |\n|---|---|---|---|\n", head[0], head[1]);
     else
         printf("  %-14s %13s %13s  %s\n", "", head[0], head[1], "change");
-    for (int f = 0; f < NFIG; f++) {
-        double v0 = figure(&r[0], f), v1 = figure(&r[1], f);
+    for (int f = 0; f < RT_SUMMARY_NFIGURES; f++) {
+        const struct rt_summary_figure *fg = &rt_summary_figures[f];
+        char at[64];
+        snprintf(at, sizeof(at), "$.figures.%s", fg->key);
+        snprintf(path, sizeof(path), "%s.values[0]", at);
+        double v0 = jd(r, path);
+        snprintf(path, sizeof(path), "%s.values[1]", at);
+        double v1 = jd(r, path);
         if (isnan(v0) && isnan(v1))
             continue; /* neither has it (no GPU) */
+        snprintf(path, sizeof(path), "%s.delta", at);
+        double dv = jd(r, path);
+        snprintf(path, sizeof(path), "%s.delta_pct", at);
+        double dp = jd(r, path);
         pc[0] = 0;
-        if (!isnan(v0) && !isnan(v1) && v0 != 0)
-            snprintf(pc, sizeof(pc), " (%s%s)", v1 > v0 ? "+" : "",
-                     rt_fmt_pct(a, sizeof(a), (v1 - v0) / fabs(v0) * 100));
-        human(a, sizeof(a), v0, figures[f].unit);
-        human(b, sizeof(b), v1, figures[f].unit);
-        if (isnan(v0) || isnan(v1))
+        if (!isnan(dp))
+            snprintf(pc, sizeof(pc), " (%s%s)", dp > 0 ? "+" : "", rt_fmt_pct(a, sizeof(a), dp));
+        human(a, sizeof(a), v0, fg->unit);
+        human(b, sizeof(b), v1, fg->unit);
+        if (isnan(dv))
             snprintf(d, sizeof(d), "-");
         else
-            delta(d, sizeof(d), v1 - v0, figures[f].unit);
+            delta(d, sizeof(d), dv, fg->unit);
         if (md)
-            printf("| %s | %s | %s | %s%s |\n", figures[f].label, a, b, d, pc);
+            printf("| %s | %s | %s | %s%s |\n", fg->label, a, b, d, pc);
         else
-            printf("  %-14s %13s %13s  %s%s\n", figures[f].label, a, b, d, pc);
+            printf("  %-14s %13s %13s  %s%s\n", fg->label, a, b, d, pc);
     }
     for (int i = 0; i < 2; i++) {
         char t[256];
-        snprintf(t, sizeof(t), "%s: %s", head[i], or_dash(jt(&r[i], "$.recommendation.text")));
+        snprintf(path, sizeof(path), "$.runs[%d].recommendation.text", i);
+        snprintf(t, sizeof(t), "%s: %s", head[i], or_dash(jt(r, path)));
         printf("%s", i ? "" : "\n");
         line(md, i ? "" : "next time", t);
     }
-    rc = 0;
-out:
-    for (int i = 0; i < 2; i++) {
-        rt_json_close(r[i].doc);
-        rt_buf_free(&json[i]);
-    }
-    return rc;
 }
 
-/* --job: how the figures spread over the job's runs, as hyperfine gives it: mean ± σ (the
- * sample standard deviation, n - 1) and min … max, over the runs with two samples or more. */
-static int spread(struct rt_store *store, const char *job, int md)
+/* --job: how the figures spread over the job's runs (the document's "spread"), as hyperfine
+ * gives it: mean ± σ and min … max; nothing under two runs. */
+static void print_spread(struct jr *r, int md)
 {
-    struct rt_store_rows *q =
-        rt_store_rows_open(store, "SELECT id FROM runs WHERE job_name = ?1 ORDER BY id");
-    if (!q) {
-        rt_err("summary: cannot read the database: %s", rt_store_error(store));
-        return -1;
-    }
-    rt_store_rows_bind_t(q, 1, job);
-    int64_t *ids = NULL;
-    size_t n = 0, cap = 0;
-    while (rt_store_rows_next(q) == 1)
-        *RT_PUSH(ids, n, cap) = rt_store_rows_i(q, 0);
-    rt_store_rows_close(q);
-    /* each run's figures (NAN: the run has none), then the statistics over them */
-    double *vals = xcalloc(n * NFIG + 1, sizeof(double));
-    size_t used = 0;
-    int rc = 0;
-    struct rt_buf json = {0};
-    for (size_t i = 0; i < n; i++) {
-        struct jr r;
-        int skip;
-        if (load_run(store, ids[i], &json, &r, &skip) != 0) {
-            rc = -1;
-            break;
-        }
-        if (skip)
-            continue;
-        for (int f = 0; f < NFIG; f++)
-            vals[used * NFIG + (size_t)f] = figure(&r, f);
-        used++;
-        rt_json_close(r.doc);
-    }
-    rt_buf_free(&json);
-    free(ids);
-    double mean[NFIG], sd[NFIG], lo[NFIG], hi[NFIG];
-    int cnt[NFIG];
-    for (int f = 0; f < NFIG; f++) {
-        double sum = 0, sq = 0;
-        cnt[f] = 0;
-        for (size_t i = 0; i < used; i++) {
-            double v = vals[i * NFIG + (size_t)f];
-            if (isnan(v))
-                continue;
-            lo[f] = cnt[f] ? fmin(lo[f], v) : v;
-            hi[f] = cnt[f] ? fmax(hi[f], v) : v;
-            sum += v;
-            cnt[f]++;
-        }
-        mean[f] = cnt[f] ? sum / cnt[f] : RT_NAN;
-        for (size_t i = 0; i < used; i++) {
-            double v = vals[i * NFIG + (size_t)f];
-            if (!isnan(v))
-                sq += (v - mean[f]) * (v - mean[f]);
-        }
-        sd[f] = cnt[f] > 1 ? sqrt(sq / (cnt[f] - 1)) : RT_NAN;
-    }
-    free(vals);
-    if (rc != 0 || used < 2)
-        return rc;
-    char t[160], a[48], b[48], c[48], d[48];
-    printf("\n%sspread over %zu runs\n\n", md ? "### " : "", used);
+    double runs = jd(r, "$.spread.runs");
+    if (isnan(runs) || runs < 2)
+        return;
+    char t[160], a[48], b[48], c[48], d[48], path[96];
+    printf("\n%sspread over %.0f runs\n\n", md ? "### " : "", runs);
     if (md)
         printf("| figure | mean ± σ | min … max |\n|---|---|---|\n");
     else
         printf("  %-14s %26s  %s\n", "", "mean \u00b1 \u03c3", "min \u2026 max"); /* 24 columns */
-    for (int f = 0; f < NFIG; f++) {
-        if (cnt[f] == 0)
+    for (int f = 0; f < RT_SUMMARY_NFIGURES; f++) {
+        const struct rt_summary_figure *fg = &rt_summary_figures[f];
+        double v[5];
+        static const char *const k[5] = {"n", "mean", "sd", "min", "max"};
+        for (int i = 0; i < 5; i++) {
+            snprintf(path, sizeof(path), "$.spread.figures.%s.%s", fg->key, k[i]);
+            v[i] = jd(r, path);
+        }
+        if (!(v[0] > 0))
             continue;
-        human(a, sizeof(a), mean[f], figures[f].unit);
-        human(b, sizeof(b), sd[f], figures[f].unit);
-        human(c, sizeof(c), lo[f], figures[f].unit);
-        human(d, sizeof(d), hi[f], figures[f].unit);
+        human(a, sizeof(a), v[1], fg->unit);
+        human(b, sizeof(b), v[2], fg->unit);
+        human(c, sizeof(c), v[3], fg->unit);
+        human(d, sizeof(d), v[4], fg->unit);
         snprintf(t, sizeof(t), "%s \u00b1 %s", a, b);
         if (md)
-            printf("| %s | %s | %s \u2026 %s |\n", figures[f].label, t, c, d);
+            printf("| %s | %s | %s \u2026 %s |\n", fg->label, t, c, d);
         else
             /* ± is one column in two bytes */
-            printf("  %-14s %25s  %s \u2026 %s\n", figures[f].label, t, c, d);
+            printf("  %-14s %25s  %s \u2026 %s\n", fg->label, t, c, d);
     }
-    return 0;
 }
 
 enum { OPT_SERVER = 1, OPT_COMPARE, OPT_SLURM_JOB };
@@ -813,7 +727,7 @@ const struct cmd_def cmd_summary_def = {
         "tree and system: mean, p50, p95, max), what to request next time, how much\n"
         "of the host and of the allocation it used, its processes grouped by name.\n"
         "--job: every run of the job together, then how the runs spread (mean \u00b1 \u03c3,\n"
-        "min \u2026 max); --compare: two runs side by side.",
+        "min \u2026 max); --compare: two runs side by side. Each in JSON too.",
     .opts = summary_opts,
 };
 
@@ -888,10 +802,6 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
         return cmd_cluster_summary(db_path, cmd_dbs_slurm(), fmt);
 
     if (cmp[0]) {
-        if (fmt == 1) {
-            rt_err("summary: --compare prints text or markdown (use --format json per run)");
-            return RT_EXIT_USAGE;
-        }
         int64_t id[2];
         struct rt_store *st = cmd_open_db(db_path, RT_STORE_READ, cmp[1], &id[1], NULL);
         if (!st)
@@ -899,10 +809,19 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
         rt_store_close(st);
         if (!(st = cmd_open_db(db_path, RT_STORE_READ, cmp[0], &id[0], NULL)))
             return RT_EXIT_USAGE;
-        int crc = compare(st, id, fmt == 2);
+        struct rt_buf json = {0};
+        char err[512];
+        int bad = 0, crc = rt_summary_compare_json(st, id, &json, &bad, err, sizeof(err));
         rt_store_close(st);
+        if (crc != 0) {
+            rt_err("summary: %s", err);
+            rt_buf_free(&json);
+            return bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+        }
+        crc = cmd_summary_write(json.p, json.len, fmt, print_compare);
+        rt_buf_free(&json);
         if (crc != 0)
-            return crc == -2 ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+            return RT_EXIT_FAILURE;
         return cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
     }
     const char *which = o.job ? NULL : (run ? run : "latest"); /* --job: no one run */
@@ -919,20 +838,10 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
         rt_buf_free(&json);
         goto out;
     }
-    if (fmt == 1) {
-        fwrite(json.p, 1, json.len, stdout);
-        putchar('\n');
-    } else {
-        if (cmd_summary_print(json.p, json.len, fmt == 2) != 0) {
-            rc = RT_EXIT_FAILURE;
-            rt_buf_free(&json);
-            goto out;
-        }
-        if (o.job && spread(store, o.job, fmt == 2) != 0) {
-            rc = RT_EXIT_FAILURE;
-            rt_buf_free(&json);
-            goto out;
-        }
+    if (cmd_summary_write(json.p, json.len, fmt, print_summary) != 0) {
+        rc = RT_EXIT_FAILURE;
+        rt_buf_free(&json);
+        goto out;
     }
     rt_buf_free(&json);
     rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */

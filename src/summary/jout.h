@@ -12,4 +12,8 @@ void j_key(struct rt_buf *b, int *first, const char *k);
 /* A string, NULL as null. */
 void j_str(struct rt_buf *b, const char *s);
 
+struct rt_store;
+/* --job's "spread" object (across.c), appended; -1 with a message in err. */
+int j_spread(struct rt_store *store, const char *job, struct rt_buf *out, char *err, size_t errlen);
+
 #endif

@@ -1743,8 +1743,8 @@ static void emit_cpu_time(struct ctx *c, const struct top *t, struct rt_buf *b)
     rt_buf_puts(b, "}");
 }
 
-int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
-                    int *bad_input, char *err, size_t errlen)
+static int summary_doc(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
+                       int *bad_input, char *err, size_t errlen)
 {
     struct ctx c;
     memset(&c, 0, sizeof(c));
@@ -1826,5 +1826,21 @@ out:
     rt_store_read_end(store);
     free_side(&c.proc);
     free_side(&c.sys);
+    return rc;
+}
+
+int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
+                    int *bad_input, char *err, size_t errlen)
+{
+    rt_store_read_begin(store); /* one snapshot for the document and its spread */
+    int rc = summary_doc(store, o, out, bad_input, err, errlen);
+    if (rc == 0 && o->job) {
+        /* --job: how its runs spread (across.c), the document's last key */
+        out->len--; /* its closing brace */
+        rt_buf_puts(out, ", \"spread\": ");
+        rc = j_spread(store, o->job, out, err, errlen);
+        rt_buf_puts(out, "}");
+    }
+    rt_store_read_end(store);
     return rc;
 }

@@ -80,6 +80,34 @@ check "compare: an unknown run: exit 2" "$?:$(grep -c 'no run 99' cmp99.err)" "2
 "$RTRACK" summary --db fx.db --run 10 --compare 10 12 >/dev/null 2>cmpr.err
 check "compare: with --run: exit 2" "$?" 2
 
+# --format json: the same hand figures (above) for programs; the per cent rounded to 1 dp here
+"$RTRACK" summary --db fx.db --compare 10 12 --format json >cmp.json
+check "compare, json: exit 0" "$?" 0
+check "compare, json: the runs, their status and recommendations" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("|".join("%s %s %s: %s" % (r["run"]["id"], r["run"]["status"], r["run"]["exit_code"],
+                                 r["recommendation"]["text"]) for r in d["runs"]))' cmp.json)" \
+    "10 finished 0: 2 vCPUs, 512 MiB memory|12 finished 0: 2 vCPUs, 512 MiB memory"
+check "compare, json: each figure of both, the delta and the delta in %" "$(python3 -c '
+import json, sys
+n = lambda x: "null" if x is None else "%g" % round(x, 1)
+for k, f in json.load(open(sys.argv[1]))["figures"].items():
+    print(k, *map(n, f["values"]), n(f["delta"]), n(f["delta_pct"]))' cmp.json)" \
+    "wall_time_s 4 2 -2 -50
+cpu_time_s 6 4 -2 -33.3
+cores_mean 1.5 2 0.5 33.3
+cores_max 2 3 1 50
+memory_mean_mib 162.5 300 137.5 84.6
+peak_memory_mib 300 400 100 33.3
+disk_read_bytes 0 0 0 null
+disk_write_bytes 2048 0 -2048 -100
+gpu_usage_mean null null null null
+vram_max_mib null null null null"
+"$RTRACK" summary --db fx.db --compare 10 12 --format markdown >cmp.md
+check "compare, markdown: the memory row" "$(grep -F '| memory mean |' cmp.md)" \
+    "| memory mean | 162.5 MiB | 300.0 MiB | +137.5 MiB (+84.6 %) |"
+
 # --- --job build: how runs 10, 12 and 13 spread ------------------------------------------------
 # run 13 by hand: 6 s; CPU 2 s; cores 1, 1, 1; PSS 100 MiB x 3; peak max(100, 500 kernel) = 500.
 # wall 4, 2, 6: mean 4, σ = sqrt((0 + 4 + 4) / 2) = 2; CPU 6, 4, 2: the same; cores mean 1.5, 2,
@@ -104,6 +132,82 @@ check "job: the spread over the runs" "$(sed -n '/^spread over/,$p' job.txt)" \
 "$RTRACK" summary --db fx.db --job build --format markdown >job.md
 check "job, markdown: the spread's rows" "$(grep -c '^| \(wall time\|peak memory\) |' job.md):$(grep -F '| peak memory | 400.0 MiB ± 100.0 MiB | 300.0 MiB … 500.0 MiB |' job.md)" \
     "2:| peak memory | 400.0 MiB ± 100.0 MiB | 300.0 MiB … 500.0 MiB |"
+
+# --format json: the same hand figures (above); the σ rounded to 1 dp here
+"$RTRACK" summary --db fx.db --job build --format json >job.json
+check "job, json: exit 0" "$?" 0
+check "job, json: the spread over 3 runs: n, mean, sd, min, max of each figure" "$(python3 -c '
+import json, sys
+n = lambda x: "null" if x is None else "%g" % round(x, 1)
+s = json.load(open(sys.argv[1]))["spread"]
+print("runs", s["runs"])
+for k, f in s["figures"].items():
+    print(k, f["n"], n(f["mean"]), n(f["sd"]), n(f["min"]), n(f["max"]))' job.json)" \
+    "runs 3
+wall_time_s 3 4 2 2 6
+cpu_time_s 3 4 2 2 6
+cores_mean 3 1.5 0.5 1 2
+cores_max 3 2 1 1 3
+memory_mean_mib 3 187.5 102.3 100 300
+peak_memory_mib 3 400 100 300 500
+disk_read_bytes 3 0 0 0 0
+disk_write_bytes 3 682.7 1182.4 0 2048
+gpu_usage_mean 0 null null null null
+vram_max_mib 0 null null null null"
+# the keys of one run's document stay as they were: --job's adds "spread", last, and only it
+"$RTRACK" summary --db fx.db --run 13 --format json >run13.json
+check "job, json: the document's keys are one run's and then \"spread\"" "$(python3 -c '
+import json, sys
+one, job = (list(json.load(open(f))) for f in sys.argv[1:])
+print(job == one + ["spread"])' run13.json job.json)" True
+# a job of one run (run 11, 11002 - 11000 = 2 s, named in a copy): the spread of that run alone,
+# its sd null (n < 2); the text shows no spread
+cp fx.db one.db
+q one.db "UPDATE runs SET job_name = 'train' WHERE id = 11"
+"$RTRACK" summary --db one.db --job train --format json >train.json
+check "job of one run, json: n 1, the run's value, sd null" "$(python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["spread"]
+w = s["figures"]["wall_time_s"]
+print(s["runs"], w["n"], w["mean"], w["sd"], w["min"], w["max"])' train.json)" "1 1 2 None 2 2"
+check "job of one run, text: no spread" "$("$RTRACK" summary --db one.db --job train | grep -c '^spread over')" 0
+
+# the text is read from the JSON: each figure of the compare table and of the spread, read back
+# from the text (3 significant digits), is the JSON's figure
+agree() { # TEXT JSON compare|spread
+    python3 - "$@" <<'PY'
+import json, re, sys
+text, doc, kind = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), sys.argv[3]
+labels = {"wall time": ("wall_time_s", "s"), "CPU time": ("cpu_time_s", "s"),
+          "cores mean": ("cores_mean", ""), "cores max": ("cores_max", ""),
+          "memory mean": ("memory_mean_mib", "MiB"), "peak memory": ("peak_memory_mib", "MiB"),
+          "disk read": ("disk_read_bytes", "B"), "disk written": ("disk_write_bytes", "B")}
+scale = {"B": {"B": 1, "KiB": 1024, "MiB": 2**20}, "MiB": {"KiB": 1 / 1024, "MiB": 1, "GiB": 1024},
+         "s": {"s": 1}, "": {"": 1}}
+num = r"[-+±]?[0-9.]+(?: (?:B|KiB|MiB|GiB|s))?"
+def val(t, unit):
+    m = re.fullmatch(r"([-+±]?)([0-9.]+) ?(\S*)", t)
+    return (-1 if m[1] == "-" else 1) * float(m[2]) * scale[unit][m[3]]
+def same(t, j, unit):
+    return j is not None and abs(val(t, unit) - j) <= max(abs(j) * 0.005, 0.005)
+rows = 0
+for label, (key, unit) in labels.items():
+    m = re.search(r"^  %s +(.*)$" % label, text.split("spread over")[-1], re.M)
+    cells = re.findall(num, m[1])
+    if kind == "compare":
+        f = doc["figures"][key]
+        pct = re.search(r"\(([-+]?[0-9.]+) %\)", m[1])
+        ok = all(same(c, v, unit) for c, v in zip(cells[:3], f["values"] + [f["delta"]]))
+        ok = ok and (pct is None and f["delta_pct"] is None or same(pct[1], f["delta_pct"], ""))
+    else:
+        f = doc["spread"]["figures"][key]
+        ok = all(same(c, f[k], unit) for c, k in zip(cells, ("mean", "sd", "min", "max")))
+    rows += ok
+print(rows)
+PY
+}
+check "compare: the text's figures are the JSON's (8 rows)" "$(agree cmp.txt cmp.json compare)" 8
+check "job: the text's spread is the JSON's (8 rows)" "$(agree job.txt job.json spread)" 8
 
 # --- runs: filters, quoting, width ---------------------------------------------------------------
 ids() { awk 'NR > 1 { printf "%s ", $1 }'; }

@@ -75,7 +75,11 @@
  *                "total_s", "source" ("kernel" | "sampled": the per-process rows added up)} |
  *               null (no tree, or neither figure),
  *   "server": Keeper's cheapest matching server object, or null (not asked / offline), and
- *             then "server_error": why not, when it was asked for
+ *             then "server_error": why not, when it was asked for,
+ *   "spread" (--job only, last): how the job's runs spread, as hyperfine gives it:
+ *             {"runs" (the runs counted: those with two samples or more), "figures": {FIGURE:
+ *             {"n" (the runs that have the figure), "mean", "sd" (the sample standard deviation,
+ *             n - 1; null for n < 2), "min", "max"} (mean, min and max null for n = 0)}}
  * }
  * METRICS = {"cpu_cores", "memory_mib", "disk_read_bytes_per_s", "disk_write_bytes_per_s",
  *            "net_recv_bytes_per_s", "net_sent_bytes_per_s", "gpu_usage", "gpu_vram_mib",
@@ -108,5 +112,18 @@ long rt_round_memory(double mib);
  * when the cause is the request (unknown run, too few samples, unknown job): exit code 2. */
 int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
                     int *bad_input, char *err, size_t errlen);
+
+/* The figures runs are compared by and a job's runs spread over: the key in the JSON, the label
+ * for people, the unit ("s", "cores", "MiB", "B", "gpus"). */
+#define RT_SUMMARY_NFIGURES 10
+struct rt_summary_figure {
+    const char *key, *label, *unit;
+};
+extern const struct rt_summary_figure rt_summary_figures[RT_SUMMARY_NFIGURES];
+
+/* Append the document of two runs side by side (above). 0 on success; -1 with a message in
+ * err, and *bad_input set when the cause is the request (a run with too few samples). */
+int rt_summary_compare_json(struct rt_store *store, const int64_t id[2], struct rt_buf *out,
+                            int *bad_input, char *err, size_t errlen);
 
 #endif
