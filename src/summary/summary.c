@@ -382,6 +382,7 @@ enum col {
     COL_S_VRAM,
     COL_S_GPUS,
     COL_S_SPACE,
+    COL_DT,
     COL_N,
     NONE = -1
 };
@@ -417,6 +418,7 @@ static const char *const col_names[COL_N] = {
     [COL_S_VRAM] = "system_gpu_vram_mib",
     [COL_S_GPUS] = "system_gpu_utilized",
     [COL_S_SPACE] = "system_disk_space_used_gb",
+    [COL_DT] = "interval_s",
 };
 
 enum { SIDE_PROC, SIDE_SYS };
@@ -546,8 +548,22 @@ static double run_interval(struct ctx *c, int64_t run)
 }
 
 /* One sample (row `index` of the pass) into both sides' series and totals and the sparklines. */
-static void add_sample(struct ctx *c, const double *v, size_t index)
+/* The metrics that are rates over the sample's interval (the others are levels: memory, GPU
+ * busy, VRAM) */
+static int is_rate(int m)
 {
+    return m == M_CPU || m == M_DREAD || m == M_DWRITE || m == M_NRECV || m == M_NSENT;
+}
+
+/* `nominal`: the run's requested interval. A sample over less than half of it (the final one,
+ * taken when the job ended just after a periodic sample) leaves its rates out of the statistics:
+ * over a few milliseconds the kernel's 10 ms CPU ticks make a rate noise (one tick over 4 ms is
+ * 2.5 cores), which a max or a p95 would report as the job's. Its seconds and bytes still count
+ * in the totals, its levels in theirs. `first`: the run's first sample. */
+static void add_sample(struct ctx *c, const double *v, size_t index, double nominal, int first)
+{
+    /* (the run's only sample stays: a rate of a few milliseconds is all there is of it) */
+    int short_dt = !first && !isnan(nominal) && !isnan(v[COL_DT]) && v[COL_DT] < nominal / 2;
     struct side *sides[2] = {&c->proc, &c->sys};
     int tree = !isnan(v[COL_P_PID]);
     if (tree)
@@ -565,7 +581,7 @@ static void add_sample(struct ctx *c, const double *v, size_t index)
     }
     for (int k = 0; k < 2; k++) {
         for (int m = 0; m < M_N; m++)
-            if (metric_col[k][m] != NONE)
+            if (metric_col[k][m] != NONE && !(short_dt && is_rate(m)))
                 push(&sides[k]->s[m], v[metric_col[k][m]], c->rows);
         for (int t = 0; t < 4; t++)
             if (total_col[k][t] != NONE && !isnan(v[total_col[k][t]])) {
@@ -579,6 +595,8 @@ static void add_sample(struct ctx *c, const double *v, size_t index)
     if (bucket >= SPARK_N)
         bucket = SPARK_N - 1;
     for (int k = 0; k < 4; k++) {
+        if (short_dt && (k == 0 || k == 2)) /* CPU and I/O: rates */
+            continue;
         double x = v[spark_col[tree ? SIDE_PROC : SIDE_SYS][k]];
         if (!isnan(x) && (!c->spark_has[k][bucket] || x > c->spark[k][bucket])) {
             c->spark[k][bucket] = x;
@@ -644,12 +662,13 @@ static int collect(struct ctx *c)
         for (int i = 0; i < nsel; i++)
             v[sel[i]] = got[i];
         int64_t id = (int64_t)v[COL_RUN];
-        if (id != cur) {
+        int first = id != cur;
+        if (first) {
             py_run_close(c, &run);
             run.interval = run_interval(c, id);
             cur = id;
         }
-        add_sample(c, v, total++);
+        add_sample(c, v, total++, run.interval, first);
         py_run_add(&run, v);
     }
     py_run_close(c, &run);

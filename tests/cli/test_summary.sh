@@ -246,6 +246,22 @@ RTRACK_KEEPER_URL=http://127.0.0.1:$port "$RTRACK" summary --db fx.db --run 1 --
 check "offline: exit 0, everything else still there" "$?,$(grep -c '^next time    2 vCPUs' off.txt)" "0,1"
 check "offline: one line says why" "$(grep -c 'no server recommendation: 127.0.0.1 not reachable' off.txt)" 1
 
+# --- a final sample over a few milliseconds: its rates are noise of the kernel's 10 ms CPU ticks
+# (one tick over 4 ms reads as 2.5 cores), so they stay out of the statistics (a max or p95 would
+# report them as the job's) while the run's other samples are there. A sleeping job, its final
+# sample set by hand to 4 ms at 2 cores (the clamp of a host of 2): the max is the sleep's ~0.
+"$RTRACK" run --quiet --db short.db --interval 0.25 -- sleep 1
+q short.db "UPDATE samples SET interval_s = 0.004, proc_cpu_usage = 2.0 WHERE kind = 'final'"
+cores() { "$RTRACK" summary --db "$1" --format json | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["process"]["cpu_cores"]["max"] if j["process"]["cpu_cores"] else None)'; }
+check_range "short final: the max cores is the periodic samples' (a sleep)" "$(cores short.db)" 0 0.2
+# the same sample at a full interval is a real 2 cores and counts
+q short.db "UPDATE samples SET interval_s = 0.25 WHERE kind = 'final'"
+check "short final: at a full interval it counts" "$(cores short.db)" 2
+# a run whose only sample is its final one keeps it: a rate of a few milliseconds is all there is
+"$RTRACK" run --quiet --db only.db --interval 5 -- true
+q only.db "UPDATE samples SET interval_s = 0.004, proc_cpu_usage = 1.5 WHERE kind = 'final'"
+check "short final: a run's only sample stays" "$(cores only.db)" 1.5
+
 # --- bad input: message, exit 2, nothing on stdout ---------------------------------------------
 bad() { # NAME EXPECTED-MESSAGE ARGS...
     local name=$1 msg=$2
