@@ -146,6 +146,70 @@ job 2 10 11 4 27.5 896 640 43.8 2048
 check "summary --slurm-job: the text has a row per node, the total and sbatch" \
     "$(grep -c -E '^  (a|b|job total) ' job.txt) $(grep -c -- '^next time: sbatch --nodes=2' job.txt)" "3 1"
 
+# the report of the job: its nodes' table first, with the figures worked out by hand above (wall:
+# a 1000 -> 1010 = 10 s, b 1000.5 -> 1009 = 8.5 s, the job 10 s; CPU a 5 s, b 6 s, the job 11 s; cores allocated 2, 2, 4; CPU efficiency 25, 30, 27.5 %;
+# peaks 640, 256, 896 MiB; allocated 1024, 1024, 2048 MiB; memory efficiency 62.5, 25, 43.75 %),
+# and the same sbatch options
+"$RTRACK" report --db a.db --db b.db --slurm-job 77 -o job.html
+check "report --slurm-job: exit 0" "$?" 0
+# job_table FILE: the cells of the slurm-nodes table, a line per row (head, body, foot), then the
+# sbatch options
+job_table() { python3 - "$1" <<'PY'
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.depth, self.rows, self.row, self.cell, self.code = 0, [], None, None, None
+    def handle_starttag(self, tag, attrs):
+        cls = (dict(attrs).get("class") or "").split()
+        if tag == "table" and (self.depth or "slurm-nodes" in cls):
+            self.depth += 1
+        elif self.depth and tag == "tr":
+            self.row = []
+        elif self.depth and tag in ("td", "th") and self.row is not None:
+            self.cell = ""
+        elif tag == "code" and "sbatch" in cls:
+            self.code = ""
+    def handle_endtag(self, tag):
+        if tag == "table" and self.depth:
+            self.depth -= 1
+        elif tag in ("td", "th") and self.cell is not None:
+            self.row.append(self.cell.strip())
+            self.cell = None
+        elif tag == "tr" and self.row is not None:
+            self.rows.append(" | ".join(self.row))
+            self.row = None
+        elif tag == "code" and self.code is not None:
+            self.rows.append(self.code)
+            self.code = None
+    def handle_data(self, d):
+        if self.cell is not None:
+            self.cell += d
+        if self.code is not None:
+            self.code += d
+p = P()
+p.feed(open(sys.argv[1]).read())
+print("\n".join(p.rows))
+PY
+}
+want_table="node | steps | wall | CPU time | cores allocated | CPU efficiency | peak memory | allocated memory | memory efficiency
+a | 0,1 | 10.0 s | 5.00 s | 2 | 25.0 % | 640.0 MiB | 1.00 GiB | 62.5 %
+b | 0 | 8.50 s | 6.00 s | 2 | 30.0 % | 256.0 MiB | 1.00 GiB | 25.0 %
+job total | - | 10.0 s | 11.0 s | 4 | 27.5 % | 896.0 MiB | 2.00 GiB | 43.8 %
+sbatch --nodes=2 --ntasks-per-node=1 --cpus-per-task=1 --mem=1G --time=0:01:00"
+check "report --slurm-job: the nodes' table and sbatch, by hand" "$(job_table job.html)" "$want_table"
+"$RTRACK" report --db a.db --db b.db -o nojob.html
+check "report without --slurm-job: no job table" "$(grep -c 'slurm-nodes' nojob.html)" 0
+if command -v chromium >/dev/null 2>&1; then
+    # as a browser reads it: the DOM headless chromium builds from the page
+    timeout 60 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" \
+        --dump-dom "file://$T/job.html" >job.dom 2>chromium.err
+    check "report --slurm-job: the same table in the browser's DOM" "$(job_table job.dom)" "$want_table"
+else
+    skip "headless chromium is not on PATH: the report's DOM not checked"
+fi
+
 # --- 3. a real Slurm: Debian's slurmctld and slurmd, one node (this machine), munge ----------
 # The SPANK plugin in plugstack.conf records every step; the jobs name no rtrack.
 unset TMPDIR
