@@ -52,7 +52,7 @@ row() { printf '%s\t%s\t%s\n' "$@" >>"$ROWS"; } # MODE WHAT VALUE
 recorder_pid() {
     local f
     for f in /proc/[0-9]*/cmdline; do
-        if tr '\0' ' ' <"$f" 2>/dev/null | grep -qF -- " record --db $T/sdb/"; then
+        if tr '\0' ' ' 2>/dev/null <"$f" | grep -qF -- " record --db $T/sdb/"; then
             f=${f%/cmdline}
             echo "${f#/proc/}"
             return 0
