@@ -204,6 +204,7 @@ static const char css[] =
     "thead th{background:#eee}"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     "table.facts th{font-weight:600;background:#f4f4f4;white-space:nowrap}"
+    "table.slurm-nodes th{white-space:nowrap}"
     "table.facts td{overflow-wrap:anywhere}"
     "code,pre{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace}"
     "pre.metaflow{border:1px solid #999;border-left:4px solid #333;padding:6px 10px;"
