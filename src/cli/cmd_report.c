@@ -8,6 +8,7 @@
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
+#include "rtrack/summary/cluster.h"
 #include "rtrack/summary/report.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
@@ -31,7 +32,9 @@ enum { OPT_SERVER = 1, OPT_SLURM_JOB };
 static const struct cmd_opt report_opts[] = {
     {"db", 'd', "FILE", "database (default rtrack.db); again, or a glob, to read several as one",
      "RTRACK_DB", 'd'},
-    {"slurm-job", 0, "ID", "the runs of this Slurm job only", NULL, OPT_SLURM_JOB},
+    {"slurm-job", 0, "ID",
+     "the runs of this Slurm job only, its nodes against its allocation first", NULL,
+     OPT_SLURM_JOB},
     {"run", 'r', "ID|latest", "run to report (default latest)", NULL, 'r'},
     {"output", 'o', "FILE", "the HTML file to write (required; - = stdout)", NULL, 'o'},
     {"recommend-server", 0, NULL,
@@ -102,7 +105,7 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
         return RT_EXIT_USAGE;
     int rc;
     char err[600];
-    struct rt_buf summary = {0}, page = {0};
+    struct rt_buf summary = {0}, page = {0}, job = {0};
     struct rt_summary_opts so = {
         .run_id = run_id,
         .recommend_server = server,
@@ -116,8 +119,14 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
     if (rt_summary_json(store, &so, &summary, &bad_input, err, sizeof(err)) != 0) {
         rt_err("%s", err[0] ? err : "report: cannot summarize the run");
         rc = bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
-    } else if (rt_report_html(store, run_id, summary.p ? summary.p : "", &page, err, sizeof(err)) !=
-               0) {
+    } else if (cmd_dbs_slurm() &&
+               rt_cluster_json(store, cmd_dbs_slurm(), &job, &bad_input, err, sizeof(err)) != 0) {
+        /* --slurm-job: the job's nodes come first on the page */
+        rt_err("%s", err);
+        rc = bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+    } else if (rt_report_html_job(store, run_id, summary.p ? summary.p : "",
+                                  cmd_dbs_slurm() ? (job.p ? job.p : "") : NULL, &page, err,
+                                  sizeof(err)) != 0) {
         rt_err("%s", err);
         rc = RT_EXIT_FAILURE;
     } else {
@@ -128,6 +137,7 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
         rc = RT_EXIT_FAILURE;
     rt_buf_free(&summary);
     rt_buf_free(&page);
+    rt_buf_free(&job);
     rt_store_close(store);
     return rc;
 }

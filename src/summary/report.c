@@ -204,6 +204,7 @@ static const char css[] =
     "thead th{background:#eee}"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     "table.facts th{font-weight:600;background:#f4f4f4;white-space:nowrap}"
+    "table.slurm-nodes th{white-space:nowrap}"
     "table.facts td{overflow-wrap:anywhere}"
     "code,pre{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace}"
     "pre.metaflow{border:1px solid #999;border-left:4px solid #333;padding:6px 10px;"
@@ -1565,10 +1566,118 @@ static int section_charts(struct page *p, int64_t run_id)
     return rc;
 }
 
+/* --- the Slurm job -----------------------------------------------------------------------------
+ */
+
+/* One row of the job's table from the cluster JSON (cluster.h) at `at` ("$.nodes[0]", "$.job"):
+ * wall, CPU time, cores allocated, CPU efficiency, peak, allocated memory, memory efficiency. */
+static void job_cells(struct page *p, const char *at)
+{
+    static const struct {
+        const char *key;
+        int kind; /* 0 duration, 1 number, 2 percent, 3 MiB */
+    } col[] = {{"wall_s", 0},        {"cpu_s", 0},           {"alloc_cpus", 1},
+               {"cpu_eff_pct", 2},   {"memory_peak_mib", 3}, {"alloc_memory_mib", 3},
+               {"memory_eff_pct", 2}};
+    for (size_t i = 0; i < RT_ARRAY_LEN(col); i++) {
+        char b[48];
+        double v;
+        const char *t = "-";
+        if (jnumf(p, &v, "%s.%s", at, col[i].key))
+            t = col[i].kind == 0   ? rt_fmt_duration(b, sizeof(b), v)
+                : col[i].kind == 1 ? rt_fmt_plain(b, sizeof(b), v, 2)
+                : col[i].kind == 2 ? rt_fmt_pct(b, sizeof(b), v)
+                                   : rt_fmt_mib(b, sizeof(b), v);
+        putf(p, "<td class=\"n\">%s</td>", t);
+    }
+}
+
+/* The report of a Slurm job (--slurm-job): its nodes, the job's total, the sbatch options for
+ * next time, as `rtrack summary --slurm-job` gives them (job_json: rt_cluster_json()). */
+static int section_slurm_job(struct page *p, const char *job_json)
+{
+    char why[256];
+    struct rt_json *run_doc = p->doc;
+    if (!(p->doc = rt_json_open(job_json, strlen(job_json), why, sizeof(why)))) {
+        snprintf(p->err, p->errlen, "report: cannot read the slurm job: %s", why);
+        p->doc = run_doc;
+        return -1;
+    }
+    char *id = jstr(p, "$.slurm_job");
+    put(p, "<section class=\"slurm-job\"><h2>Slurm job ");
+    put_esc(p, id ? id : "-");
+    put(p, "</h2>\n<p class=\"muted\">what each node used against what Slurm allocated it "
+           "(CPU efficiency: CPU time / (cores allocated &#215; the job's wall time), as seff "
+           "computes it); this page's other sections are one run of the job</p>\n"
+           "<table class=\"top slurm-nodes\">\n<thead><tr><th>node</th><th>steps</th>"
+           "<th class=\"n\">wall</th><th class=\"n\">CPU time</th>"
+           "<th class=\"n\">cores allocated</th><th class=\"n\">CPU efficiency</th>"
+           "<th class=\"n\">peak memory</th><th class=\"n\">allocated memory</th>"
+           "<th class=\"n\">memory efficiency</th></tr></thead>\n<tbody>\n");
+    for (int i = 0;; i++) {
+        char at[64], path[96];
+        snprintf(at, sizeof(at), "$.nodes[%d]", i);
+        if (rt_json_get(p->doc, at, NULL) <= RT_JSON_ABSENT)
+            break;
+        snprintf(path, sizeof(path), "%s.node", at);
+        char *node = jstr(p, path);
+        snprintf(path, sizeof(path), "%s.array_task_id", at);
+        char *task = jstr(p, path);
+        snprintf(path, sizeof(path), "%s.steps", at);
+        char *steps = jstr(p, path);
+        put(p, "<tr><td>");
+        put_esc(p, node ? node : "-");
+        if (task) {
+            put(p, " [");
+            put_esc(p, task);
+            put(p, "]");
+        }
+        put(p, "</td><td>");
+        put_esc(p, steps ? steps : "-");
+        put(p, "</td>");
+        job_cells(p, at);
+        put(p, "</tr>\n");
+        free(node);
+        free(task);
+        free(steps);
+    }
+    put(p, "</tbody>\n<tfoot><tr><th>job total</th><td>-</td>");
+    job_cells(p, "$.job");
+    put(p, "</tr></tfoot>\n</table>\n");
+    char *sb = jstr(p, "$.job.sbatch");
+    if (sb) {
+        put(p, "<p class=\"rec\">next time: <code class=\"sbatch\">sbatch ");
+        put_esc(p, sb);
+        put(p, "</code></p>\n");
+    }
+    double mx;
+    if (jnum(p, "$.job.memory_peak_max_node_mib", &mx)) {
+        char b[48];
+        putf(p,
+             "<p class=\"muted how\">the job's total adds the nodes' CPU time, cores, memory and "
+             "peaks; --mem is per node: the largest node peaked at %s</p>\n",
+             rt_fmt_mib(b, sizeof(b), mx));
+    }
+    put(p, "</section>\n");
+    free(id);
+    free(sb);
+    free(p->val);
+    p->val = NULL;
+    rt_json_close(p->doc);
+    p->doc = run_doc;
+    return 0;
+}
+
 /* --- the page ------------------------------------------------------------------------------- */
 
 int rt_report_html(struct rt_store *store, int64_t run_id, const char *summary_json,
                    struct rt_buf *out, char *err, size_t errlen)
+{
+    return rt_report_html_job(store, run_id, summary_json, NULL, out, err, errlen);
+}
+
+int rt_report_html_job(struct rt_store *store, int64_t run_id, const char *summary_json,
+                       const char *slurm_job_json, struct rt_buf *out, char *err, size_t errlen)
 {
     struct page pg = {.store = store, .out = out, .err = err, .errlen = errlen};
     struct page *p = &pg;
@@ -1621,6 +1730,8 @@ int rt_report_html(struct rt_store *store, int64_t run_id, const char *summary_j
     free(host);
 
     section_banner(p);
+    if (slurm_job_json && section_slurm_job(p, slurm_job_json) != 0)
+        goto out;
     if (section_run(p) != 0)
         goto out;
     section_recommendation(p);

@@ -146,98 +146,78 @@ job 2 10 11 4 27.5 896 640 43.8 2048
 check "summary --slurm-job: the text has a row per node, the total and sbatch" \
     "$(grep -c -E '^  (a|b|job total) ' job.txt) $(grep -c -- '^next time: sbatch --nodes=2' job.txt)" "3 1"
 
+# the report of the job: its nodes' table first, with the figures worked out by hand above (wall:
+# a 1000 -> 1010 = 10 s, b 1000.5 -> 1009 = 8.5 s, the job 10 s; CPU a 5 s, b 6 s, the job 11 s; cores allocated 2, 2, 4; CPU efficiency 25, 30, 27.5 %;
+# peaks 640, 256, 896 MiB; allocated 1024, 1024, 2048 MiB; memory efficiency 62.5, 25, 43.75 %),
+# and the same sbatch options
+"$RTRACK" report --db a.db --db b.db --slurm-job 77 -o job.html
+check "report --slurm-job: exit 0" "$?" 0
+# job_table FILE: the cells of the slurm-nodes table, a line per row (head, body, foot), then the
+# sbatch options
+job_table() { python3 - "$1" <<'PY'
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.depth, self.rows, self.row, self.cell, self.code = 0, [], None, None, None
+    def handle_starttag(self, tag, attrs):
+        cls = (dict(attrs).get("class") or "").split()
+        if tag == "table" and (self.depth or "slurm-nodes" in cls):
+            self.depth += 1
+        elif self.depth and tag == "tr":
+            self.row = []
+        elif self.depth and tag in ("td", "th") and self.row is not None:
+            self.cell = ""
+        elif tag == "code" and "sbatch" in cls:
+            self.code = ""
+    def handle_endtag(self, tag):
+        if tag == "table" and self.depth:
+            self.depth -= 1
+        elif tag in ("td", "th") and self.cell is not None:
+            self.row.append(self.cell.strip())
+            self.cell = None
+        elif tag == "tr" and self.row is not None:
+            self.rows.append(" | ".join(self.row))
+            self.row = None
+        elif tag == "code" and self.code is not None:
+            self.rows.append(self.code)
+            self.code = None
+    def handle_data(self, d):
+        if self.cell is not None:
+            self.cell += d
+        if self.code is not None:
+            self.code += d
+p = P()
+p.feed(open(sys.argv[1]).read())
+print("\n".join(p.rows))
+PY
+}
+want_table="node | steps | wall | CPU time | cores allocated | CPU efficiency | peak memory | allocated memory | memory efficiency
+a | 0,1 | 10.0 s | 5.00 s | 2 | 25.0 % | 640.0 MiB | 1.00 GiB | 62.5 %
+b | 0 | 8.50 s | 6.00 s | 2 | 30.0 % | 256.0 MiB | 1.00 GiB | 25.0 %
+job total | - | 10.0 s | 11.0 s | 4 | 27.5 % | 896.0 MiB | 2.00 GiB | 43.8 %
+sbatch --nodes=2 --ntasks-per-node=1 --cpus-per-task=1 --mem=1G --time=0:01:00"
+check "report --slurm-job: the nodes' table and sbatch, by hand" "$(job_table job.html)" "$want_table"
+"$RTRACK" report --db a.db --db b.db -o nojob.html
+check "report without --slurm-job: no job table" "$(job_table nojob.html)" ""
+if command -v chromium >/dev/null 2>&1; then
+    # as a browser reads it: the DOM headless chromium builds from the page
+    timeout 60 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chromium" \
+        --dump-dom "file://$T/job.html" >job.dom 2>chromium.err
+    check "report --slurm-job: the same table in the browser's DOM" "$(job_table job.dom)" "$want_table"
+else
+    skip "headless chromium is not on PATH: the report's DOM not checked"
+fi
+
 # --- 3. a real Slurm: Debian's slurmctld and slurmd, one node (this machine), munge ----------
 # The SPANK plugin in plugstack.conf records every step; the jobs name no rtrack.
 unset TMPDIR
 PLUGIN=$(dirname "$RTRACK")/spank_rtrack.so
 SPIN=$RT_HELPERS/rt_spin
-SLURM_PIDS=()
-slurm_stop() {
-    local p i left
-    [ ${#SLURM_PIDS[@]} -gt 0 ] || return 0
-    for p in "${SLURM_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for ((i = 0; i < 100; i++)); do
-        left=0
-        for p in "${SLURM_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && left=1; done
-        [ $left = 1 ] || break
-        sleep 0.05
-    done
-    for p in "${SLURM_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    # the recorders the plugin started (sessions of their own) write under $T only
-    for p in /proc/[0-9]*/cmdline; do
-        grep -qF -- "$T/" "$p" 2>/dev/null && kill -KILL "$(basename "$(dirname "$p")")" 2>/dev/null
-    done
-    SLURM_PIDS=()
-}
+# the cluster: slurm_start, slurm_stop, plugstack, job_wait, job_exit (shared with the bench)
+. "$(dirname "$0")/../helpers/slurm_cluster.sh"
 trap 'slurm_stop; rt_exit' EXIT
-
-slurm_start() {
-    local node mem port i
-    mkdir -p sl/state sl/spool sdb slog
-    dd if=/dev/urandom of=sl/munge.key bs=1024 count=1 2>/dev/null
-    chmod 400 sl/munge.key
-    munged -F --force --socket="$T/sl/munge.sock" --key-file="$T/sl/munge.key" \
-        --pid-file="$T/sl/munged.pid" --seed-file="$T/sl/munge.seed" \
-        --log-file="$T/sl/munged.log" 2>sl/munged.err &
-    SLURM_PIDS+=($!)
-    node=$(hostname -s)
-    mem=$(awk '/MemTotal/ { m = int($2 / 1024) - 512; print (m > 2048 ? 2048 : m) }' /proc/meminfo)
-    port=$((20000 + $$ % 20000))
-    cat >sl/slurm.conf <<CONF
-ClusterName=rtrack$$
-SlurmctldHost=$node
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-AuthType=auth/munge
-AuthInfo=socket=$T/sl/munge.sock
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$T/sl/state
-SlurmdSpoolDir=$T/sl/spool
-SlurmctldPidFile=$T/sl/slurmctld.pid
-SlurmdPidFile=$T/sl/slurmd.pid
-SlurmctldLogFile=$T/sl/slurmctld.log
-SlurmdLogFile=$T/sl/slurmd.log
-SlurmdDebug=info
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core_Memory
-ReturnToService=2
-PlugStackConfig=$T/sl/plugstack.conf
-NodeName=$node CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
-PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
-CONF
-    plugstack "db=$T/sdb/%j.%n.db"
-    export SLURM_CONF=$T/sl/slurm.conf
-    for ((i = 0; i < 100; i++)); do [ -S sl/munge.sock ] && break; sleep 0.05; done
-    slurmctld -D -i -f "$SLURM_CONF" >sl/slurmctld.out 2>&1 &
-    SLURM_PIDS+=($!)
-    slurmd -D -f "$SLURM_CONF" >sl/slurmd.out 2>&1 &
-    SLURM_PIDS+=($!)
-    for ((i = 0; i < 150; i++)); do
-        [ "$(sinfo -h -o %t 2>/dev/null)" = idle ] && return 0
-        sleep 0.2
-    done
-    return 1
-}
-# plugstack ARGS...: the plugin's line (read by every step's slurmstepd)
-plugstack() {
-    echo "optional $PLUGIN rtrack=$RTRACK interval=0.2 log=$T/slog/%j.%s.log $*" >"$T/sl/plugstack.conf"
-}
-# job_wait ID: until the job (every task of an array) has left the queue (60 s at most)
-job_wait() {
-    local i
-    for ((i = 0; i < 300; i++)); do
-        [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
-        sleep 0.2
-    done
-    return 1
-}
-# job_exit ID: Slurm's exit code of the job, as its controller keeps it (no accounting needed)
-job_exit() { scontrol show job "$1" | sed -n 's/.*[^d]ExitCode=\([0-9:]*\).*/\1/p' | head -1; }
 # cpu_of FILE: the seconds of every "XmY.YYYs" `times` wrote, added up
 cpu_of() { grep -oE '[0-9]+m[0-9.]+s' "$1" | awk -F'[ms]' '{ t += $1 * 60 + $2 } END { printf "%.3f", t }'; }
 

@@ -26,4 +26,9 @@ struct rt_store;
 int rt_report_html(struct rt_store *store, int64_t run_id, const char *summary_json,
                    struct rt_buf *out, char *err, size_t errlen);
 
+/* The same with a Slurm job's view first (slurm_job_json: rt_cluster_json()'s document, NULL
+ * for none): a row per node, the job's total and the sbatch options for next time. */
+int rt_report_html_job(struct rt_store *store, int64_t run_id, const char *summary_json,
+                       const char *slurm_job_json, struct rt_buf *out, char *err, size_t errlen);
+
 #endif
