@@ -314,16 +314,16 @@ static void print_head(struct jr *r, int md)
     }
     t[0] = 0;
     const char *src = jt(r, "$.recommendation.memory_basis.source");
-    if (src &&
-        !strcmp(src, "kernel")) /* above every sample: a peak between two, or RSS above PSS */
+    int kern = src && !strcmp(src, "kernel"); /* above every sample: between two, or RSS > PSS */
+    if (kern)
         cat(t, sizeof(t), "%s (the kernel's high-water mark of one process, above the samples)%s",
             rt_fmt_mib(a, sizeof(a), jd(r, "$.recommendation.memory_basis.peak_mib")),
-            jt(r, "$.memory_peak") ? "; sampled " : "");
+            jt(r, "$.memory_peak") ? "; the tree's PSS peaked at " : "");
     if (jt(r, "$.memory_peak"))
-        cat(t, sizeof(t), "%s at +%s (the tree's PSS, sampled)",
+        cat(t, sizeof(t), kern ? "%s at +%s" : "%s at +%s (the tree's PSS, sampled)",
             rt_fmt_mib(a, sizeof(a), jd(r, "$.memory_peak.mib")),
             rt_fmt_duration(b, sizeof(b), jd(r, "$.memory_peak.at_s")));
-    else if (src && !strcmp(src, "kernel"))
+    else if (kern)
         ;
     else if (!jt(r, "$.process"))
         cat(t, sizeof(t), "%s (the system's used memory, sampled)",
