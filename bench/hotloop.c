@@ -3,6 +3,7 @@
  * slows the sampling loop shows up here without waiting for the interval.
  *
  * usage: rt_hotloop [-n N] [-t K | -p PID] [-d DB | -d ''] [-c K] [-r ROOT] [-o FILE [-f]]
+ *                   [-g] [-w K]
  *   -n N     samples (default 2000)
  *   -t K     spawn a tree of K processes (sh + K-1 sleeps) and track it (default 5; 0 = none)
  *   -p PID   track this existing process tree instead
@@ -12,12 +13,17 @@
  *   -o FILE  also write the live output (`rtrack run -o FILE`: a JSON Lines line per sample, as
  *            the sampler writes it after storing the sample), timed as the part "live"
  *   -f       the live output as CSV instead
+ *   -g       also read the GPUs (the GPU collector, as rtrack does: RTRACK_NVML_LIBRARY names
+ *            the library, e.g. the fake NVML of tests/fake_nvml), timed as the part "gpu"
+ *   -w K     with -o: also print the live line's CPU time per sample over each K samples
+ *            ("live@SEQ": samples SEQ-K+1..SEQ), to see whether a line costs more the longer
+ *            the run is
  *   -i SECS  sleep this long between samples (default 0: back to back). With the interval of a
  *            real recording the caches are as cold as there, so the parts show where the time of
  *            a recorder goes; CPU time excludes the sleep.
  *
  * CPU time is CLOCK_THREAD_CPUTIME_ID (user + system) around each collector and the store call;
- * the wall time per sample is printed too. GPUs are not included (see bench/gpu_cpu.sh). */
+ * the wall time per sample is printed too. GPUs only with -g (see also bench/gpu_cpu.sh). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -31,6 +37,7 @@
 #include <unistd.h>
 
 #include "rtrack/collect/collect.h"
+#include "rtrack/collect/gpu.h"
 #include "rtrack/export/export.h"
 #include "rtrack/store/store.h"
 
@@ -62,8 +69,9 @@ int main(int argc, char **argv)
     int tree = 5;
     pid_t pid = 0;
     const char *db = "hotloop.db", *root = "", *live_path = NULL;
-    int o, live_csv = 0;
-    while ((o = getopt(argc, argv, "n:t:p:d:c:r:i:o:fh")) != -1) {
+    int o, live_csv = 0, gpus = 0;
+    long window = 0;
+    while ((o = getopt(argc, argv, "n:t:p:d:c:r:i:o:fgw:h")) != -1) {
         switch (o) {
         case 'n':
             n = atol(optarg);
@@ -92,10 +100,16 @@ int main(int argc, char **argv)
         case 'f':
             live_csv = 1;
             break;
+        case 'g':
+            gpus = 1;
+            break;
+        case 'w':
+            window = atol(optarg);
+            break;
         default:
             fprintf(stderr,
                     "usage: rt_hotloop [-n N] [-t K | -p PID] [-d DB] [-c K] [-r ROOT] [-i SECS] "
-                    "[-o FILE [-f]]\n");
+                    "[-o FILE [-f]] [-g] [-w K]\n");
             return 2;
         }
     }
@@ -114,12 +128,36 @@ int main(int argc, char **argv)
     struct rt_sysenv env;
     rt_sysenv_live(&env);
     env.root = root;
+    /* as rtrack takes it from its environment (src/cli/env.c) */
+    env.nvml_library = getenv("RTRACK_NVML_LIBRARY");
     /* RTRACK_PROC_SCAN=full: the tree through the /proc scan, as rtrack itself reads it */
     const char *scan = getenv("RTRACK_PROC_SCAN");
     struct rt_collect_cfg cc = {pid, 0, 1.0, scan && strcmp(scan, "full") == 0};
     void *st[RT_NCOLLECTORS];
     for (size_t i = 0; i < RT_NCOLLECTORS; i++)
         st[i] = rt_collectors_all[i]->open(&env, &cc);
+    struct rt_gpu *gpu = gpus ? rt_gpu_open(&env) : NULL;
+    if (gpu) {
+        /* the backends open on the GPU worker: wait (2 s at most) for a first reading */
+        struct rt_sample probe;
+        memset(&probe, 0, sizeof(probe));
+        for (int t = 0; t < 200 && probe.gpu_state != RT_GPU_OK; t++) {
+            usleep(10000);
+            rt_sample_begin(&probe, NULL, RT_SAMPLE_BASELINE, now(CLOCK_REALTIME),
+                            now(CLOCK_MONOTONIC));
+            rt_gpu_start(gpu, &probe);
+            rt_gpu_finish(gpu, &probe, 2.0);
+        }
+        if (probe.gpu_state != RT_GPU_OK) {
+            rt_gpu_close(gpu);
+            gpu = NULL;
+        }
+        rt_sample_free(&probe);
+    }
+    if (gpus && !gpu) {
+        fprintf(stderr, "rt_hotloop: -g: no GPU (RTRACK_NVML_LIBRARY names the library)\n");
+        return 1;
+    }
 
     struct rt_store *store = NULL;
     if (*db) {
@@ -151,8 +189,9 @@ int main(int argc, char **argv)
     struct rt_sample buf[2];
     memset(buf, 0, sizeof(buf));
     struct rt_sample *prev = NULL;
-    double cpu[RT_NCOLLECTORS + 2] = {0}; /* the collectors, the store, the live output */
-    long warm = n / 10 > 0 ? n / 10 : 1;  /* not counted: first scans, cache warm-up */
+    double cpu[RT_NCOLLECTORS + 3] = {0}; /* the collectors, the store, live output, GPUs */
+    double live_window = 0;
+    long warm = n / 10 > 0 ? n / 10 : 1; /* not counted: first scans, cache warm-up */
     double w0 = 0, c0 = 0;
     struct rusage ru0;
     for (long k = 0; k < n + warm; k++) {
@@ -172,6 +211,13 @@ int main(int argc, char **argv)
             rt_collectors_all[i]->collect(st[i], &env, s, prev);
             cpu[i] += now(CLOCK_THREAD_CPUTIME_ID) - t;
         }
+        if (gpu) {
+            /* started and waited for at once: its reading's CPU time is on the worker */
+            double t = now(CLOCK_THREAD_CPUTIME_ID);
+            rt_gpu_start(gpu, s);
+            rt_gpu_finish(gpu, s, 2.0);
+            cpu[RT_NCOLLECTORS + 2] += now(CLOCK_THREAD_CPUTIME_ID) - t;
+        }
         if (store) {
             double t = now(CLOCK_THREAD_CPUTIME_ID);
             if (rt_store_add_sample(store, s) != 0 ||
@@ -184,7 +230,13 @@ int main(int argc, char **argv)
         if (live && prev) {
             double t = now(CLOCK_THREAD_CPUTIME_ID);
             rt_live_write(live, rt_store_last_sample_id(store));
-            cpu[RT_NCOLLECTORS + 1] += now(CLOCK_THREAD_CPUTIME_ID) - t;
+            double dt = now(CLOCK_THREAD_CPUTIME_ID) - t;
+            cpu[RT_NCOLLECTORS + 1] += dt;
+            live_window += dt;
+            if (window > 0 && (k + 1) % window == 0) {
+                printf("live@%-6ld %8.1f us/line\n", k + 1, live_window / (double)window * 1e6);
+                live_window = 0;
+            }
         }
         prev = s;
         if (interval > 0) {
@@ -214,12 +266,15 @@ int main(int argc, char **argv)
         printf("%-8s %10.1f\n", i < RT_NCOLLECTORS ? rt_collectors_all[i]->name : "store",
                cpu[i] / (double)n * 1e6);
     }
+    if (gpu)
+        printf("%-8s %10.1f\n", "gpu", cpu[RT_NCOLLECTORS + 2] / (double)n * 1e6);
     if (live)
         printf("%-8s %10.1f\n", "live", cpu[RT_NCOLLECTORS + 1] / (double)n * 1e6);
     printf("%-8s %10.1f\n", "total", total / (double)n * 1e6);
     printf("%-8s %10.1f\n", "wall", wall / (double)n * 1e6);
     printf("maxrss_kib %ld\n", ru1.ru_maxrss);
 
+    rt_gpu_close(gpu);
     for (size_t i = 0; i < RT_NCOLLECTORS; i++)
         if (st[i])
             rt_collectors_all[i]->close(st[i]);

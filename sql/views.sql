@@ -31,24 +31,40 @@ DROP VIEW IF EXISTS gpu_totals;
 DROP VIEW IF EXISTS host_gpus;
 
 -- Per-sample GPU totals over every GPU (no rows for a sample without GPU values).
+-- Neither of these two views is an aggregate (GROUP BY sample_id): SQLite 3.40 materializes an
+-- aggregate view joined to `samples` over every row of its table each time a statement runs, so
+-- a reader's memory grew with the run and the live output's line for one sample read every GPU
+-- row recorded so far. Here a sample's row is its first GPU row (by the primary key) and each
+-- total a subquery over that sample's rows: SQLite flattens the view into the query that reads
+-- it and answers both by the primary key, (sample_id, ...), for the samples it reads and no
+-- others. Without GPU rows the join finds nothing at once (tests/unit/test_gpu_totals.c).
 CREATE VIEW gpu_totals AS
-SELECT sample_id,
-       sum(util_pct) / 100.0 AS gpu_usage,
-       sum(vram_used_bytes) / 1048576.0 AS gpu_vram_mib,
-       sum(util_pct > 0) AS gpu_utilized
-FROM gpu_samples
-GROUP BY sample_id;
+SELECT g.sample_id,
+       (SELECT sum(x.util_pct) FROM gpu_samples x WHERE x.sample_id = g.sample_id) / 100.0
+           AS gpu_usage,
+       (SELECT sum(x.vram_used_bytes) FROM gpu_samples x WHERE x.sample_id = g.sample_id)
+           / 1048576.0 AS gpu_vram_mib,
+       (SELECT sum(x.util_pct > 0) FROM gpu_samples x WHERE x.sample_id = g.sample_id)
+           AS gpu_utilized
+FROM gpu_samples g
+WHERE g.gpu_id = (SELECT min(x.gpu_id) FROM gpu_samples x WHERE x.sample_id = g.sample_id);
 
 -- Per-sample GPU use of the tracked tree: SM/gfx busy summed over its processes and GPUs (in
 -- GPUs), device memory, and the number of GPUs it has a process on (what both references
 -- count as "utilized"). A process listed by the driver twice (compute and graphics) is one row.
+-- The same form as gpu_totals: a sample's first row, the totals over its rows.
 CREATE VIEW gpu_process_totals AS
-SELECT sample_id,
-       sum(util_pct) / 100.0 AS gpu_usage,
-       sum(vram_used_bytes) / 1048576.0 AS gpu_vram_mib,
-       count(DISTINCT gpu_id) AS gpu_utilized
-FROM gpu_process_samples
-GROUP BY sample_id;
+SELECT g.sample_id,
+       (SELECT sum(x.util_pct) FROM gpu_process_samples x WHERE x.sample_id = g.sample_id)
+           / 100.0 AS gpu_usage,
+       (SELECT sum(x.vram_used_bytes) FROM gpu_process_samples x
+        WHERE x.sample_id = g.sample_id) / 1048576.0 AS gpu_vram_mib,
+       (SELECT count(DISTINCT x.gpu_id) FROM gpu_process_samples x
+        WHERE x.sample_id = g.sample_id) AS gpu_utilized
+FROM gpu_process_samples g
+WHERE (g.process_id, g.gpu_id) = (SELECT x.process_id, x.gpu_id FROM gpu_process_samples x
+                                  WHERE x.sample_id = g.sample_id
+                                  ORDER BY x.process_id, x.gpu_id LIMIT 1);
 
 -- Host GPU facts of a run (Sentinel's host_gpu_model, host_gpu_count, host_gpu_memory_mib).
 CREATE VIEW host_gpus AS
