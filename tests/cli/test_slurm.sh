@@ -3,7 +3,8 @@
 # readers over several databases (two simulated nodes of one job), and a real one-node cluster
 # (Debian's slurmctld, slurmd, munge; the SPANK plugin in plugstack.conf) running jobs that name
 # no rtrack.
-. "$(dirname "$0")/lib.sh" "$1"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh" "$1"
 
 # --- 1. the facts of a Slurm allocation, without the plugin -----------------------------------
 # every variable of the table, as sbatch/srun set them (values made up, each distinct)
@@ -216,7 +217,7 @@ unset TMPDIR
 PLUGIN=$(dirname "$RTRACK")/spank_rtrack.so
 SPIN=$RT_HELPERS/rt_spin
 # the cluster: slurm_start, slurm_stop, plugstack, job_wait, job_exit (shared with the bench)
-. "$(dirname "$0")/../helpers/slurm_cluster.sh"
+. "$HERE/../helpers/slurm_cluster.sh"
 trap 'slurm_stop; rt_exit' EXIT
 # cpu_of FILE: the seconds of every "XmY.YYYs" `times` wrote, added up
 cpu_of() { grep -oE '[0-9]+m[0-9.]+s' "$1" | awk -F'[ms]' '{ t += $1 * 60 + $2 } END { printf "%.3f", t }'; }
@@ -229,7 +230,7 @@ elif ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null ||
 elif [ ! -f "$PLUGIN" ]; then
     skip_req slurm "the SPANK plugin was not built (libslurm-dev: <slurm/spank.h>)"
 elif ! slurm_start; then
-    fail "the one-node cluster did not come up: $(tail -3 sl/slurmctld.log sl/slurmd.log 2>&1)"
+    fail "the one-node cluster did not come up: $(tail -n 3 sl/slurmctld.log sl/slurmd.log sl/slurmctld.out sl/slurmd.out 2>&1)"
 else
     pass "a one-node Slurm cluster is up"
     node=$(hostname -s)
@@ -316,9 +317,12 @@ print(" ".join(sorted(n["array_task_id"] for n in json.load(sys.stdin)["nodes"])
     if id nobody >/dev/null 2>&1; then
         chmod 755 "$T"
         mkdir -m 1777 udb
-        plugstack "db=$T/udb/%u/%j.%n.db"
+        # the job and its recorder run as nobody: copies of rt_spin and rtrack nobody can reach
+        # (a checkout in a directory only root may enter, as mktemp -d makes them, stops exec)
+        mkdir -m 755 ubin && cp "$RTRACK" "$SPIN" ubin/ && chmod 755 ubin/*
+        RTRACK="$T/ubin/rtrack" plugstack "db=$T/udb/%u/%j.%n.db"
         uid=$(sbatch --parsable --uid=nobody --gid="$(id -gn nobody)" -n1 --mem=100 -o /dev/null \
-            -D / --wrap "$SPIN 0.5")
+            -D / --wrap "$T/ubin/rt_spin 0.5")
         check_cmd "a job of user nobody ran" job_wait "$uid"
         udbf="udb/nobody/$uid.$node.db"
         check "nobody's job: recorded as nobody, into nobody's file" \
