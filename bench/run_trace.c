@@ -77,7 +77,8 @@ static void leave(struct frame f, enum cat c)
 
 #define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
-#define WRAP(ret, name, cat, params, args)                                                         \
+/* `after` runs once the real call is done, before its time is counted (f: its frame) */
+#define WRAP_THEN(ret, name, cat, params, args, after)                                             \
     ret name params                                                                                \
     {                                                                                              \
         static __typeof__(&name) real;                                                             \
@@ -85,18 +86,31 @@ static void leave(struct frame f, enum cat c)
             real = NEXT(name);                                                                     \
         struct frame f = enter();                                                                  \
         ret r = real args;                                                                         \
+        after;                                                                                     \
         leave(f, cat);                                                                             \
         return r;                                                                                  \
     }
+#define WRAP(ret, name, cat, params, args) WRAP_THEN(ret, name, cat, params, args, (void)f)
 
 WRAP(int, sqlite3_open_v2, C_OPEN, (const char *file, sqlite3 **db, int flags, const char *vfs),
      (file, db, flags, vfs))
-WRAP(int, sqlite3_prepare_v2, C_PREPARE,
-     (sqlite3 * db, const char *sql, int n, sqlite3_stmt **st, const char **tail),
-     (db, sql, n, st, tail))
-WRAP(int, sqlite3_prepare_v3, C_PREPARE,
-     (sqlite3 * db, const char *sql, int n, unsigned flags, sqlite3_stmt **st, const char **tail),
-     (db, sql, n, flags, st, tail))
+/* RT_TRACE_SQL set: each statement compiled, with its time, on stderr ("rt_trace_sql US SQL") */
+static void show_sql(struct frame f, const char *sql)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("RT_TRACE_SQL") != NULL;
+    if (on)
+        fprintf(stderr, "rt_trace_sql %.0f %.70s\n", (now() - f.t0) * 1e6, sql);
+}
+
+WRAP_THEN(int, sqlite3_prepare_v2, C_PREPARE,
+          (sqlite3 * db, const char *sql, int n, sqlite3_stmt **st, const char **tail),
+          (db, sql, n, st, tail), show_sql(f, sql))
+WRAP_THEN(int, sqlite3_prepare_v3, C_PREPARE,
+          (sqlite3 * db, const char *sql, int n, unsigned flags, sqlite3_stmt **st,
+           const char **tail),
+          (db, sql, n, flags, st, tail), show_sql(f, sql))
 WRAP(int, sqlite3_step, C_SQL, (sqlite3_stmt * st), (st))
 WRAP(int, sqlite3_exec, C_SQL,
      (sqlite3 * db, const char *sql, int (*cb)(void *, int, char **, char **), void *arg,

@@ -1,8 +1,8 @@
 /* write.c - recording into the database: the run's row, its samples, the run's end.
  *
  * Samples are batched so a commit happens at least once a second (the sampler decides when).
- * Statements are prepared once and reused. Identity rows (disks, nics, mounts, processes) are
- * upserted once per run and their ids cached. */
+ * Statements are prepared when first used and reused. Identity rows (disks, nics, mounts,
+ * processes) are upserted once per run and their ids cached. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stddef.h>
@@ -365,25 +365,25 @@ static void table_sql(struct rt_buf *sql, const struct table *t)
     rt_buf_puts(sql, t->tail);
 }
 
-static int prepare_all(struct rt_store *s)
+/* Statement i, compiled when first used and kept: a run on a host without GPUs never compiles
+ * the GPU tables' statements. NULL (the reason in s) when it cannot be compiled. */
+static sqlite3_stmt *table_stmt(struct rt_store *s, int i)
 {
+    if (s->st[i])
+        return s->st[i];
     struct rt_buf sql = {0};
-    int rc = 0;
-    for (int i = 0; i < ST_COUNT && rc == 0; i++) {
-        if (s->st[i])
-            continue;
-        if (i == ST_DATA_VERSION) {
-            sql.len = 0;
-            rt_buf_puts(&sql, "PRAGMA data_version");
-        } else {
-            table_sql(&sql, &tables[i]);
-        }
-        if (sqlite3_prepare_v3(s->db, sql.p, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) !=
-            SQLITE_OK)
-            rc = store_db_err(s, "cannot prepare statements for database");
+    if (i == ST_DATA_VERSION)
+        rt_buf_puts(&sql, "PRAGMA data_version");
+    else
+        table_sql(&sql, &tables[i]);
+    if (sqlite3_prepare_v3(s->db, sql.p, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) !=
+        SQLITE_OK) {
+        sqlite3_finalize(s->st[i]);
+        s->st[i] = NULL;
+        store_db_err(s, "cannot prepare statements for database");
     }
     rt_buf_free(&sql);
-    return rc;
+    return s->st[i];
 }
 
 void store_bind_i(sqlite3_stmt *st, int i, int64_t v)
@@ -498,8 +498,6 @@ static int write_slurm(struct rt_store *s, const struct rt_slurm *sl)
 
 int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t *run_id)
 {
-    if (prepare_all(s) != 0)
-        return -1;
     struct rt_buf sql = {0};
     rt_buf_puts(&sql,
                 "INSERT INTO runs (uuid, mode, command, pid, requested_interval_s, started_at, "
@@ -799,8 +797,11 @@ static void bind_row(sqlite3_stmt *st, const struct table *t, const int64_t *lea
 static int insert_row(struct rt_store *s, int stmt, const int64_t *lead, const void *row,
                       int64_t *id)
 {
-    bind_row(s->st[stmt], &tables[stmt], lead, row);
-    return store_step(s, s->st[stmt], id);
+    sqlite3_stmt *st = table_stmt(s, stmt);
+    if (!st)
+        return -1;
+    bind_row(st, &tables[stmt], lead, row);
+    return store_step(s, st, id);
 }
 
 static uint64_t ptr_key(const void *p)
@@ -826,7 +827,9 @@ static int ident_id(struct rt_store *s, int stmt, const int64_t *lead, const voi
 static int insert_sample_row(struct rt_store *s, const struct rt_sample *smp, int64_t *sid)
 {
     static const char *const kinds[] = {"baseline", "periodic", "final"};
-    sqlite3_stmt *st = s->st[ST_SAMPLE];
+    sqlite3_stmt *st = table_stmt(s, ST_SAMPLE);
+    if (!st)
+        return -1;
     bind_row(st, &tables[ST_SAMPLE], NULL, smp);
     /* its leads: run_id, kind (by name), proc_root_pid (only with a tree) */
     sqlite3_bind_int64(st, 1, s->run_id);
@@ -954,8 +957,8 @@ static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
 int rt_store_others_wrote(struct rt_store *s)
 {
     /* asked once per transaction: the statement is kept, not parsed again each time */
-    sqlite3_stmt *st = s->st[ST_DATA_VERSION];
-    if (!st && (prepare_all(s) != 0 || !(st = s->st[ST_DATA_VERSION])))
+    sqlite3_stmt *st = table_stmt(s, ST_DATA_VERSION);
+    if (!st)
         return 0;
     int ok = sqlite3_step(st) == SQLITE_ROW;
     int64_t v = ok ? sqlite3_column_int64(st, 0) : 0;
