@@ -734,7 +734,7 @@ const struct cmd_def cmd_summary_def = {
 static int cmd_summary(int argc, char **argv, const struct rt_env *env)
 {
     const char *db_path, *run = NULL, *format = "text", *cmp[2] = {NULL, NULL};
-    struct rt_summary_opts o = {0, NULL, 0, NULL};
+    struct rt_summary_opts o = {0, NULL, 0, NULL, 0};
     struct cmd_parse p;
     cmd_parse_begin(&p, &cmd_summary_def, argc, argv);
     const char *v;

@@ -38,7 +38,7 @@ const struct rt_summary_figure rt_summary_figures[RT_SUMMARY_NFIGURES] = {
 static int load(struct rt_store *store, int64_t id, struct rt_buf *json, struct rt_json **doc,
                 char *err, size_t errlen)
 {
-    struct rt_summary_opts o = {id, NULL, 0, NULL};
+    struct rt_summary_opts o = {id, NULL, 0, NULL, 0};
     int bad = 0;
     json->len = 0;
     *doc = NULL;

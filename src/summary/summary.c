@@ -1778,8 +1778,10 @@ static int summary_doc(struct rt_store *store, const struct rt_summary_opts *o, 
     rt_store_read_begin(store);
     struct top top;
     memset(&top, 0, sizeof(top));
-    if (pick_runs(&c) != 0 || top_start(&c, &top) != 0 || collect(&c) != 0 || pressure(&c) != 0 ||
-        kernel_facts(&c) != 0 || alloc_facts(&c) != 0)
+    if (o->figures_only) /* no process table: no second connection, no scan of it */
+        rt_map_init(&top.slot, 1);
+    if (pick_runs(&c) != 0 || (!o->figures_only && top_start(&c, &top) != 0) || collect(&c) != 0 ||
+        pressure(&c) != 0 || kernel_facts(&c) != 0 || alloc_facts(&c) != 0)
         goto out;
     rt_buf_puts(out, "{");
     if (emit_run(&c, out) != 0)

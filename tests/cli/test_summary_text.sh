@@ -280,6 +280,18 @@ peak=$(sed -n 's/.* · peak \([0-9.]*\) MiB · .*/\1/p' <<<"$line")
 check_range "end line: the peak is the 200 MiB held (MiB)" "${peak:-0}" 200 260
 maxc=$(sed -n 's/.* cores (max \([0-9.]*\)) · .*/\1/p' <<<"$line")
 check_range "end line: one core at most (max cores; sampling jitter of 0.1 s intervals allowed)" "${maxc:-9}" 0 1.6
+# the line's figures are the summary's (the line works them out without the process table)
+check "end line: cores, max and peak are summary's figures of run 3" \
+    "$(sed -n 's/.* · \([0-9.]*\) cores (max \([0-9.]*\)) · peak \([0-9.]*\) MiB · .*/\1 \2 \3/p' <<<"$line")" \
+    "$("$RTRACK" summary --db e.db --run 3 --format json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+def sig3(v):  # fmt.h: 3 significant digits
+    return "%.*f" % (2 if abs(v) < 9.995 else 1 if abs(v) < 99.95 else 0, v)
+def mib(v):
+    return "%.*f" % (2 if abs(v) < 10 else 1, v)
+c = j["process"]["cpu_cores"]
+print(sig3(c["mean"]), sig3(c["max"]), mib(j["recommendation"]["memory_basis"]["peak_mib"]))')"
 "$RTRACK" run --quiet --summary --db e.db -- true >sum.out 2>sum.err
 check "--summary: the summary on stdout, nothing on stderr (--quiet)" \
     "$(head -1 sum.out):$(grep -c '^next time ' sum.out):$(wc -c <sum.err)" "run 4: finished, exit 0:1:0"

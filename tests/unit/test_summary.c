@@ -46,7 +46,7 @@ static struct rt_buf out;
 /* The summary of a run (or a job) as JSON text; asserts success. */
 static void summarize(int64_t run, const char *job)
 {
-    struct rt_summary_opts o = {run, job, 0, NULL};
+    struct rt_summary_opts o = {run, job, 0, NULL, 0};
     int bad = -1;
     char err[256];
     out.len = 0;
@@ -227,7 +227,7 @@ static void test_bad_requests(void **state)
         {0, "short", "no run of job 'short' has two samples yet"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct rt_summary_opts o = {cases[i].run, cases[i].job, 0, NULL};
+        struct rt_summary_opts o = {cases[i].run, cases[i].job, 0, NULL, 0};
         struct rt_buf b = {0};
         int bad = 0;
         char err[256];

@@ -102,6 +102,9 @@ struct rt_summary_opts {
     const char *job;        /* aggregate every run with this job_name (--job), or NULL */
     int recommend_server;   /* ask the Keeper API for the cheapest matching server */
     const char *keeper_url; /* base URL (RTRACK_KEEPER_URL), NULL for the public one */
+    int figures_only;       /* the run's figures (the end-of-run line): the process table is not
+                             * read, so top_processes and process_groups are empty and cpu_time
+                             * is the kernel's or null */
 };
 
 /* The Python reference's report.round_memory: 128, 256, 512, 1024, 2048 MiB, then up to the
