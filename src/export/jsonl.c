@@ -28,8 +28,7 @@ enum jkind {
     J_VAL, /* "key": value of the SQL expression */
     J_OBJ, /* "key": { the fields up to J_END } */
     J_END,
-    J_ARR, /* "key": [ the rows of group `group` that belong to this row ]; with an expr, a
-            * column of this row that is 0 when there are none: [] without reading the group */
+    J_ARR, /* "key": [ the rows of group `group` that belong to this row ] */
 };
 
 struct jfield {
@@ -54,10 +53,6 @@ struct jfield {
 #define ARR(k, g)                                                                                  \
     {                                                                                              \
         J_ARR, k, NULL, g                                                                          \
-    }
-#define ARR_IF(k, g, e)                                                                            \
-    {                                                                                              \
-        J_ARR, k, e, g                                                                             \
     }
 
 enum { G_SAMPLE, G_CORES, G_NICS, G_DISKS, G_MOUNTS, G_GPUS, G_PROCS, G_COUNT };
@@ -147,9 +142,7 @@ static const struct jfield sample_fields[] = {
     END,
     ARR("network", G_NICS),
     ARR("disk", G_DISKS),
-    /* most hosts have no GPU: one look at the key of gpu_samples is cheaper than running the
-     * GPU pass for nothing (a GPU found late shows up in its first sample with rows) */
-    ARR_IF("gpu", G_GPUS, "EXISTS (SELECT 1 FROM gpu_samples x WHERE x.sample_id = s.id)"),
+    ARR("gpu", G_GPUS),
     ARR("processes", G_PROCS),
     V("resource-tracker-version", "r.rtrack_version"),
     V("rtrack_version", "r.rtrack_version"),
@@ -322,7 +315,7 @@ static void pass_sql(struct rt_buf *sql, const struct jgroup *g, const char *fil
     rt_buf_puts(sql, "SELECT s.seq, ");
     rt_buf_puts(sql, g->key ? g->key : "NULL");
     for (size_t i = 0; i < g->nfields; i++)
-        if (g->fields[i].expr) {
+        if (g->fields[i].kind == J_VAL) {
             rt_buf_puts(sql, ", ");
             rt_buf_puts(sql, g->fields[i].expr);
         }
@@ -440,10 +433,6 @@ static void put_row(struct rt_jsonl *j, int g, struct rt_buf *b)
         case J_END:
             break;
         case J_ARR:
-            if (f->expr && !rt_store_rows_i(r, col++)) {
-                rt_buf_append(b, "[]", 2);
-                break;
-            }
             if (groups[f->group].in_parent && !key) {
                 /* the parent's key, kept while the child pass is read */
                 const char *k = rt_store_rows_t(r, COL_KEY);
