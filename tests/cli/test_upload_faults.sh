@@ -40,7 +40,10 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # the runs to send: recorded without a token
-SENTINEL_API_TOKEN='' "$RTRACK" run --quiet --db f.db --interval 0.05 -- sleep 1
+# the job keeps a CPU busy a moment (a shell loop: dozens of 10 ms ticks however idle the host)
+# so that the CPU columns compared below are not all zeros, then sleeps
+BUSY='i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done'
+SENTINEL_API_TOKEN='' "$RTRACK" run --quiet --db f.db --interval 0.05 -- sh -c "$BUSY; sleep 1"
 ROWS=$("$RTRACK" export --db f.db | tail -n +2 | wc -l)
 check_range "a recorded run to send" "$ROWS" 10 40
 
@@ -92,13 +95,13 @@ check "s3 faults: registered once, no object recorded as sent, not finished" \
 
 # --- while streaming: the job's exit code, bounded, the warning says what failed -----------------------
 # stream NAME DB WAIT ENV... : rtrack run streaming with ENV and RTRACK_UPLOAD_WAIT=WAIT; the
-# job exits 5 after 1 s
+# job exits 5 after a moment's work and 1 s
 stream() {
     local name=$1 db=$2 wait=$3 t0 rc wall
     shift 3
     t0=$(now)
     env RTRACK_UPLOAD_WAIT="$wait" "$@" "$RTRACK" run --quiet --db "$db" --interval 0.05 \
-        --upload-interval 1 -- sh -c 'sleep 1; exit 5' 2>"$db.err"
+        --upload-interval 1 -- sh -c "$BUSY; sleep 1; exit 5" 2>"$db.err"
     rc=$?
     wall=$(since "$t0")
     check "stream $name: the job's exit code" "$rc" 5

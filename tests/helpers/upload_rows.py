@@ -41,10 +41,18 @@ WITH w AS (
   WHERE s.run_id = {run}
   WINDOW o AS (ORDER BY s.seq)),
 p AS (
-  SELECT sample_id, count(*) - 1 AS children, coalesce(sum(cpu_utime_s), 0) AS ut,
-         coalesce(sum(cpu_stime_s), 0) AS st, coalesce(sum(pss_kib), 0) AS pss,
-         coalesce(sum(read_bytes), 0) AS rd, coalesce(sum(write_bytes), 0) AS wr
-  FROM process_samples GROUP BY sample_id)
+  -- children: the tree's live processes other than its root (docs/schema.md, proc_children):
+  -- a zombie (state Z or X: exited, not reaped yet) has a row but is not counted
+  SELECT ps.sample_id,
+         sum(coalesce(ps.state, '') NOT IN ('Z', 'X'))
+           - max(pr.pid = s.proc_root_pid AND coalesce(ps.state, '') NOT IN ('Z', 'X'))
+           AS children,
+         coalesce(sum(ps.cpu_utime_s), 0) AS ut,
+         coalesce(sum(ps.cpu_stime_s), 0) AS st, coalesce(sum(ps.pss_kib), 0) AS pss,
+         coalesce(sum(ps.read_bytes), 0) AS rd, coalesce(sum(ps.write_bytes), 0) AS wr
+  FROM process_samples ps JOIN processes pr ON pr.id = ps.process_id
+  JOIN samples s ON s.id = ps.sample_id
+  GROUP BY ps.sample_id)
 SELECT w.seq AS seq,
   w.ts AS timestamp,
   w.processes AS system_processes,
