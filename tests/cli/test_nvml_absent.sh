@@ -17,7 +17,10 @@ check "run: the loader's report was read (libsqlite3 is found through it)" \
     "$(grep -c 'find library=libsqlite3' ld.log)" 1
 
 if [ -n "${RT_FAKE_NVML:-}" ]; then
-    RTRACK_NVML_LIBRARY=$RT_FAKE_NVML FAKE_NVML_GPUS=1 "$RTRACK" run --quiet --db b.db -- true
+    # a job of a second: the GPUs are opened on a thread of their own, after the job started,
+    # and `true` could end before (under ASan it did)
+    RTRACK_NVML_LIBRARY=$RT_FAKE_NVML FAKE_NVML_GPUS=1 "$RTRACK" run --quiet --db b.db \
+        --interval 0.2 -- sleep 1
     check "RTRACK_NVML_LIBRARY: loaded without a driver, its GPU recorded" \
         "$(q b.db "SELECT count(*) FROM gpus")" 1
 else
