@@ -4,13 +4,15 @@
  * figures are the exported ones, unrounded, and the per-second rates, both defined there once)
  * collects each metric's values; mean and max come from the pass, p50/p95 from a selection
  * (nearest rank: the value at position ceil(p * n) of the sorted values), so a million samples
- * need no sort. The Python reference's stats() and
+ * need no sort. A long run's pass is read in stretches shared by two threads and summed stretch
+ * by stretch in order (struct pass, below). The Python reference's stats() and
  * recommend_resources() are computed the way it computes them, with its bugs fixed (memory
  * MiB divided by 1024, an allocation that is never "dedicated", a 512 GiB memory threshold). */
 #include "rtrack/summary/summary.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,21 +61,6 @@ struct side {
     double totals[4]; /* disk read, disk write, net recv, net sent: bytes over the run */
     int has_tot[4];
 };
-
-static void push(struct series *s, double x, size_t rows)
-{
-    if (isnan(x))
-        return;
-    if (s->n == s->cap) {
-        /* the row count is known before the pass: one allocation of the right size */
-        s->cap = s->cap ? s->cap * 2 : rows > 0 ? rows : 256;
-        s->v = xrealloc(s->v, s->cap * sizeof(float));
-    }
-    if (s->n == 0 || x > s->max)
-        s->max = x;
-    s->v[s->n++] = (float)x;
-    s->sum += x;
-}
 
 /* k-th smallest (0-based) of v[0..n), reordering v (Hoare's selection). */
 static float select_k(float *v, size_t n, size_t k)
@@ -473,18 +460,6 @@ static int runs_int(struct ctx *c, const char *pre, const char *post, int64_t *o
     return rc == 1 ? 0 : db_fail(c);
 }
 
-/* How many rows the pass will see (run_sample_counts: the samples after the baseline), known
- * before it so that each series is allocated once. */
-static int count_rows(struct ctx *c)
-{
-    int64_t n = 0;
-    if (runs_int(c, "SELECT coalesce(sum(samples), 0) FROM run_sample_counts WHERE run_id IN (",
-                 ")", &n) != 0)
-        return -1;
-    c->rows = (size_t)n;
-    return 0;
-}
-
 /* Whether any of the picked runs' samples has GPU rows. Without, the GPU columns of
  * sample_metrics are NULL in every row (its gpu_totals and gpu_process_totals have no row to
  * join), and the pass neither selects nor joins them. gpu_samples is read first (CROSS JOIN), so
@@ -506,29 +481,75 @@ static int is_gpu_col(int col)
            col == COL_S_VRAM || col == COL_S_GPUS;
 }
 
-/* Every picked run's samples after the baseline, run by run, in order: the columns of sel[0..n),
- * the GPU columns only where the runs have GPU rows (the others are NULL, as the view gives). */
-static struct rt_store_rows *open_pass(struct ctx *c, int *sel, int *n)
+/* The pass over the samples is cut into stretches of a run's samples, PART_SEQS sequence numbers
+ * each, read by a statement each in (run_id, seq) order. The main thread takes them from the
+ * front; the top-process thread, once its own pass is done, takes them from the back on its own
+ * connection (the two passes run on the two CPUs a summary of a long run has to share). Each
+ * stretch adds up on its own; they are merged in order afterwards, so the result does not depend
+ * on which thread read what. A run of fewer samples is one stretch, added up as one pass. */
+#define PART_SEQS 16384
+
+struct part_series {
+    size_t n; /* values kept, at series[row0 .. row0 + n) */
+    double sum, max;
+};
+
+struct part {
+    int64_t run, lo, hi;    /* its run and its seqs */
+    size_t row0, nrows;     /* its first row in the pass, its rows (counted beforehand) */
+    int run_first;          /* it starts with its run's first sample after the baseline */
+    double nominal;         /* the run's requested interval */
+    int done, rc, by_other; /* read (rc: 0 or -1), and by the top-process thread */
+    /* what it added up */
+    struct part_series s[2][M_N];
+    double totals[2][4];
+    int has_tot[2][4];
+    int has_tree;
+    int64_t peak_sample, peak_run;
+    double peak_ts, peak_mib;
+    double dem_run, dem_wait;
+    size_t dem_n;
+    struct py_run py;
+    double spark[4][SPARK_N];
+    int spark_has[4][SPARK_N];
+};
+
+struct pass {
+    struct part *p;
+    size_t n, cap;
+    size_t rows; /* every stretch's rows */
+    int sel[COL_N], nsel;
+    char *sql;             /* a stretch's statement */
+    struct side *sides[2]; /* the series the values go into (allocated for `rows`) */
+    /* the stretches not taken yet are p[front .. back); `ready` once they are planned */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t front, back, done;
+    int ready;
+};
+
+/* The statement of a stretch of the pass: one run's samples after the baseline with seq in
+ * ?2..?3, in order, the columns of sel[0..n), the GPU columns only where the runs have GPU rows
+ * (the others are NULL, as the view gives). */
+static int pass_sql(struct ctx *c, struct pass *ps)
 {
     int gpus = runs_have_gpus(c);
     if (gpus < 0)
-        return NULL;
+        return -1;
     struct rt_buf sql = {0};
     rt_buf_puts(&sql, "SELECT ");
-    *n = 0;
+    ps->nsel = 0;
     for (int i = 0; i < COL_N; i++) {
         if (!gpus && is_gpu_col(i))
             continue;
-        rt_buf_puts(&sql, *n ? ", " : "");
+        rt_buf_puts(&sql, ps->nsel ? ", " : "");
         rt_buf_puts(&sql, col_names[i]);
-        sel[(*n)++] = i;
+        ps->sel[ps->nsel++] = i;
     }
-    rt_buf_puts(&sql, " FROM sample_metrics WHERE run_id IN (");
-    rt_buf_puts(&sql, c->ids);
-    rt_buf_puts(&sql, ") ORDER BY run_id, seq");
-    struct rt_store_rows *r = prep(c, sql.p);
-    rt_buf_free(&sql);
-    return r;
+    rt_buf_puts(&sql, " FROM sample_metrics WHERE run_id = ?1 AND seq BETWEEN ?2 AND ?3 "
+                      "ORDER BY seq");
+    ps->sql = sql.p;
+    return 0;
 }
 
 /* The run's nominal interval (runs.requested_interval_s), once per run rather than joined to
@@ -547,62 +568,11 @@ static double run_interval(struct ctx *c, int64_t run)
     return iv;
 }
 
-/* One sample (row `index` of the pass) into both sides' series and totals and the sparklines. */
 /* The metrics that are rates over the sample's interval (the others are levels: memory, GPU
  * busy, VRAM) */
 static int is_rate(int m)
 {
     return m == M_CPU || m == M_DREAD || m == M_DWRITE || m == M_NRECV || m == M_NSENT;
-}
-
-/* `nominal`: the run's requested interval. A sample over less than half of it (the final one,
- * taken when the job ended just after a periodic sample) leaves its rates out of the statistics:
- * over a few milliseconds the kernel's 10 ms CPU ticks make a rate noise (one tick over 4 ms is
- * 2.5 cores), which a max or a p95 would report as the job's. Its seconds and bytes still count
- * in the totals, its levels in theirs. `first`: the run's first sample. */
-static void add_sample(struct ctx *c, const double *v, size_t index, double nominal, int first)
-{
-    /* (the run's only sample stays: a rate of a few milliseconds is all there is of it) */
-    int short_dt = !first && !isnan(nominal) && !isnan(v[COL_DT]) && v[COL_DT] < nominal / 2;
-    struct side *sides[2] = {&c->proc, &c->sys};
-    int tree = !isnan(v[COL_P_PID]);
-    if (tree)
-        c->has_tree = 1;
-    if (!isnan(v[COL_P_MEM]) && (!c->peak_sample || v[COL_P_MEM] > c->peak_mib)) {
-        c->peak_sample = (int64_t)v[COL_SAMPLE];
-        c->peak_run = (int64_t)v[COL_RUN];
-        c->peak_ts = v[COL_TS];
-        c->peak_mib = v[COL_P_MEM];
-    }
-    if (!isnan(v[COL_P_WAIT]) && !isnan(v[COL_P_CPU])) {
-        c->dem_run += v[COL_P_CPU];
-        c->dem_wait += v[COL_P_WAIT];
-        c->dem_n++;
-    }
-    for (int k = 0; k < 2; k++) {
-        for (int m = 0; m < M_N; m++)
-            if (metric_col[k][m] != NONE && !(short_dt && is_rate(m)))
-                push(&sides[k]->s[m], v[metric_col[k][m]], c->rows);
-        for (int t = 0; t < 4; t++)
-            if (total_col[k][t] != NONE && !isnan(v[total_col[k][t]])) {
-                sides[k]->totals[t] += v[total_col[k][t]];
-                sides[k]->has_tot[t] = 1;
-            }
-    }
-    /* the sparklines show the tree (the system for a system-only recording) */
-    size_t nb = c->rows < SPARK_N ? c->rows : SPARK_N;
-    size_t bucket = c->rows ? index * nb / c->rows : 0;
-    if (bucket >= SPARK_N)
-        bucket = SPARK_N - 1;
-    for (int k = 0; k < 4; k++) {
-        if (short_dt && (k == 0 || k == 2)) /* CPU and I/O: rates */
-            continue;
-        double x = v[spark_col[tree ? SIDE_PROC : SIDE_SYS][k]];
-        if (!isnan(x) && (!c->spark_has[k][bucket] || x > c->spark[k][bucket])) {
-            c->spark[k][bucket] = x;
-            c->spark_has[k][bucket] = 1;
-        }
-    }
 }
 
 static void py_run_add(struct py_run *r, const double *v)
@@ -640,40 +610,324 @@ static void py_run_close(struct ctx *c, struct py_run *r)
     memset(r, 0, sizeof(*r));
 }
 
-/* One pass over the samples after the baseline of every picked run: each metric's values,
- * totals and sparklines, and stats() per run. */
-static int collect(struct ctx *c)
+/* One sample, row `k` of stretch p, into p: both sides' values (into the pass's series, at the
+ * stretch's place), totals, the peak, the demand, the sparklines and the run's stats().
+ * `p->nominal`: the run's requested interval. A sample over less than half of it (the final one,
+ * taken when the job ended just after a periodic sample) leaves its rates out of the statistics:
+ * over a few milliseconds the kernel's 10 ms CPU ticks make a rate noise (one tick over 4 ms is
+ * 2.5 cores), which a max or a p95 would report as the job's. Its seconds and bytes still count
+ * in the totals, its levels in theirs. */
+static void add_row(struct pass *ps, struct part *p, const double *v, size_t k)
 {
-    if (count_rows(c) != 0)
+    /* (the run's first sample stays: for a run of one sample, a rate of a few milliseconds is
+     * all there is of it) */
+    int first = p->run_first && k == 0;
+    int short_dt = !first && !isnan(p->nominal) && !isnan(v[COL_DT]) && v[COL_DT] < p->nominal / 2;
+    int tree = !isnan(v[COL_P_PID]);
+    if (tree)
+        p->has_tree = 1;
+    if (!isnan(v[COL_P_MEM]) && (!p->peak_sample || v[COL_P_MEM] > p->peak_mib)) {
+        p->peak_sample = (int64_t)v[COL_SAMPLE];
+        p->peak_run = (int64_t)v[COL_RUN];
+        p->peak_ts = v[COL_TS];
+        p->peak_mib = v[COL_P_MEM];
+    }
+    if (!isnan(v[COL_P_WAIT]) && !isnan(v[COL_P_CPU])) {
+        p->dem_run += v[COL_P_CPU];
+        p->dem_wait += v[COL_P_WAIT];
+        p->dem_n++;
+    }
+    for (int side = 0; side < 2; side++) {
+        for (int m = 0; m < M_N; m++) {
+            double x = metric_col[side][m] == NONE ? RT_NAN : v[metric_col[side][m]];
+            if (isnan(x) || (short_dt && is_rate(m)))
+                continue;
+            struct part_series *t = &p->s[side][m];
+            if (t->n == 0 || x > t->max)
+                t->max = x;
+            t->sum += x;
+            ps->sides[side]->s[m].v[p->row0 + t->n++] = (float)x;
+        }
+        for (int t = 0; t < 4; t++)
+            if (total_col[side][t] != NONE && !isnan(v[total_col[side][t]])) {
+                p->totals[side][t] += v[total_col[side][t]];
+                p->has_tot[side][t] = 1;
+            }
+    }
+    /* the sparklines show the tree (the system for a system-only recording) */
+    size_t rows = ps->rows, index = p->row0 + k;
+    size_t nb = rows < SPARK_N ? rows : SPARK_N;
+    size_t bucket = rows ? index * nb / rows : 0;
+    if (bucket >= SPARK_N)
+        bucket = SPARK_N - 1;
+    for (int j = 0; j < 4; j++) {
+        if (short_dt && (j == 0 || j == 2)) /* CPU and I/O: rates */
+            continue;
+        double x = v[spark_col[tree ? SIDE_PROC : SIDE_SYS][j]];
+        if (!isnan(x) && (!p->spark_has[j][bucket] || x > p->spark[j][bucket])) {
+            p->spark[j][bucket] = x;
+            p->spark_has[j][bucket] = 1;
+        }
+    }
+    py_run_add(&p->py, v);
+}
+
+/* The stretches of every picked run (seq ranges of PART_SEQS; their rows counted through the
+ * (run_id, seq) index, the baseline, seq 0, left out as run_sample_counts leaves it out) and each
+ * series allocated for all rows. */
+static int plan_pass(struct ctx *c, struct pass *ps)
+{
+    if (pass_sql(c, ps) != 0)
         return -1;
-    int sel[COL_N], nsel = 0;
-    struct rt_store_rows *r = open_pass(c, sel, &nsel);
-    if (!r)
+    struct rt_store_rows *runs =
+        prep(c, "SELECT r.id, (SELECT min(seq) FROM samples WHERE run_id = r.id), (SELECT max(seq) "
+                "FROM samples WHERE run_id = r.id), EXISTS (SELECT 1 FROM samples WHERE run_id = "
+                "r.id AND seq = 0 AND kind = 'baseline') FROM temp.summary_runs r ORDER BY r.id");
+    struct rt_store_rows *count =
+        prep(c, "SELECT count(*) FROM samples WHERE run_id = ?1 AND seq BETWEEN ?2 AND ?3");
+    int rc = runs && count ? 0 : -1, step = 0;
+    while (rc == 0 && (step = rt_store_rows_next(runs)) == 1) {
+        int64_t run = rt_store_rows_i(runs, 0), lo = rt_store_rows_i(runs, 1),
+                hi = rt_store_rows_i(runs, 2);
+        int baseline = rt_store_rows_i(runs, 3) != 0, first = 1;
+        if (lo == RT_NA)
+            continue; /* a run without samples */
+        double nominal = run_interval(c, run);
+        for (int64_t a = lo; a <= hi && rc == 0; a += PART_SEQS) {
+            int64_t b = hi - a < PART_SEQS ? hi : a + PART_SEQS - 1;
+            rt_store_rows_reset(count);
+            rt_store_rows_bind_i(count, 1, run);
+            rt_store_rows_bind_i(count, 2, a);
+            rt_store_rows_bind_i(count, 3, b);
+            if (rt_store_rows_next(count) != 1) {
+                rc = -1;
+                break;
+            }
+            int64_t n = rt_store_rows_i(count, 0) - (baseline && a <= 0 && b >= 0);
+            if (n <= 0)
+                continue;
+            struct part *p = RT_PUSH(ps->p, ps->n, ps->cap);
+            memset(p, 0, sizeof(*p));
+            p->run = run;
+            p->lo = a;
+            p->hi = b;
+            p->row0 = ps->rows;
+            p->nrows = (size_t)n;
+            p->run_first = first;
+            p->nominal = nominal;
+            first = 0;
+            ps->rows += (size_t)n;
+        }
+    }
+    if (step < 0)
+        rc = -1;
+    rt_store_rows_close(runs);
+    rt_store_rows_close(count);
+    if (rc != 0)
+        return db_fail(c);
+    c->rows = ps->rows;
+    ps->sides[SIDE_PROC] = &c->proc;
+    ps->sides[SIDE_SYS] = &c->sys;
+    for (int side = 0; side < 2; side++)
+        for (int m = 0; m < M_N; m++)
+            if (metric_col[side][m] != NONE && ps->rows) {
+                /* never touched where a column has no values: no memory spent on it */
+                struct series *s = &ps->sides[side]->s[m];
+                s->v = xmalloc(ps->rows * sizeof(float));
+                s->cap = ps->rows;
+            }
+    return 0;
+}
+
+/* Read stretch p on `store` (its statement in *st, compiled on first use). */
+static int read_part(struct rt_store *store, struct rt_store_rows **st, struct pass *ps,
+                     struct part *p)
+{
+    if (!*st && !(*st = rt_store_rows_open(store, ps->sql)))
         return -1;
-    struct py_run run;
-    memset(&run, 0, sizeof(run));
-    int64_t cur = -1;
-    size_t total = 0;
+    struct rt_store_rows *r = *st;
+    rt_store_rows_reset(r);
+    rt_store_rows_bind_i(r, 1, p->run);
+    rt_store_rows_bind_i(r, 2, p->lo);
+    rt_store_rows_bind_i(r, 3, p->hi);
     double v[COL_N], got[COL_N];
     for (int i = 0; i < COL_N; i++)
         v[i] = RT_NAN; /* the columns not selected */
-    while (rt_store_rows_next(r) == 1) {
-        rt_store_rows_fv(r, nsel, got);
-        for (int i = 0; i < nsel; i++)
-            v[sel[i]] = got[i];
-        int64_t id = (int64_t)v[COL_RUN];
-        int first = id != cur;
-        if (first) {
-            py_run_close(c, &run);
-            run.interval = run_interval(c, id);
-            cur = id;
-        }
-        add_sample(c, v, total++, run.interval, first);
-        py_run_add(&run, v);
+    size_t k = 0;
+    int rc;
+    /* (rows beyond the count: none can be, the stretch's seqs were written before the count) */
+    while (k < p->nrows && (rc = rt_store_rows_next(r)) == 1) {
+        rt_store_rows_fv(r, ps->nsel, got);
+        for (int i = 0; i < ps->nsel; i++)
+            v[ps->sel[i]] = got[i];
+        add_row(ps, p, v, k++);
     }
+    return k < p->nrows && rc < 0 ? -1 : 0;
+}
+
+/* Take the next stretch not taken yet, from the front (the main thread) or the back; NULL when
+ * none is left. */
+static struct part *take_part(struct pass *ps, int from_back)
+{
+    struct part *p = NULL;
+    pthread_mutex_lock(&ps->mu);
+    while (!ps->ready)
+        pthread_cond_wait(&ps->cv, &ps->mu);
+    if (ps->front < ps->back)
+        p = &ps->p[from_back ? --ps->back : ps->front++];
+    pthread_mutex_unlock(&ps->mu);
+    return p;
+}
+
+static void part_done(struct pass *ps, struct part *p, int rc)
+{
+    pthread_mutex_lock(&ps->mu);
+    p->rc = rc;
+    p->done = 1;
+    ps->done++;
+    pthread_cond_broadcast(&ps->cv);
+    pthread_mutex_unlock(&ps->mu);
+}
+
+/* Read stretches until none is left: the main thread's share of the pass, or the top-process
+ * thread's after its own pass. */
+static void read_parts(struct rt_store *store, struct pass *ps, int from_back)
+{
+    struct rt_store_rows *st = NULL;
+    struct part *p;
+    while ((p = take_part(ps, from_back))) {
+        p->by_other = from_back;
+        part_done(ps, p, read_part(store, &st, ps, p));
+    }
+    rt_store_rows_close(st);
+}
+
+/* The pass's stretches released (planned, or none when planning failed): the top-process thread
+ * waits for this before it takes any. */
+static void pass_ready(struct pass *ps)
+{
+    pthread_mutex_lock(&ps->mu);
+    if (!ps->ready) {
+        ps->ready = 1;
+        ps->back = ps->n;
+    }
+    pthread_cond_broadcast(&ps->cv);
+    pthread_mutex_unlock(&ps->mu);
+}
+
+static void pass_init(struct pass *ps)
+{
+    memset(ps, 0, sizeof(*ps));
+    pthread_mutex_init(&ps->mu, NULL);
+    pthread_cond_init(&ps->cv, NULL);
+}
+
+static void pass_free(struct pass *ps)
+{
+    pthread_mutex_destroy(&ps->mu);
+    pthread_cond_destroy(&ps->cv);
+    free(ps->p);
+    free(ps->sql);
+}
+
+/* Stretch p's sums into the pass's, in order: each series' values moved down behind the previous
+ * stretches' (a stretch keeps fewer values than rows where a value is NULL). */
+static void merge_part(struct ctx *c, struct pass *ps, const struct part *p)
+{
+    for (int side = 0; side < 2; side++) {
+        struct side *sd = ps->sides[side];
+        for (int m = 0; m < M_N; m++) {
+            const struct part_series *t = &p->s[side][m];
+            struct series *s = &sd->s[m];
+            if (t->n == 0)
+                continue;
+            if (s->n != p->row0)
+                memmove(s->v + s->n, s->v + p->row0, t->n * sizeof(float));
+            if (s->n == 0 || t->max > s->max)
+                s->max = t->max;
+            s->sum += t->sum;
+            s->n += t->n;
+        }
+        for (int t = 0; t < 4; t++) {
+            sd->totals[t] += p->totals[side][t];
+            sd->has_tot[t] |= p->has_tot[side][t];
+        }
+    }
+    c->has_tree |= p->has_tree;
+    if (p->peak_sample && (!c->peak_sample || p->peak_mib > c->peak_mib)) {
+        c->peak_sample = p->peak_sample;
+        c->peak_run = p->peak_run;
+        c->peak_ts = p->peak_ts;
+        c->peak_mib = p->peak_mib;
+    }
+    c->dem_run += p->dem_run;
+    c->dem_wait += p->dem_wait;
+    c->dem_n += p->dem_n;
+    for (int j = 0; j < 4; j++)
+        for (int b = 0; b < SPARK_N; b++)
+            if (p->spark_has[j][b] && (!c->spark_has[j][b] || p->spark[j][b] > c->spark[j][b])) {
+                c->spark[j][b] = p->spark[j][b];
+                c->spark_has[j][b] = 1;
+            }
+}
+
+/* A stretch's stats() sums into its run's. */
+static void py_run_merge(struct py_run *r, const struct py_run *p)
+{
+    if (p->n == 0)
+        return;
+    for (int k = 0; k < PY_N; k++) {
+        r->sum[k] += p->sum[k];
+        if (r->n == 0 || p->max[k] > r->max[k])
+            r->max[k] = p->max[k];
+    }
+    r->space_max = fmax(r->space_max, p->space_max);
+    r->recv += p->recv;
+    r->sent += p->sent;
+    if (r->n == 0)
+        r->t0 = p->t0;
+    r->t1 = p->t1;
+    r->n += p->n;
+}
+
+/* One pass over the samples after the baseline of every picked run (planned by plan_pass, the
+ * stretches shared with the top-process thread): each metric's values, totals and sparklines,
+ * and stats() per run. */
+static int collect(struct ctx *c, struct pass *ps)
+{
+    int rc = plan_pass(c, ps);
+    pass_ready(ps);
+    if (rc != 0)
+        return -1;
+    read_parts(c->store, ps, 0);
+    pthread_mutex_lock(&ps->mu);
+    while (ps->done < ps->n)
+        pthread_cond_wait(&ps->cv, &ps->mu);
+    pthread_mutex_unlock(&ps->mu);
+    struct py_run run;
+    memset(&run, 0, sizeof(run));
+    struct rt_store_rows *st = NULL;
+    for (size_t i = 0; i < ps->n; i++) {
+        struct part *p = &ps->p[i];
+        if (p->rc != 0 && p->by_other) {
+            /* the other connection failed (busy, out of memory): read it again on this one */
+            memset(p->s, 0, sizeof(*p) - offsetof(struct part, s));
+            p->rc = read_part(c->store, &st, ps, p);
+        }
+        if (p->rc != 0) {
+            rt_store_rows_close(st);
+            return db_fail(c);
+        }
+        if (p->run_first) {
+            py_run_close(c, &run);
+            run.interval = p->nominal;
+        }
+        merge_part(c, ps, p);
+        py_run_merge(&run, &p->py);
+    }
+    rt_store_rows_close(st);
     py_run_close(c, &run);
-    rt_store_rows_close(r);
-    if (total == 0) {
+    if (ps->rows == 0) {
         if (c->o->job)
             snprintf(c->err, c->errlen, "no run of job '%s' has two samples yet", c->o->job);
         else
@@ -1449,6 +1703,7 @@ struct top {
     int64_t *runs;      /* the picked runs */
     size_t nruns, runs_cap;
     struct rt_store *scan; /* the thread's own connection */
+    struct pass *pass;     /* the samples' pass, whose last stretches the thread reads too */
     int threaded, rc;
     pthread_t th;
 };
@@ -1461,8 +1716,12 @@ static void *top_scan(void *arg)
      * snapshot, rather than before the thread starts (a look at each of a run's samples) */
     rt_store_read_begin(t->scan);
     int64_t lo = 0, hi = 0;
-    struct rt_store_rows *r =
-        rt_store_rows_open(t->scan, "SELECT min(id), max(id) FROM samples WHERE run_id = ?1");
+    struct rt_store_rows *r = NULL;
+    if (t->n == 0) { /* no tree: no process rows, only the samples' stretches */
+        t->rc = 0;
+        goto out;
+    }
+    r = rt_store_rows_open(t->scan, "SELECT min(id), max(id) FROM samples WHERE run_id = ?1");
     if (!r)
         goto out;
     for (size_t i = 0; i < t->nruns; i++) {
@@ -1502,14 +1761,17 @@ static void *top_scan(void *arg)
         t->rc = 0;
 out:
     rt_store_rows_close(r);
+    if (t->pass) /* then the samples' last stretches, while the main thread reads the first */
+        read_parts(t->scan, t->pass, 1);
     rt_store_read_end(t->scan);
     rt_store_close(t->scan);
     t->scan = NULL;
     return NULL;
 }
 
-/* The runs' processes and sample range, then the pass (on a thread when one can be had). */
-static int top_start(struct ctx *c, struct top *t)
+/* The runs' processes and sample range, then the pass (on a thread when one can be had, which
+ * then shares the samples' pass `ps`). */
+static int top_start(struct ctx *c, struct top *t, struct pass *ps)
 {
     char sql[256];
     rt_map_init(&t->slot, 64);
@@ -1530,17 +1792,16 @@ static int top_start(struct ctx *c, struct top *t)
     while (rt_store_rows_next(r) == 1)
         *RT_PUSH(t->runs, t->nruns, t->runs_cap) = rt_store_rows_i(r, 0);
     rt_store_rows_close(r);
-    if (t->n == 0) {
-        t->rc = 0; /* no tree: nothing to scan */
-        return 0;
-    }
     if (rt_store_open_second(c->store, &t->scan) != 0) {
-        t->rc = -1; /* emit_top says so */
+        t->rc = t->n ? -1 : 0; /* emit_top says so where there is a tree */
         return 0;
     }
+    t->pass = ps;
     t->threaded = pthread_create(&t->th, NULL, top_scan, t) == 0;
-    if (!t->threaded)
+    if (!t->threaded) {
+        t->pass = NULL; /* the main thread reads every stretch */
         top_scan(t);
+    }
     return 0;
 }
 
@@ -1778,10 +2039,12 @@ static int summary_doc(struct rt_store *store, const struct rt_summary_opts *o, 
     rt_store_read_begin(store);
     struct top top;
     memset(&top, 0, sizeof(top));
+    struct pass ps;
+    pass_init(&ps);
     if (o->figures_only) /* no process table: no second connection, no scan of it */
         rt_map_init(&top.slot, 1);
-    if (pick_runs(&c) != 0 || (!o->figures_only && top_start(&c, &top) != 0) || collect(&c) != 0 ||
-        pressure(&c) != 0 || kernel_facts(&c) != 0 || alloc_facts(&c) != 0)
+    if (pick_runs(&c) != 0 || (!o->figures_only && top_start(&c, &top, &ps) != 0) ||
+        collect(&c, &ps) != 0 || pressure(&c) != 0 || kernel_facts(&c) != 0 || alloc_facts(&c) != 0)
         goto out;
     rt_buf_puts(out, "{");
     if (emit_run(&c, out) != 0)
@@ -1843,7 +2106,9 @@ static int summary_doc(struct rt_store *store, const struct rt_summary_opts *o, 
     rt_buf_puts(out, "}");
     rc = 0;
 out:
+    pass_ready(&ps); /* (where the pass never started, the thread finds nothing to take) */
     top_free(&top);
+    pass_free(&ps);
     rt_store_read_end(store);
     free_side(&c.proc);
     free_side(&c.sys);
