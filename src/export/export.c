@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,13 @@ static int find_rule(const char *name, enum colfmt *out)
     return -1;
 }
 
+/* The JSON Lines' selection of a run's samples, the CSV's below, over the sample `s` of every
+ * pass: ?1 the run, ?2 and ?3 the time window, ?5 and ?6 the seqs (NULL: open), as bounds SQLite
+ * seeks to in the (run_id, seq) index (a stretch of a long run is read by them, below). */
+static const char jsonl_filter[] =
+    "s.run_id = ?1 AND (?2 IS NULL OR s.ts >= ?2) AND (?3 IS NULL OR s.ts <= ?3) AND "
+    "s.seq BETWEEN coalesce(?5, 0) AND coalesce(?6, 9223372036854775807)";
+
 static void bind_i(struct rt_exporter *x, int i, int64_t v)
 {
     if (x->jsonl)
@@ -104,14 +112,7 @@ struct rt_exporter *rt_exporter_open(struct rt_store *store, const struct rt_exp
     x->q = *q;
     x->pid_col = -1;
     if (q->format == RT_FMT_JSONL) {
-        /* the same selection as the CSV's below, over the sample `s` of every pass */
-        x->jsonl = export_jsonl_open(
-            store,
-            q->sample_id > 0 ? "s.id = ?4"
-                             : "s.run_id = ?1 AND (?2 IS NULL OR s.ts >= ?2) AND "
-                               "(?3 IS NULL OR s.ts <= ?3) AND (?5 IS NULL OR s.seq >= ?5) AND "
-                               "(?6 IS NULL OR s.seq <= ?6)",
-            1);
+        x->jsonl = export_jsonl_open(store, q->sample_id > 0 ? "s.id = ?4" : jsonl_filter, 1);
         if (!x->jsonl) {
             snprintf(err, errlen, "cannot read the samples: %s", rt_store_error(store));
             rt_exporter_close(x);
@@ -288,9 +289,216 @@ static int write_line(struct rt_exporter *x, FILE *out)
     return fwrite(x->line.p, 1, x->line.len, out) == x->line.len ? 0 : -1;
 }
 
+/* A page SQLite cannot read (a corrupt file, an I/O error) ends the rows: say where, so what
+ * was written before is known for what it is. */
+static void read_failed(struct rt_exporter *x, int64_t n, int64_t last_seq, const char *why,
+                        char *err, size_t errlen)
+{
+    if (n)
+        snprintf(err, errlen,
+                 "cannot read the database after %lld row%s (the last is sample %lld of run %lld): "
+                 "%s",
+                 (long long)n, n == 1 ? "" : "s", (long long)last_seq, (long long)x->q.run_id, why);
+    else
+        snprintf(err, errlen, "cannot read the database (run %lld, before its first row): %s",
+                 (long long)x->q.run_id, why);
+}
+
+/* --- JSON Lines of a long run on two threads ------------------------------------------------
+ * A line is some 200 values from seven tables, and formatting them costs more than reading them:
+ * a run of more than two stretches of JSONL_SEQS samples is cut into those stretches, the main
+ * thread formats and writes the even ones, a second thread on a connection of its own formats
+ * each odd one into a buffer while the main thread writes, and the main thread writes that
+ * buffer next, so the lines come out in order, byte for byte as one thread writes them. The
+ * stretches' seqs are the main connection's (its snapshot): the same rows on both connections. */
+#define JSONL_SEQS 32
+
+struct jworker {
+    struct rt_store *store; /* its connection */
+    struct rt_jsonl *j;     /* its passes */
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int posted, done, quit; /* a stretch to do, done */
+    int64_t lo, hi;         /* its seqs */
+    struct rt_buf buf;      /* its lines */
+    int64_t rows, last_seq;
+    int rc; /* 0, or -1: the read failed after `rows` lines */
+};
+
+/* The lines of seqs lo..hi of the selection through j (reset and bound to them), written to out
+ * or appended to `to`, rows and last seq counted: 0, -1 (a read failed) or -2 (a write). */
+static int jsonl_stretch(struct rt_jsonl *j, int64_t lo, int64_t hi, struct rt_buf *line,
+                         struct rt_buf *to, FILE *out, int64_t *rows, int64_t *last_seq)
+{
+    export_jsonl_reset(j);
+    export_jsonl_bind_i(j, 5, lo);
+    export_jsonl_bind_i(j, 6, hi);
+    int rc;
+    int64_t seq;
+    while ((rc = export_jsonl_next(j, line, &seq)) == 1) {
+        rt_buf_append(line, "\n", 1);
+        if (to)
+            rt_buf_append(to, line->p, line->len);
+        else if (fwrite(line->p, 1, line->len, out) != line->len)
+            return -2;
+        (*rows)++;
+        *last_seq = seq;
+    }
+    return rc < 0 ? -1 : 0;
+}
+
+static void *jworker_main(void *arg)
+{
+    struct jworker *w = arg;
+    struct rt_buf line = {0};
+    rt_store_read_begin(w->store);
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->posted && !w->quit)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->quit)
+            break;
+        w->posted = 0;
+        pthread_mutex_unlock(&w->mu);
+        w->buf.len = 0;
+        w->rows = 0;
+        w->rc = jsonl_stretch(w->j, w->lo, w->hi, &line, &w->buf, NULL, &w->rows, &w->last_seq);
+        pthread_mutex_lock(&w->mu);
+        w->done = 1;
+        pthread_cond_broadcast(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    rt_store_read_end(w->store);
+    rt_buf_free(&line);
+    return NULL;
+}
+
+static void jworker_post(struct jworker *w, int64_t lo, int64_t hi)
+{
+    pthread_mutex_lock(&w->mu);
+    w->lo = lo;
+    w->hi = hi;
+    w->done = 0;
+    w->posted = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void jworker_wait(struct jworker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    while (!w->done)
+        pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* The selection's seqs, first and last, or 0 where it is too short to share. */
+static int jsonl_span(struct rt_exporter *x, int64_t *lo, int64_t *hi)
+{
+    struct rt_store_rows *r =
+        rt_store_rows_open(x->store, "SELECT min(seq), max(seq) FROM samples WHERE run_id = ?1");
+    if (!r)
+        return 0;
+    rt_store_rows_bind_i(r, 1, x->q.run_id);
+    int ok = rt_store_rows_next(r) == 1 && rt_store_rows_i(r, 0) != RT_NA;
+    if (ok) {
+        *lo = rt_store_rows_i(r, 0);
+        *hi = rt_store_rows_i(r, 1);
+    }
+    rt_store_rows_close(r);
+    if (x->q.seq_from > 0 && x->q.seq_from > *lo)
+        *lo = x->q.seq_from;
+    if (x->q.seq_to > 0 && x->q.seq_to < *hi)
+        *hi = x->q.seq_to;
+    return ok && *hi - *lo >= 2 * JSONL_SEQS;
+}
+
+/* The rows of a long JSON Lines selection on two threads into *n (as rt_exporter_rows returns
+ * them); 0 when it did not start (too short, no second connection or thread: the caller writes
+ * them on one). */
+static int jsonl_shared(struct rt_exporter *x, FILE *out, char *err, size_t errlen, int64_t *res)
+{
+    int64_t lo = 0, hi = 0;
+    struct jworker w;
+    memset(&w, 0, sizeof(w));
+    if (!jsonl_span(x, &lo, &hi) || rt_store_open_second(x->store, &w.store) != 0)
+        return 0;
+    if ((w.j = export_jsonl_open(w.store, jsonl_filter, 0))) {
+        export_jsonl_bind_i(w.j, 1, x->q.run_id);
+        export_jsonl_bind_f(w.j, 2, x->q.since);
+        export_jsonl_bind_f(w.j, 3, x->q.until);
+    }
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    if (!w.j || pthread_create(&w.th, NULL, jworker_main, &w) != 0) {
+        pthread_mutex_destroy(&w.mu);
+        pthread_cond_destroy(&w.cv);
+        export_jsonl_close(w.j);
+        rt_store_close(w.store);
+        return 0;
+    }
+    int64_t n = 0, last_seq = 0, nst = (hi - lo) / JSONL_SEQS + 1;
+    int rc = 0;
+    char why[256] = "";
+    struct rt_buf spare = {0};
+    jworker_post(&w, lo + JSONL_SEQS, lo + 2 * JSONL_SEQS - 1);
+    for (int64_t k = 0; k < nst && rc == 0; k += 2) {
+        int64_t a = lo + k * JSONL_SEQS, b = a + JSONL_SEQS - 1 < hi ? a + JSONL_SEQS - 1 : hi;
+        rc = jsonl_stretch(x->jsonl, a, b, &x->line, NULL, out, &n, &last_seq);
+        if (rc == -1)
+            snprintf(why, sizeof(why), "%s", rt_store_error(x->store));
+        if (rc != 0 || k + 1 >= nst)
+            break;
+        jworker_wait(&w); /* stretch k + 1, posted before */
+        struct rt_buf t = w.buf;
+        w.buf = spare;
+        spare = t;
+        int64_t rows = w.rows, last = w.last_seq;
+        int wrc = w.rc;
+        if (wrc == -1)
+            snprintf(why, sizeof(why), "%s", rt_store_error(w.store));
+        else if (k + 3 < nst) {
+            int64_t c = lo + (k + 3) * JSONL_SEQS;
+            jworker_post(&w, c, c + JSONL_SEQS - 1 < hi ? c + JSONL_SEQS - 1 : hi);
+        }
+        if (spare.len && fwrite(spare.p, 1, spare.len, out) != spare.len) {
+            rc = -2;
+            break;
+        }
+        n += rows;
+        if (rows)
+            last_seq = last;
+        rc = wrc;
+    }
+    if (rc == -2)
+        snprintf(err, errlen, "%s", rt_strerror(errno ? errno : EIO));
+    else if (rc == -1)
+        read_failed(x, n, last_seq, why, err, errlen);
+    pthread_mutex_lock(&w.mu);
+    w.quit = 1; /* (a stretch posted and not taken is dropped) */
+    pthread_cond_broadcast(&w.cv);
+    pthread_mutex_unlock(&w.mu);
+    pthread_join(w.th, NULL);
+    pthread_mutex_destroy(&w.mu);
+    pthread_cond_destroy(&w.cv);
+    export_jsonl_close(w.j);
+    rt_store_close(w.store);
+    rt_buf_free(&w.buf);
+    rt_buf_free(&spare);
+    /* the selection as it was bound before */
+    reset_rows(x);
+    export_jsonl_bind_i(x->jsonl, 5, x->q.seq_from > 0 ? x->q.seq_from : RT_NA);
+    export_jsonl_bind_i(x->jsonl, 6, x->q.seq_to > 0 ? x->q.seq_to : RT_NA);
+    *res = rc < 0 ? rc : n;
+    return 1;
+}
+
 int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t errlen)
 {
     int64_t n = 0, last_seq = 0, seq = 0;
+    if (x->jsonl && x->q.sample_id <= 0 && jsonl_shared(x, out, err, errlen, &n))
+        return n;
     int rc;
     while ((rc = next_row(x, &seq)) == 1) {
         if (write_line(x, out) != 0) {
@@ -301,19 +509,8 @@ int64_t rt_exporter_rows(struct rt_exporter *x, FILE *out, char *err, size_t err
         n++;
         last_seq = seq;
     }
-    if (rc < 0) {
-        /* a page SQLite cannot read (a corrupt file, an I/O error) ends the rows: say where,
-         * so what was written before is known for what it is */
-        if (n)
-            snprintf(err, errlen,
-                     "cannot read the database after %lld row%s (the last is sample %lld of run "
-                     "%lld): %s",
-                     (long long)n, n == 1 ? "" : "s", (long long)last_seq, (long long)x->q.run_id,
-                     rt_store_error(x->store));
-        else
-            snprintf(err, errlen, "cannot read the database (run %lld, before its first row): %s",
-                     (long long)x->q.run_id, rt_store_error(x->store));
-    }
+    if (rc < 0)
+        read_failed(x, n, last_seq, rt_store_error(x->store), err, errlen);
     reset_rows(x);
     return rc < 0 ? -1 : n;
 }

@@ -15,6 +15,8 @@
  * the way to them must stay cached from one row to the next, or a long run's export reads them
  * again for every row (docs/performance.md, Export). */
 #define READ_CACHE_KIB 1024
+/* rt_store_open_second's connection (a reader's second thread), as a string for its pragma */
+#define SECOND_CACHE_KIB "128"
 
 enum {
     ST_SAMPLE,

@@ -270,6 +270,8 @@ int rt_store_open_second(struct rt_store *s, struct rt_store **out)
         return -1;
     }
     sqlite3_busy_timeout(r->db, 5000);
+    /* a second reader's passes go through the file in order: a small page cache is enough */
+    sqlite3_exec(r->db, "PRAGMA cache_size = -" SECOND_CACHE_KIB, NULL, NULL, NULL);
     *out = r;
     return 0;
 }

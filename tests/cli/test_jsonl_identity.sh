@@ -2,9 +2,9 @@
 # JSON Lines on this machine's live recordings, byte for byte the lines of the rust_sample view
 # of rtrack 47d1eed with the changes made on purpose since (tests/fixtures/jsonl/rust_sample_v2.sql:
 # that view, frozen, and each change named; SQLite's json_object()
-# decides every byte): a process tree, a system-only recording, a tree on two GPUs of the fake
-# NVML with processes on them, the live output (-o) of each, and the selections export takes
-# (--run, --since/--until). tests/unit/test_jsonl_identity.c does the same for the
+# decides every byte): a process tree, a system-only recording, a long run (export on two
+# threads), a tree on two GPUs of the fake NVML with processes on them, the live output (-o) of
+# each, and the selections export takes (--run, --since/--until). tests/unit/test_jsonl_identity.c does the same for the
 # parity cases and the values a live machine does not give.
 . "$(dirname "$0")/lib.sh" "$1"
 
@@ -47,6 +47,20 @@ end=$(q t.db "SELECT ts FROM samples WHERE run_id = 1 AND seq = 7")
 "$RTRACK" export --db t.db --run 1 --since "$mid" --until "$end" -f jsonl >time.jsonl
 oracle t.db "run_id = 1 AND timestamp >= $mid AND timestamp <= $end" >time.want
 same "--since/--until: export equals the view" time.jsonl time.want
+
+# a long run: export reads more than two stretches of 32 samples on two threads
+# (src/export/export.c), and the lines still come out in order, each once, as one thread writes them
+"$RTRACK" run --db l.db --interval 0.002 -- sh -c "\"$SPIN\" 1 & sleep 1"
+n=$(q l.db "SELECT count(*) FROM samples WHERE run_id = 1 AND seq > 0")
+[ "$n" -ge 70 ] && pass "long: $n samples, more than two stretches" || fail "long: $n samples"
+"$RTRACK" export --db l.db -f jsonl >l.jsonl
+oracle l.db "run_id = 1" >l.want
+same "long: export equals the view" l.jsonl l.want
+mid=$(q l.db "SELECT ts FROM samples WHERE run_id = 1 AND seq = 7")
+end=$(q l.db "SELECT ts FROM samples WHERE run_id = 1 AND seq = $((n - 9))")
+"$RTRACK" export --db l.db --since "$mid" --until "$end" -f jsonl >lt.jsonl
+oracle l.db "run_id = 1 AND timestamp >= $mid AND timestamp <= $end" >lt.want
+same "long, --since/--until: export equals the view" lt.jsonl lt.want
 
 # two fake GPUs, the job and its child on them (as in test_gpu.sh), an outsider on GPU 0
 cat >job.sh <<'EOF'

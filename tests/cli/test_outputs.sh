@@ -253,6 +253,10 @@ if q x.db "SELECT 1 FROM dbstat LIMIT 1" >/dev/null 2>&1; then
     "$RTRACK" run --quiet --db big.db --interval 0.002 -- sleep 1
     q big.db "PRAGMA journal_mode=DELETE" >/dev/null
     total=$(q big.db "SELECT count(*) FROM samples WHERE run_id = 1 AND seq > 0")
+    # (its JSON Lines are written by two threads: stdout checked there too)
+    "$RTRACK" export --db big.db --format jsonl >/dev/full 2>err.txt
+    check "jsonl export of $total rows >/dev/full: exit 1, said once" \
+        "$?/$(grep -c 'cannot write to stdout: no space left on device' err.txt)" 1/1
     page=$(q big.db "SELECT max(pageno) FROM dbstat WHERE name = 'samples'")
     psize=$(q big.db "PRAGMA page_size")
     head -c "$psize" /dev/urandom | dd of=big.db bs="$psize" seek=$((page - 1)) conv=notrunc status=none
@@ -266,6 +270,18 @@ if q x.db "SELECT 1 FROM dbstat LIMIT 1" >/dev/null 2>&1; then
     "$RTRACK" export --db big.db -o part2.csv 2>err.txt
     check "corrupt page, -o FILE: exit 1, nothing written" "$?/$(ls part2.csv 2>/dev/null)" "1/"
     check "corrupt page, -o FILE: says so" "$(grep -c "'part2.csv' was not written" err.txt)" 1
+    # JSON Lines of a run this long are read on two threads (src/export/export.c): the same
+    "$RTRACK" export --db big.db --format jsonl >part.jsonl 2>err.txt
+    check "jsonl export of a corrupt late page: exit 1" "$?" 1
+    rows=$(wc -l <part.jsonl)
+    [ "$rows" -gt 0 ] && [ "$rows" -lt "$total" ] && pass "jsonl, corrupt page: $rows of $total rows" ||
+        fail "jsonl, corrupt page: $rows of $total rows"
+    check "jsonl, corrupt page: every line whole, in order, once" "$(python3 -c '
+import json, sys
+ts = [json.loads(l)["timestamp"] for l in open(sys.argv[1])]
+print("ok" if all(a < b for a, b in zip(ts, ts[1:])) else "out of order")' part.jsonl)" ok
+    check "jsonl, corrupt page: says after which row stdout ends" \
+        "$(grep -c "cannot read the database after $rows rows (the last is sample [0-9]* of run 1): .*; the output on stdout ends there, incomplete" err.txt)" 1
 else
     skip "corrupt page: the sqlite3 CLI has no dbstat"
 fi
