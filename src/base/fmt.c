@@ -102,22 +102,24 @@ static int sig3(double v)
     return a < 9.995 ? 2 : a < 99.95 ? 1 : 0;
 }
 
-const char *rt_fmt_num(char *b, size_t n, double v)
+/* v to 3 significant digits (sig3) and `suffix`; "-" alone for NaN or an infinity */
+static const char *fmt_sig3(char *b, size_t n, double v, const char *suffix)
 {
     if (!isfinite(v))
         snprintf(b, n, "-");
     else
-        snprintf(b, n, "%.*f", sig3(v), v);
+        snprintf(b, n, "%.*f%s", sig3(v), v, suffix);
     return b;
+}
+
+const char *rt_fmt_num(char *b, size_t n, double v)
+{
+    return fmt_sig3(b, n, v, "");
 }
 
 const char *rt_fmt_pct(char *b, size_t n, double v)
 {
-    if (!isfinite(v))
-        snprintf(b, n, "-");
-    else
-        snprintf(b, n, "%.*f %%", sig3(v), v);
-    return b;
+    return fmt_sig3(b, n, v, " %");
 }
 
 static int quote_arg(void *ud, const char *key, enum rt_json_type type, const char *value)

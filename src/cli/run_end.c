@@ -11,6 +11,7 @@
 #include "rtrack/base/log.h"
 #include "rtrack/base/spawn.h"
 #include "rtrack/base/util.h"
+#include "rtrack/cli/cmd.h"
 #include "rtrack/summary/summary.h"
 
 /* The number at path, NAN without one. */
@@ -22,17 +23,11 @@ static double num(struct rt_json *j, const char *path)
 }
 
 /* Arguments as a shell takes them back (rt_fmt_command of their JSON array); malloc'd. */
-static char *shell_words(char *const *argv, int n)
+static char *shell_words(char **argv, int n)
 {
-    struct rt_buf b = {0};
-    rt_buf_puts(&b, "[");
-    for (int i = 0; i < n; i++) {
-        rt_buf_puts(&b, i ? "," : "");
-        rt_buf_json_string(&b, argv[i], strlen(argv[i]));
-    }
-    rt_buf_puts(&b, "]");
-    char *q = rt_fmt_command(b.p);
-    rt_buf_free(&b);
+    char *json = cmd_argv_json(argv, n);
+    char *q = rt_fmt_command(json);
+    free(json);
     return q ? q : xstrdup("");
 }
 

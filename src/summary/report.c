@@ -877,16 +877,13 @@ static int load_points(struct page *p, int64_t run_id, struct points *pts)
      * and the clock of the first of them, of the last, and of the baseline (the origin): a
      * run's samples are taken one after the other on one monotonic clock, so these are its
      * smallest and largest, found in the index rather than read from every sample (a sample
-     * off that order falls into the first or last bucket). Whether the run has GPU rows:
-     * gpu_samples read first, so a database without GPUs answers at once. */
+     * off that order falls into the first or last bucket). */
     struct rt_store_rows *r = rt_store_rows_open(
         p->store,
         "SELECT (SELECT samples FROM run_sample_counts WHERE run_id = ?1), "
         "(SELECT mono FROM samples WHERE run_id = ?1 AND kind <> 'baseline' ORDER BY seq LIMIT 1), "
         "(SELECT mono FROM samples WHERE run_id = ?1 AND kind <> 'baseline' ORDER BY seq DESC "
-        "LIMIT 1), (SELECT mono FROM samples WHERE run_id = ?1 ORDER BY seq LIMIT 1), "
-        "EXISTS (SELECT 1 FROM gpu_samples g CROSS JOIN samples s ON s.id = g.sample_id "
-        "WHERE s.run_id = ?1)");
+        "LIMIT 1), (SELECT mono FROM samples WHERE run_id = ?1 ORDER BY seq LIMIT 1)");
     if (!r)
         return db_fail(p, "the samples");
     rt_store_rows_bind_i(r, 1, run_id);
@@ -897,8 +894,12 @@ static int load_points(struct page *p, int64_t run_id, struct points *pts)
     int64_t n = rt_store_rows_i(r, 0) == RT_NA ? 0 : rt_store_rows_i(r, 0);
     double first = rt_store_rows_f(r, 1), last = rt_store_rows_f(r, 2);
     double origin = rt_store_rows_f(r, 3);
-    pts->gpu = rt_store_rows_i(r, 4) == 1;
     rt_store_rows_close(r);
+    /* whether the run has GPU rows (a database without GPUs answers at once) */
+    char ids[32];
+    snprintf(ids, sizeof(ids), "%lld", (long long)run_id);
+    if (rt_store_runs_have_gpus(p->store, ids, &pts->gpu) != 0)
+        return db_fail(p, "the samples");
     pts->samples = n;
     if (n <= 0)
         return 0;

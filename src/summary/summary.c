@@ -466,13 +466,10 @@ static int runs_int(struct ctx *c, const char *pre, const char *post, int64_t *o
  * a database without GPUs answers at once rather than looking for each sample of the runs. */
 static int runs_have_gpus(struct ctx *c)
 {
-    int64_t gpus = 0;
-    if (runs_int(c,
-                 "SELECT EXISTS (SELECT 1 FROM gpu_samples g CROSS JOIN samples s ON s.id = "
-                 "g.sample_id WHERE s.run_id IN (",
-                 "))", &gpus) != 0)
-        return -1;
-    return gpus != 0;
+    int gpus = 0;
+    if (rt_store_runs_have_gpus(c->store, c->ids, &gpus) != 0)
+        return db_fail(c);
+    return gpus;
 }
 
 static int is_gpu_col(int col)

@@ -213,6 +213,15 @@ if [ -n "${RT_FAKE_NVML:-}" ] && [ -e "$RT_FAKE_NVML" ]; then
     check "gpu: charts, data-points and vertices" \
         "$(charts gpu.html "$(npoints gpu.db)" "$GPU_CHARTS" - "$(nmem gpu.db)")" ok
     check "gpu: the GPU rows of the stats" "$(grep -c '<tr><th>GPU usage (GPUs)</th>' gpu.html)" 1
+    # a run without GPUs beside it in the same database: whether a run has GPU rows is asked of
+    # its own samples, so its page has the seven charts of a run without a GPU
+    RTRACK_NVML_LIBRARY=$RT_FAKE_NVML FAKE_NVML_GPUS=0 \
+        "$RTRACK" run --quiet --db gpu.db --interval 0.1 -- sleep 0.5
+    check "gpu db, a run without GPUs" "$?" 0
+    "$RTRACK" report --db gpu.db --run 2 -o nogpu.html
+    check "gpu db, a run without GPUs: seven charts, none of GPUs" \
+        "$(grep -o -E '<svg class="chart|<p class="folded' nogpu.html | wc -l):$(grep -c -E 'id="chart-(gpu|vram)"' nogpu.html)" \
+        "7:0"
 else
     skip "gpu report: RT_FAKE_NVML does not name the fake NVML library (run under ctest)"
 fi

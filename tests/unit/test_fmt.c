@@ -27,6 +27,12 @@ static void test_figures(void **state)
     assert_string_equal(rt_fmt_pct(b, sizeof(b), 41.57), "41.6 %");
     assert_string_equal(rt_fmt_pct(b, sizeof(b), 100), "100 %");
     assert_string_equal(rt_fmt_pct(b, sizeof(b), NAN), "-");
+    /* a percentage takes the same widths by its size, sign aside (--compare's change in per
+     * cent falls as well as rises), and an infinity is no figure either */
+    assert_string_equal(rt_fmt_pct(b, sizeof(b), 9.996), "10.0 %");
+    assert_string_equal(rt_fmt_pct(b, sizeof(b), -12.34), "-12.3 %");
+    assert_string_equal(rt_fmt_pct(b, sizeof(b), -INFINITY), "-");
+    assert_string_equal(rt_fmt_num(b, sizeof(b), INFINITY), "-");
     /* the one MiB figure of summary and report: 805.999 is 806.0 in both */
     assert_string_equal(rt_fmt_mib(b, sizeof(b), 805.999), "806.0 MiB");
     assert_string_equal(rt_fmt_mib(b, sizeof(b), 1536), "1.50 GiB");
