@@ -444,22 +444,6 @@ static const int spark_col[2][4] = {
 /* stats()' columns, in py_run's order */
 static const int py_col[PY_N] = {COL_P_CPU, COL_P_MEM, COL_P_GPU, COL_P_VRAM, COL_P_GPUS};
 
-/* The integer a query over the picked runs answers: its SQL is `pre` (ending in "IN (") the runs
- * and `post`. */
-static int runs_int(struct ctx *c, const char *pre, const char *post, int64_t *out)
-{
-    char sql[256];
-    snprintf(sql, sizeof(sql), "%s%s%s", pre, c->ids, post);
-    struct rt_store_rows *r = prep(c, sql);
-    if (!r)
-        return -1;
-    int rc = rt_store_rows_next(r);
-    if (rc == 1)
-        *out = rt_store_rows_i(r, 0);
-    rt_store_rows_close(r);
-    return rc == 1 ? 0 : db_fail(c);
-}
-
 /* Whether any of the picked runs' samples has GPU rows. Without, the GPU columns of
  * sample_metrics are NULL in every row (its gpu_totals and gpu_process_totals have no row to
  * join), and the pass neither selects nor joins them. gpu_samples is read first (CROSS JOIN), so
