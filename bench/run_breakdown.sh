@@ -76,13 +76,15 @@ what = {"wall_us": "whole run, as the shell sees it", "load_us": "exec, dynamic 
         "close_us": "sqlite3_close (syncs taken out)", "spawn_us": "posix_spawn of the job",
         "wait_us": "poll/wait (the job runs)", "dlopen_us": "libraries loaded at run time",
         "other_us": "the rest: the program's own work"}
+# each rtrack's medians less rt_floor's
+minus = [n for n in names if n != "rt_floor"] if "rt_floor" in names else []
 print("| part | what | " + " | ".join("%s (µs)" % n for n in names) +
-      (" | rtrack − rt_floor (µs) |" if "rt_floor" in names else " |"))
-print("|---|---|" + "---|" * len(names) + ("---|" if "rt_floor" in names else ""))
+      "".join(" | %s − rt_floor (µs)" % n for n in minus) + " |")
+print("|---|---|" + "---|" * (len(names) + len(minus)))
 for k in keys:
     med = {n: statistics.median(r.get(k, 0.0) for r in rows[n]) for n in names}
     cells = " | ".join("%.0f" % med[n] for n in names)
-    diff = " | %+.0f" % (med["rtrack"] - med["rt_floor"]) if "rt_floor" in names else ""
+    diff = "".join(" | %+.0f" % (med[n] - med["rt_floor"]) for n in minus)
     print("| %s | %s | %s%s |" % (k[:-3], what[k], cells, diff))
 print("\nmedians of %s runs each, alternating; rtrack run %s" % (sys.argv[2], sys.argv[3]))
 EOF
