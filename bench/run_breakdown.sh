@@ -17,7 +17,8 @@
 # the first, on a database of its own.
 #
 # Knobs: RUNS (40), WARMUP (5), DIR (scratch directory, removed unless given), DB_DIR (where
-# the databases are: a tmpfs such as /dev/shm takes the disk's syncs out).
+# the databases are: a tmpfs such as /dev/shm takes the disk's syncs out), RUN_FLAGS (rtrack
+# run's options, "--quiet" unless set; RUN_FLAGS= gives the end-of-run line a user sees).
 # Prints a markdown table of medians (µs) per category on stdout.
 set -eu
 RTRACK=$(readlink -f "${1:-${RTRACK:-build/rtrack}}")
@@ -34,6 +35,7 @@ if [ -n "${DIR:-}" ]; then mkdir -p "$DIR"; else DIR=$(mktemp -d "${TMPDIR:-/tmp
 DB_DIR=${DB_DIR:-$DIR}
 mkdir -p "$DB_DIR"
 PY=${PY:-/usr/bin/python3}
+read -ra run_flags <<<"${RUN_FLAGS---quiet}"
 
 rm -f "$DB_DIR"/rt-a.db* "$DB_DIR"/rt-b.db* "$DB_DIR"/floor.db*
 "$RTRACK" run --quiet --db "$DB_DIR/rt-a.db" -- true
@@ -52,12 +54,12 @@ one() { # NAME CMD... : one traced run; appends "NAME wall_us <the trace line's 
 : >"$DIR/runs.txt"
 for i in $(seq $((WARMUP + RUNS))); do
     [ "$i" -eq $((WARMUP + 1)) ] && : >"$DIR/runs.txt"
-    one rtrack "$RTRACK" run --quiet --db "$DB_DIR/rt-a.db" -- true
-    [ -n "$RTRACK_B" ] && one rtrack_B "$RTRACK_B" run --quiet --db "$DB_DIR/rt-b.db" -- true
+    one rtrack "$RTRACK" run "${run_flags[@]}" --db "$DB_DIR/rt-a.db" -- true
+    [ -n "$RTRACK_B" ] && one rtrack_B "$RTRACK_B" run "${run_flags[@]}" --db "$DB_DIR/rt-b.db" -- true
     one rt_floor "$RT_FLOOR" run "$DB_DIR/floor.db" true
 done
 
-"$PY" - "$DIR/runs.txt" "$RUNS" <<'EOF'
+"$PY" - "$DIR/runs.txt" "$RUNS" "${RUN_FLAGS---quiet}" <<'EOF'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
@@ -74,13 +76,15 @@ what = {"wall_us": "whole run, as the shell sees it", "load_us": "exec, dynamic 
         "close_us": "sqlite3_close (syncs taken out)", "spawn_us": "posix_spawn of the job",
         "wait_us": "poll/wait (the job runs)", "dlopen_us": "libraries loaded at run time",
         "other_us": "the rest: the program's own work"}
+# each rtrack's medians less rt_floor's
+minus = [n for n in names if n != "rt_floor"] if "rt_floor" in names else []
 print("| part | what | " + " | ".join("%s (µs)" % n for n in names) +
-      (" | rtrack − rt_floor (µs) |" if "rt_floor" in names else " |"))
-print("|---|---|" + "---|" * len(names) + ("---|" if "rt_floor" in names else ""))
+      "".join(" | %s − rt_floor (µs)" % n for n in minus) + " |")
+print("|---|---|" + "---|" * (len(names) + len(minus)))
 for k in keys:
     med = {n: statistics.median(r.get(k, 0.0) for r in rows[n]) for n in names}
     cells = " | ".join("%.0f" % med[n] for n in names)
-    diff = " | %+.0f" % (med["rtrack"] - med["rt_floor"]) if "rt_floor" in names else ""
+    diff = "".join(" | %+.0f" % (med[n] - med["rt_floor"]) for n in minus)
     print("| %s | %s | %s%s |" % (k[:-3], what[k], cells, diff))
-print("\nmedians of %s runs each, alternating" % sys.argv[2])
+print("\nmedians of %s runs each, alternating; rtrack run %s" % (sys.argv[2], sys.argv[3]))
 EOF

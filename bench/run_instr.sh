@@ -10,6 +10,9 @@
 # Each binary runs once to make its database (as when a job is run again into its rtrack.db),
 # then once under callgrind. Prints a markdown table: instructions (thousands) of the whole
 # process (every thread) and of the phases, inclusive.
+#
+# Knob: RUN_FLAGS (rtrack run's options, "--quiet" unless set; RUN_FLAGS= gives the end-of-run
+# line a user sees).
 set -eu
 command -v valgrind >/dev/null || { echo "run_instr: needs valgrind" >&2; exit 1; }
 RTRACK=$(readlink -f "${1:-${RTRACK:-build/rtrack}}")
@@ -18,12 +21,13 @@ RTRACK_B=${2:-${RTRACK_B:-}}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/rtrack-instr.XXXXXX")
 trap 'rm -rf "$DIR"' EXIT
 PY=${PY:-/usr/bin/python3}
+read -ra run_flags <<<"${RUN_FLAGS---quiet}"
 names=()
 for bin in "$RTRACK" ${RTRACK_B:+"$RTRACK_B"}; do
     n=${#names[@]}
     "$bin" run --quiet --db "$DIR/rt-$n.db" -- true
     valgrind --tool=callgrind --callgrind-out-file="$DIR/cg-$n.out" \
-        "$bin" run --quiet --db "$DIR/rt-$n.db" -- true 2>/dev/null
+        "$bin" run "${run_flags[@]}" --db "$DIR/rt-$n.db" -- true 2>/dev/null
     callgrind_annotate --inclusive=yes --threshold=100 "$DIR/cg-$n.out" >"$DIR/an-$n.txt" 2>/dev/null
     names+=("$n")
 done

@@ -1,26 +1,16 @@
 /* run_end.c - the end-of-run line and `run --summary` (run_end.h). */
 #include "run_end.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rtrack/base/fmt.h"
-#include "rtrack/base/json.h"
 #include "rtrack/base/log.h"
 #include "rtrack/base/spawn.h"
 #include "rtrack/base/util.h"
 #include "rtrack/cli/cmd.h"
 #include "rtrack/summary/summary.h"
-
-/* The number at path, NAN without one. */
-static double num(struct rt_json *j, const char *path)
-{
-    double v;
-    enum rt_json_type t = rt_json_num(j, path, &v);
-    return t == RT_JSON_INTEGER || t == RT_JSON_REAL ? v : RT_NAN;
-}
 
 /* Arguments as a shell takes them back (rt_fmt_command of their JSON array); malloc'd. */
 static char *shell_words(char **argv, int n)
@@ -37,8 +27,9 @@ static void put(struct rt_buf *b, char *s) /* appends s and frees it */
     free(s);
 }
 
-/* The line, after "rtrack: ". j: the run's summary, NULL when it has none (too few samples). */
-static void end_line(struct rt_buf *b, struct rt_json *j, int64_t run_id,
+/* The line, after "rtrack: ". f: the run's summary figures, NULL when it has none (too few
+ * samples). */
+static void end_line(struct rt_buf *b, const struct rt_summary_line *f, int64_t run_id,
                      const struct rt_config *cfg, const struct rt_record_result *res)
 {
     char x[64], y[64], z[64];
@@ -56,20 +47,13 @@ static void end_line(struct rt_buf *b, struct rt_json *j, int64_t run_id,
     else
         put(b, xasprintf("exited %d", res->exit_code));
     put(b, xasprintf(" after %s", rt_fmt_duration(x, sizeof(x), res->elapsed)));
-    if (j) {
-        /* the tree's figures; the system's for a run without a tree */
-        const char *side =
-            rt_json_get(j, "$.process", NULL) == RT_JSON_OBJECT ? "process" : "system";
-        char pm[64], px[64];
-        snprintf(pm, sizeof(pm), "$.%s.cpu_cores.mean", side);
-        snprintf(px, sizeof(px), "$.%s.cpu_cores.max", side);
-        put(b,
-            xasprintf(" \u00b7 %s cores (max %s) \u00b7 peak %s",
-                      rt_fmt_num(x, sizeof(x), num(j, pm)), rt_fmt_num(y, sizeof(y), num(j, px)),
-                      rt_fmt_mib(z, sizeof(z), num(j, "$.recommendation.memory_basis.peak_mib"))));
-    }
+    if (f) /* the tree's figures; the system's for a run without a tree */
+        put(b, xasprintf(" \u00b7 %s cores (max %s) \u00b7 peak %s",
+                         rt_fmt_num(x, sizeof(x), f->cores_mean),
+                         rt_fmt_num(y, sizeof(y), f->cores_max),
+                         rt_fmt_mib(z, sizeof(z), f->peak_mib)));
     put(b, xasprintf(" \u00b7 %s", rt_fmt_count(x, sizeof(x), (double)res->stored, "sample")));
-    if (j) {
+    if (f) {
         rt_buf_puts(b, " \u00b7 rtrack summary ");
         if (strcmp(cfg->db, "rtrack.db") != 0) {
             char *db = cfg->db;
@@ -85,26 +69,25 @@ void cmd_run_end(struct rt_store *store, int64_t run_id, const struct rt_config 
 {
     if (cfg->quiet && !cfg->summary)
         return; /* nothing to say: no summary to work out (1.7 ms of a short run) */
-    /* the line needs the run's figures only; --summary prints all of it */
+    /* the line needs the run's figures only (no document); --summary prints all of it */
     struct rt_summary_opts o = {run_id, NULL, 0, NULL, !cfg->summary};
+    struct rt_summary_line fig;
     struct rt_buf json = {0};
     char err[512];
     int bad = 0;
-    struct rt_json *j = NULL;
-    if (rt_summary_json(store, &o, &json, &bad, err, sizeof(err)) == 0)
-        j = rt_json_open(json.p, json.len, err, sizeof(err));
+    int ok =
+        rt_summary_run(store, &o, cfg->summary ? &json : NULL, &fig, &bad, err, sizeof(err)) == 0;
     if (!cfg->quiet) {
         struct rt_buf line = {0};
-        end_line(&line, j, run_id, cfg, res);
+        end_line(&line, ok ? &fig : NULL, run_id, cfg, res);
         rt_note("%s", line.p);
         rt_buf_free(&line);
     }
     if (cfg->summary) {
-        if (j)
+        if (ok)
             cmd_summary_print(json.p, json.len, 0);
         else
             rt_warn("run %lld: no summary: %s", (long long)run_id, err);
     }
-    rt_json_close(j);
     rt_buf_free(&json);
 }

@@ -660,10 +660,13 @@ static int plan_pass(struct ctx *c, struct pass *ps)
 {
     if (pass_sql(c, ps) != 0)
         return -1;
-    struct rt_store_rows *runs =
-        prep(c, "SELECT r.id, (SELECT min(seq) FROM samples WHERE run_id = r.id), (SELECT max(seq) "
-                "FROM samples WHERE run_id = r.id), EXISTS (SELECT 1 FROM samples WHERE run_id = "
-                "r.id AND seq = 0 AND kind = 'baseline') FROM temp.summary_runs r ORDER BY r.id");
+    char sql[512];
+    snprintf(sql, sizeof(sql),
+             "SELECT r.id, (SELECT min(seq) FROM samples WHERE run_id = r.id), (SELECT max(seq) "
+             "FROM samples WHERE run_id = r.id), EXISTS (SELECT 1 FROM samples WHERE run_id = "
+             "r.id AND seq = 0 AND kind = 'baseline') FROM runs r WHERE r.id IN (%s) ORDER BY r.id",
+             c->ids);
+    struct rt_store_rows *runs = prep(c, sql);
     struct rt_store_rows *count =
         prep(c, "SELECT count(*) FROM samples WHERE run_id = ?1 AND seq BETWEEN ?2 AND ?3");
     int rc = runs && count ? 0 : -1, step = 0;
@@ -2004,8 +2007,40 @@ static void emit_cpu_time(struct ctx *c, const struct top *t, struct rt_buf *b)
     rt_buf_puts(b, "}");
 }
 
+/* The end-of-run line's one run, named in every query as it is: no temporary table to make. */
+static int pick_one_run(struct ctx *c)
+{
+    snprintf(c->ids, sizeof(c->ids), "%lld", (long long)c->o->run_id);
+    struct rt_store_rows *r = prep(c, "SELECT count(*) FROM runs WHERE id = ?1");
+    if (!r)
+        return -1;
+    rt_store_rows_bind_i(r, 1, c->o->run_id);
+    int step = rt_store_rows_next(r);
+    int64_t n = step == 1 ? rt_store_rows_i(r, 0) : 0;
+    rt_store_rows_close(r);
+    if (step != 1)
+        return db_fail(c);
+    c->nruns = (int)n;
+    c->last_run = c->o->run_id;
+    if (n == 0) {
+        snprintf(c->err, c->errlen, "no run %lld in the database", (long long)c->o->run_id);
+        return bad_request(c);
+    }
+    return 0;
+}
+
+/* The end-of-run line's figures: the numbers emit_metrics() and emit_reco() write for them. */
+static void line_figures(const struct ctx *c, const struct reco *r, struct rt_summary_line *line)
+{
+    const struct stat4 *cpu = &(c->has_tree ? &c->proc : &c->sys)->st[M_CPU];
+    line->tree = c->has_tree;
+    line->cores_mean = cpu->ok ? cpu->mean : RT_NAN;
+    line->cores_max = cpu->ok ? cpu->max : RT_NAN;
+    line->peak_mib = r->mem_peak;
+}
+
 static int summary_doc(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
-                       int *bad_input, char *err, size_t errlen)
+                       struct rt_summary_line *line, int *bad_input, char *err, size_t errlen)
 {
     struct ctx c;
     memset(&c, 0, sizeof(c));
@@ -2024,8 +2059,19 @@ static int summary_doc(struct rt_store *store, const struct rt_summary_opts *o, 
     pass_init(&ps);
     if (o->figures_only) /* no process table: no second connection, no scan of it */
         rt_map_init(&top.slot, 1);
-    if (pick_runs(&c) != 0 || (!o->figures_only && top_start(&c, &top, &ps) != 0) ||
-        collect(&c, &ps) != 0 || pressure(&c) != 0 || kernel_facts(&c) != 0 || alloc_facts(&c) != 0)
+    if ((o->figures_only && !o->job ? pick_one_run(&c) : pick_runs(&c)) != 0 ||
+        (!o->figures_only && top_start(&c, &top, &ps) != 0) || collect(&c, &ps) != 0 ||
+        kernel_facts(&c) != 0)
+        goto out;
+    if (o->figures_only) { /* what the line's figures are made of, no document */
+        struct reco r;
+        recommend(&c, &r, 1);
+        if (line)
+            line_figures(&c, &r, line);
+        rc = 0;
+        goto out;
+    }
+    if (pressure(&c) != 0 || alloc_facts(&c) != 0)
         goto out;
     rt_buf_puts(out, "{");
     if (emit_run(&c, out) != 0)
@@ -2049,6 +2095,8 @@ static int summary_doc(struct rt_store *store, const struct rt_summary_opts *o, 
     struct reco r, py;
     recommend(&c, &r, 1);
     recommend(&c, &py, 0);
+    if (line)
+        line_figures(&c, &r, line);
     rt_buf_puts(out, ", \"recommendation\": ");
     emit_reco(out, &r, &c);
     rt_buf_puts(out, ", \"python_recommendation\": ");
@@ -2096,12 +2144,12 @@ out:
     return rc;
 }
 
-int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
-                    int *bad_input, char *err, size_t errlen)
+int rt_summary_run(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
+                   struct rt_summary_line *line, int *bad_input, char *err, size_t errlen)
 {
     rt_store_read_begin(store); /* one snapshot for the document and its spread */
-    int rc = summary_doc(store, o, out, bad_input, err, errlen);
-    if (rc == 0 && o->job) {
+    int rc = summary_doc(store, o, out, line, bad_input, err, errlen);
+    if (rc == 0 && o->job && !o->figures_only) {
         /* --job: how its runs spread (across.c), the document's last key */
         out->len--; /* its closing brace */
         rt_buf_puts(out, ", \"spread\": ");
@@ -2110,4 +2158,10 @@ int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, str
     }
     rt_store_read_end(store);
     return rc;
+}
+
+int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
+                    int *bad_input, char *err, size_t errlen)
+{
+    return rt_summary_run(store, o, out, NULL, bad_input, err, errlen);
 }

@@ -280,10 +280,11 @@ peak=$(sed -n 's/.* · peak \([0-9.]*\) MiB · .*/\1/p' <<<"$line")
 check_range "end line: the peak is the 200 MiB held (MiB)" "${peak:-0}" 200 260
 maxc=$(sed -n 's/.* cores (max \([0-9.]*\)) · .*/\1/p' <<<"$line")
 check_range "end line: one core at most (max cores; sampling jitter of 0.1 s intervals allowed)" "${maxc:-9}" 0 1.6
-# the line's figures are the summary's (the line works them out without the process table)
-check "end line: cores, max and peak are summary's figures of run 3" \
-    "$(sed -n 's/.* · \([0-9.]*\) cores (max \([0-9.]*\)) · peak \([0-9.]*\) MiB · .*/\1 \2 \3/p' <<<"$line")" \
-    "$("$RTRACK" summary --db e.db --run 3 --format json | python3 -c '
+# the figures of an end line (its text on stdin): cores, their max, the peak
+line_figures() { sed -n 's/.* · \([0-9.]*\) cores (max \([0-9.]*\)) · peak \([0-9.]*\) MiB · .*/\1 \2 \3/p'; }
+# the same figures of summary's JSON of run $1, as the line prints them
+summary_figures() {
+    "$RTRACK" summary --db e.db --run "$1" --format json | python3 -c '
 import json, sys
 j = json.load(sys.stdin)
 def sig3(v):  # fmt.h: 3 significant digits
@@ -291,13 +292,20 @@ def sig3(v):  # fmt.h: 3 significant digits
 def mib(v):
     return "%.*f" % (2 if abs(v) < 10 else 1, v)
 c = j["process"]["cpu_cores"]
-print(sig3(c["mean"]), sig3(c["max"]), mib(j["recommendation"]["memory_basis"]["peak_mib"]))')"
+print(sig3(c["mean"]), sig3(c["max"]), mib(j["recommendation"]["memory_basis"]["peak_mib"]))'
+}
+# the line's figures are the summary's (the line works them out without the process table)
+check "end line: cores, max and peak are summary's figures of run 3" \
+    "$(line_figures <<<"$line")" "$(summary_figures 3)"
 "$RTRACK" run --quiet --summary --db e.db -- true >sum.out 2>sum.err
 check "--summary: the summary on stdout, nothing on stderr (--quiet)" \
     "$(head -1 sum.out):$(grep -c '^next time ' sum.out):$(wc -c <sum.err)" "run 4: finished, exit 0:1:0"
 RTRACK_SUMMARY=1 "$RTRACK" run --db e.db -- true >sum2.out 2>sum2.err
 check "RTRACK_SUMMARY=1: the summary, and the end line" \
     "$(head -1 sum2.out):$(grep -c '^rtrack: run 5 ' sum2.err)" "run 5: finished, exit 0:1"
+# (with the summary the line takes its figures from the summary's own computation)
+check "RTRACK_SUMMARY=1: the end line's figures are summary's of run 5" \
+    "$(line_figures <sum2.err)" "$(summary_figures 5)"
 # both quotes in the command: shown as it is, quoted as a shell takes it
 "$RTRACK" run --db e.db -- sh -c 'echo "'"'"'" >/dev/null' 2>both.err
 check "end line: a command with both quotes, not quoted again" \

@@ -102,9 +102,19 @@ struct rt_summary_opts {
     const char *job;        /* aggregate every run with this job_name (--job), or NULL */
     int recommend_server;   /* ask the Keeper API for the cheapest matching server */
     const char *keeper_url; /* base URL (RTRACK_KEEPER_URL), NULL for the public one */
-    int figures_only;       /* the run's figures (the end-of-run line): the process table is not
-                             * read, so top_processes and process_groups are empty and cpu_time
-                             * is the kernel's or null */
+    int figures_only;       /* the end-of-run line's figures only (rt_summary_run()'s *line): no
+                             * document is written, and only what those figures are made of is
+                             * read (not the process table, the run's and host's facts, the
+                             * allocation, the pressure) */
+};
+
+/* The figures of the end-of-run line (`rtrack run`), the document's own numbers: "tree" is 1
+ * where "process" is an object; "cores_mean" and "cores_max" are "cpu_cores" "mean" and "max"
+ * of "process" (of "system" without a tree), "peak_mib" is "recommendation" "memory_basis"
+ * "peak_mib"; NAN where the document has null. */
+struct rt_summary_line {
+    int tree;
+    double cores_mean, cores_max, peak_mib;
 };
 
 /* The Python reference's report.round_memory: 128, 256, 512, 1024, 2048 MiB, then up to the
@@ -115,6 +125,11 @@ long rt_round_memory(double mib);
  * when the cause is the request (unknown run, too few samples, unknown job): exit code 2. */
 int rt_summary_json(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
                     int *bad_input, char *err, size_t errlen);
+
+/* rt_summary_json(), and the end-of-run line's figures in *line when line is not NULL; with
+ * o->figures_only, those figures only: nothing is appended to out (which may be NULL). */
+int rt_summary_run(struct rt_store *store, const struct rt_summary_opts *o, struct rt_buf *out,
+                   struct rt_summary_line *line, int *bad_input, char *err, size_t errlen);
 
 /* The figures runs are compared by and a job's runs spread over: the key in the JSON, the label
  * for people, the unit ("s", "cores", "MiB", "B", "gpus"). */
