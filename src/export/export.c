@@ -306,11 +306,12 @@ static void read_failed(struct rt_exporter *x, int64_t n, int64_t last_seq, cons
 
 /* --- JSON Lines of a long run on two threads ------------------------------------------------
  * A line is some 200 values from seven tables, and formatting them costs more than reading them:
- * a run of more than two stretches of JSONL_SEQS samples is cut into those stretches, the main
- * thread formats and writes the even ones, a second thread on a connection of its own formats
- * each odd one into a buffer while the main thread writes, and the main thread writes that
- * buffer next, so the lines come out in order, byte for byte as one thread writes them. The
- * stretches' seqs are the main connection's (its snapshot): the same rows on both connections. */
+ * a run of more than two stretches of JSONL_SEQS samples is cut into those stretches. The main
+ * thread formats and writes the even ones; a second thread on a connection of its own formats
+ * each odd one into a buffer meanwhile, the main thread writes that buffer next, and the second
+ * thread goes on with the next odd one: the lines come out in order, byte for byte as one thread
+ * writes them. The stretches' seqs are the main connection's (its snapshot): the same rows on
+ * both connections. */
 #define JSONL_SEQS 32
 
 struct jworker {
@@ -441,7 +442,6 @@ static int jsonl_shared(struct rt_exporter *x, FILE *out, char *err, size_t errl
     int64_t n = 0, last_seq = 0, nst = (hi - lo) / JSONL_SEQS + 1;
     int rc = 0;
     char why[256] = "";
-    struct rt_buf spare = {0};
     jworker_post(&w, lo + JSONL_SEQS, lo + 2 * JSONL_SEQS - 1);
     for (int64_t k = 0; k < nst && rc == 0; k += 2) {
         int64_t a = lo + k * JSONL_SEQS, b = a + JSONL_SEQS - 1 < hi ? a + JSONL_SEQS - 1 : hi;
@@ -450,26 +450,21 @@ static int jsonl_shared(struct rt_exporter *x, FILE *out, char *err, size_t errl
             snprintf(why, sizeof(why), "%s", rt_store_error(x->store));
         if (rc != 0 || k + 1 >= nst)
             break;
-        jworker_wait(&w); /* stretch k + 1, posted before */
-        struct rt_buf t = w.buf;
-        w.buf = spare;
-        spare = t;
-        int64_t rows = w.rows, last = w.last_seq;
-        int wrc = w.rc;
-        if (wrc == -1)
+        jworker_wait(&w); /* stretch k + 1, posted before; the worker waits for the next */
+        if (w.rc == -1)
             snprintf(why, sizeof(why), "%s", rt_store_error(w.store));
-        else if (k + 3 < nst) {
-            int64_t c = lo + (k + 3) * JSONL_SEQS;
-            jworker_post(&w, c, c + JSONL_SEQS - 1 < hi ? c + JSONL_SEQS - 1 : hi);
-        }
-        if (spare.len && fwrite(spare.p, 1, spare.len, out) != spare.len) {
+        if (w.buf.len && fwrite(w.buf.p, 1, w.buf.len, out) != w.buf.len) {
             rc = -2;
             break;
         }
-        n += rows;
-        if (rows)
-            last_seq = last;
-        rc = wrc;
+        n += w.rows;
+        if (w.rows)
+            last_seq = w.last_seq;
+        rc = w.rc;
+        if (rc == 0 && k + 3 < nst) {
+            int64_t c = lo + (k + 3) * JSONL_SEQS;
+            jworker_post(&w, c, c + JSONL_SEQS - 1 < hi ? c + JSONL_SEQS - 1 : hi);
+        }
     }
     if (rc == -2)
         snprintf(err, errlen, "%s", rt_strerror(errno ? errno : EIO));
@@ -485,7 +480,6 @@ static int jsonl_shared(struct rt_exporter *x, FILE *out, char *err, size_t errl
     export_jsonl_close(w.j);
     rt_store_close(w.store);
     rt_buf_free(&w.buf);
-    rt_buf_free(&spare);
     /* the selection as it was bound before */
     reset_rows(x);
     export_jsonl_bind_i(x->jsonl, 5, x->q.seq_from > 0 ? x->q.seq_from : RT_NA);
