@@ -394,7 +394,9 @@ static void jworker_wait(struct jworker *w)
     pthread_mutex_unlock(&w->mu);
 }
 
-/* The selection's seqs, first and last, or 0 where it is too short to share. */
+/* The selection's seqs, first and last; 0 where it is too short to share, or its seqs too far
+ * apart (a hand-made or merged file with gaps: stretches of seqs, not of rows, would be mostly
+ * empty). */
 static int jsonl_span(struct rt_exporter *x, int64_t *lo, int64_t *hi)
 {
     struct rt_store_rows *r =
@@ -412,7 +414,18 @@ static int jsonl_span(struct rt_exporter *x, int64_t *lo, int64_t *hi)
         *lo = x->q.seq_from;
     if (x->q.seq_to > 0 && x->q.seq_to < *hi)
         *hi = x->q.seq_to;
-    return ok && *hi - *lo >= 2 * JSONL_SEQS;
+    if (!ok || *hi - *lo < 2 * JSONL_SEQS)
+        return 0;
+    r = rt_store_rows_open(x->store, "SELECT count(*) FROM samples WHERE run_id = ?1 AND seq "
+                                     "BETWEEN ?2 AND ?3");
+    if (!r)
+        return 0;
+    rt_store_rows_bind_i(r, 1, x->q.run_id);
+    rt_store_rows_bind_i(r, 2, *lo);
+    rt_store_rows_bind_i(r, 3, *hi);
+    ok = rt_store_rows_next(r) == 1 && (*hi - *lo) / 2 < rt_store_rows_i(r, 0);
+    rt_store_rows_close(r);
+    return ok;
 }
 
 /* The rows of a long JSON Lines selection on two threads into *n (as rt_exporter_rows returns

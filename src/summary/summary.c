@@ -462,12 +462,12 @@ static int is_gpu_col(int col)
            col == COL_S_VRAM || col == COL_S_GPUS;
 }
 
-/* The pass over the samples is cut into stretches of a run's samples, PART_SEQS sequence numbers
- * each, read by a statement each in (run_id, seq) order. The main thread takes them from the
- * front; the top-process thread, once its own pass is done, takes them from the back on its own
- * connection (the two passes run on the two CPUs a summary of a long run has to share). Each
- * stretch adds up on its own; they are merged in order afterwards, so the result does not depend
- * on which thread read what. A run of fewer samples is one stretch, added up as one pass. */
+/* The pass over the samples is cut into stretches of a run's samples, PART_SEQS rows of
+ * the (run_id, seq) index each, read by a statement each in that order. The main thread takes them
+ * from the front; the top-process thread, once its own pass is done, takes them from the back on
+ * its own connection (the two passes run on the two CPUs a summary of a long run has to share).
+ * Each stretch adds up on its own; they are merged in order afterwards, so the result does not
+ * depend on which thread read what. A run of fewer samples is one stretch, added up as one pass. */
 #define PART_SEQS 16384
 
 struct part_series {
@@ -653,9 +653,9 @@ static void add_row(struct pass *ps, struct part *p, const double *v, size_t k)
     py_run_add(&p->py, v);
 }
 
-/* The stretches of every picked run (seq ranges of PART_SEQS; their rows counted through the
- * (run_id, seq) index, the baseline, seq 0, left out as run_sample_counts leaves it out) and each
- * series allocated for all rows. */
+/* The stretches of every picked run (PART_SEQS rows of the (run_id, seq) index each; the
+ * baseline, seq 0, left out of their rows as run_sample_counts leaves it out) and each series
+ * allocated for all rows. */
 static int plan_pass(struct ctx *c, struct pass *ps)
 {
     if (pass_sql(c, ps) != 0)
@@ -667,9 +667,16 @@ static int plan_pass(struct ctx *c, struct pass *ps)
              "r.id AND seq = 0 AND kind = 'baseline') FROM runs r WHERE r.id IN (%s) ORDER BY r.id",
              c->ids);
     struct rt_store_rows *runs = prep(c, sql);
+    /* a stretch ends PART_SEQS rows on in the index (seqs may have gaps, of any size): the
+     * seq there, none for a run's last stretch, whose rows are counted */
+    snprintf(sql, sizeof(sql),
+             "SELECT seq FROM samples WHERE run_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT 1 "
+             "OFFSET %d",
+             PART_SEQS - 1);
+    struct rt_store_rows *next = prep(c, sql);
     struct rt_store_rows *count =
         prep(c, "SELECT count(*) FROM samples WHERE run_id = ?1 AND seq BETWEEN ?2 AND ?3");
-    int rc = runs && count ? 0 : -1, step = 0;
+    int rc = runs && next && count ? 0 : -1, step = 0;
     while (rc == 0 && (step = rt_store_rows_next(runs)) == 1) {
         int64_t run = rt_store_rows_i(runs, 0), lo = rt_store_rows_i(runs, 1),
                 hi = rt_store_rows_i(runs, 2);
@@ -677,35 +684,47 @@ static int plan_pass(struct ctx *c, struct pass *ps)
         if (lo == RT_NA)
             continue; /* a run without samples */
         double nominal = run_interval(c, run);
-        for (int64_t a = lo; a <= hi && rc == 0; a += PART_SEQS) {
-            int64_t b = hi - a < PART_SEQS ? hi : a + PART_SEQS - 1;
-            rt_store_rows_reset(count);
-            rt_store_rows_bind_i(count, 1, run);
-            rt_store_rows_bind_i(count, 2, a);
-            rt_store_rows_bind_i(count, 3, b);
-            if (rt_store_rows_next(count) != 1) {
+        for (int64_t a = lo;;) {
+            rt_store_rows_reset(next);
+            rt_store_rows_bind_i(next, 1, run);
+            rt_store_rows_bind_i(next, 2, a);
+            int got = rt_store_rows_next(next);
+            int64_t b = got == 1 ? rt_store_rows_i(next, 0) : hi, n = PART_SEQS;
+            if (got == 0) {
+                rt_store_rows_reset(count);
+                rt_store_rows_bind_i(count, 1, run);
+                rt_store_rows_bind_i(count, 2, a);
+                rt_store_rows_bind_i(count, 3, b);
+                got = rt_store_rows_next(count);
+                n = got == 1 ? rt_store_rows_i(count, 0) : 0;
+            }
+            if (got != 1) {
                 rc = -1;
                 break;
             }
-            int64_t n = rt_store_rows_i(count, 0) - (baseline && a <= 0 && b >= 0);
-            if (n <= 0)
-                continue;
-            struct part *p = RT_PUSH(ps->p, ps->n, ps->cap);
-            memset(p, 0, sizeof(*p));
-            p->run = run;
-            p->lo = a;
-            p->hi = b;
-            p->row0 = ps->rows;
-            p->nrows = (size_t)n;
-            p->run_first = first;
-            p->nominal = nominal;
-            first = 0;
-            ps->rows += (size_t)n;
+            n -= baseline && a <= 0 && b >= 0;
+            if (n > 0) {
+                struct part *p = RT_PUSH(ps->p, ps->n, ps->cap);
+                memset(p, 0, sizeof(*p));
+                p->run = run;
+                p->lo = a;
+                p->hi = b;
+                p->row0 = ps->rows;
+                p->nrows = (size_t)n;
+                p->run_first = first;
+                p->nominal = nominal;
+                first = 0;
+                ps->rows += (size_t)n;
+            }
+            if (b >= hi)
+                break;
+            a = b + 1;
         }
     }
     if (step < 0)
         rc = -1;
     rt_store_rows_close(runs);
+    rt_store_rows_close(next);
     rt_store_rows_close(count);
     if (rc != 0)
         return db_fail(c);

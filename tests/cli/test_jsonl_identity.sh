@@ -61,6 +61,17 @@ end=$(q l.db "SELECT ts FROM samples WHERE run_id = 1 AND seq = $((n - 9))")
 "$RTRACK" export --db l.db --since "$mid" --until "$end" -f jsonl >lt.jsonl
 oracle l.db "run_id = 1 AND timestamp >= $mid AND timestamp <= $end" >lt.want
 same "long, --since/--until: export equals the view" lt.jsonl lt.want
+# the same run with its seqs far apart after the 50th (as a hand-made or merged file may have
+# them): still every line once, in order, and at once (stretches are of rows, not of seqs)
+cp l.db sparse.db
+q sparse.db "UPDATE samples SET seq = seq * 1000000000000 WHERE run_id = 1 AND seq > 50"
+timeout 60 "$RTRACK" export --db sparse.db -f jsonl >sp.jsonl
+check "sparse seqs: export exits 0 in time" "$?" 0
+oracle sparse.db "run_id = 1" >sp.want
+same "sparse seqs: export equals the view" sp.jsonl sp.want
+timeout 60 "$RTRACK" summary --db sparse.db --format json >sp.json
+check "sparse seqs: summary exits 0 in time, every sample counted" \
+    "$?/$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["run"]["samples"])' sp.json)" "0/$n"
 
 # two fake GPUs, the job and its child on them (as in test_gpu.sh), an outsider on GPU 0
 cat >job.sh <<'EOF'
