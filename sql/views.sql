@@ -3,8 +3,9 @@
 -- record time (DESIGN.md principle 1); rounding and number text are the exporter's formatting.
 -- Each derived value is defined once, here, and read from here by every reader: the per-second
 -- rates (sample_rates, nic_sample_rates, disk_sample_rates) and the Python reference's columns
--- (sample_metrics). The baseline sample has no interval, so the interval layouts start at seq 1,
--- like the Python reference (which discards its first diff).
+-- (sample_metrics, and sample_metrics_base without its GPU columns). The baseline sample has no
+-- interval, so the interval layouts start at seq 1, like the Python reference (which discards
+-- its first diff).
 --
 -- A view over one table (sample_rates) costs nothing: SQLite flattens it into the query that
 -- reads it. A query joining two views of `samples` reads every sample twice, so a reader takes
@@ -21,6 +22,7 @@ DROP VIEW IF EXISTS python_combined;
 DROP VIEW IF EXISTS python_process;
 DROP VIEW IF EXISTS python_system;
 DROP VIEW IF EXISTS sample_metrics;
+DROP VIEW IF EXISTS sample_metrics_base;
 DROP VIEW IF EXISTS disk_sample_rates;
 DROP VIEW IF EXISTS nic_sample_rates;
 DROP VIEW IF EXISTS sample_rates;
@@ -129,8 +131,12 @@ FROM disk_samples ds JOIN samples s ON s.id = ds.sample_id;
 
 -- Per sample after the baseline: the Python reference's columns (resource-tracker 0.5.0,
 -- procfs backend) of the system and of the process tree, unrounded, then the rates summary and
--- report show. The Python layouts below select from it; summary and report read it.
-CREATE VIEW sample_metrics AS
+-- report show, all but the six GPU columns. sample_metrics below adds those; this view is for a
+-- reader that needs none of them (summary and report of runs without GPU rows): SQLite builds
+-- the GPU views' joins and subqueries into every statement over sample_metrics, even one that
+-- selects no GPU column, and that is half of such a statement's preparation (the end-of-run
+-- line's, docs/performance.md). Same names and values as sample_metrics's columns.
+CREATE VIEW sample_metrics_base AS
 SELECT s.run_id, s.seq, s.id AS sample_id,
        s.ts AS timestamp,
        s.mono AS mono,
@@ -153,9 +159,6 @@ SELECT s.run_id, s.seq, s.id AS sample_id,
        s.disk_space_free_bytes / 1e9 AS system_disk_space_free_gb,
        s.net_rx_bytes AS system_net_recv_bytes,
        s.net_tx_bytes AS system_net_sent_bytes,
-       g.gpu_usage AS system_gpu_usage,
-       g.gpu_vram_mib AS system_gpu_vram_mib,
-       g.gpu_utilized AS system_gpu_utilized,
        s.proc_root_pid AS process_pid,
        s.proc_children AS process_children,
        s.proc_utime_s AS process_utime,
@@ -166,13 +169,6 @@ SELECT s.run_id, s.seq, s.id AS sample_id,
        s.proc_pss_kib / 1024.0 AS process_memory_mib,
        s.proc_read_bytes AS process_disk_read_bytes,
        s.proc_write_bytes AS process_disk_write_bytes,
-       -- without GPU rows in the sample Python prints no GPU values; with them, 0 for a tree
-       -- that has no process on a GPU
-       CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_usage, 0.0) END AS process_gpu_usage,
-       CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_vram_mib, 0.0) END
-           AS process_gpu_vram_mib,
-       CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_utilized, 0) END
-           AS process_gpu_utilized,
        s.disk_read_bytes_per_s AS system_disk_read_bytes_per_s,
        s.disk_write_bytes_per_s AS system_disk_write_bytes_per_s,
        s.disk_io_bytes_per_s AS system_disk_io_bytes_per_s,
@@ -182,10 +178,66 @@ SELECT s.run_id, s.seq, s.id AS sample_id,
        s.proc_write_bytes_per_s AS process_disk_write_bytes_per_s,
        s.proc_io_bytes_per_s AS process_disk_io_bytes_per_s
 FROM sample_rates s
-LEFT JOIN gpu_totals g ON g.sample_id = s.id
-LEFT JOIN gpu_process_totals pg ON pg.sample_id = s.id
 WHERE s.kind <> 'baseline';
 
+-- The columns of sample_metrics_base, in the Python reference's order, with the system GPU
+-- columns after the system network ones and the tree's after its disk ones: the Python layouts
+-- below select from it; summary and report read it (or sample_metrics_base, without GPU rows).
+-- The base view's columns are named without `b.` (the GPU views' are sample_id and gpu_*): every
+-- connection parses this view, and the 39 qualifiers cost a recording's start 90 000
+-- instructions (bench/run_instr.sh).
+CREATE VIEW sample_metrics AS
+SELECT run_id, seq, b.sample_id,
+       timestamp,
+       mono,
+       interval_s,
+       system_processes,
+       system_utime,
+       system_stime,
+       system_cpu_usage,
+       system_memory_free_mib,
+       system_memory_used_mib,
+       system_memory_buffers_mib,
+       system_memory_cached_mib,
+       system_memory_active_mib,
+       system_memory_inactive_mib,
+       system_disk_read_bytes,
+       system_disk_write_bytes,
+       system_disk_space_total_gb,
+       system_disk_space_used_gb,
+       system_disk_space_free_gb,
+       system_net_recv_bytes,
+       system_net_sent_bytes,
+       g.gpu_usage AS system_gpu_usage,
+       g.gpu_vram_mib AS system_gpu_vram_mib,
+       g.gpu_utilized AS system_gpu_utilized,
+       process_pid,
+       process_children,
+       process_utime,
+       process_stime,
+       process_cpu_usage,
+       process_cpu_wait_cores,
+       process_memory_mib,
+       process_disk_read_bytes,
+       process_disk_write_bytes,
+       -- without GPU rows in the sample Python prints no GPU values; with them, 0 for a tree
+       -- that has no process on a GPU
+       CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_usage, 0.0) END AS process_gpu_usage,
+       CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_vram_mib, 0.0) END
+           AS process_gpu_vram_mib,
+       CASE WHEN g.sample_id IS NOT NULL THEN coalesce(pg.gpu_utilized, 0) END
+           AS process_gpu_utilized,
+       system_disk_read_bytes_per_s,
+       system_disk_write_bytes_per_s,
+       system_disk_io_bytes_per_s,
+       system_net_recv_bytes_per_s,
+       system_net_sent_bytes_per_s,
+       process_disk_read_bytes_per_s,
+       process_disk_write_bytes_per_s,
+       process_disk_io_bytes_per_s
+FROM sample_metrics_base b
+LEFT JOIN gpu_totals g ON g.sample_id = b.sample_id
+LEFT JOIN gpu_process_totals pg ON pg.sample_id = b.sample_id;
 -- The Python SystemTracker row, 21 columns.
 CREATE VIEW python_system AS
 SELECT run_id, seq, sample_id,

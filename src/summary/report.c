@@ -906,14 +906,17 @@ static int load_points(struct page *p, int64_t run_id, struct points *pts)
     int buckets = n > RT_REPORT_MAX_POINTS ? RT_REPORT_MAX_POINTS : (int)n;
     double width = n > RT_REPORT_MAX_POINTS ? (last - first) / buckets : 0;
     pts->bucket_s = width;
-    /* without GPU rows the GPU columns (the last ones) are NULL: neither selected nor joined */
+    /* without GPU rows the GPU columns (the last ones) are NULL: neither selected nor joined
+     * (sample_metrics_base is sample_metrics without them and its GPU joins) */
     struct rt_buf sql = {0};
     rt_buf_puts(&sql, "SELECT ");
     for (int c = 0; c < (pts->gpu ? C_N : C_PGPU); c++) {
         rt_buf_puts(&sql, c ? ", " : "");
         rt_buf_puts(&sql, chart_cols[c]);
     }
-    rt_buf_puts(&sql, ", sample_id FROM sample_metrics WHERE run_id = ?1 ORDER BY seq");
+    rt_buf_puts(&sql, pts->gpu ? ", sample_id FROM sample_metrics"
+                               : ", sample_id FROM sample_metrics_base");
+    rt_buf_puts(&sql, " WHERE run_id = ?1 ORDER BY seq");
     r = rt_store_rows_open(p->store, sql.p);
     rt_buf_free(&sql);
     if (!r)

@@ -511,7 +511,9 @@ struct pass {
 
 /* The statement of a stretch of the pass: one run's samples after the baseline with seq in
  * ?2..?3, in order, the columns of sel[0..n), the GPU columns only where the runs have GPU rows
- * (the others are NULL, as the view gives). */
+ * (the others are NULL, as the view gives). Without GPU rows it reads sample_metrics_base, the
+ * same columns but the GPU ones: SQLite prepares it without sample_metrics's GPU joins, half of
+ * the statement's preparation (the end-of-run line prepares one, docs/performance.md). */
 static int pass_sql(struct ctx *c, struct pass *ps)
 {
     int gpus = runs_have_gpus(c);
@@ -527,8 +529,8 @@ static int pass_sql(struct ctx *c, struct pass *ps)
         rt_buf_puts(&sql, col_names[i]);
         ps->sel[ps->nsel++] = i;
     }
-    rt_buf_puts(&sql, " FROM sample_metrics WHERE run_id = ?1 AND seq BETWEEN ?2 AND ?3 "
-                      "ORDER BY seq");
+    rt_buf_puts(&sql, gpus ? " FROM sample_metrics" : " FROM sample_metrics_base");
+    rt_buf_puts(&sql, " WHERE run_id = ?1 AND seq BETWEEN ?2 AND ?3 ORDER BY seq");
     ps->sql = sql.p;
     return 0;
 }

@@ -32,7 +32,8 @@ rm -f src/k.db-shm
 # test_store.c's test_upgrade_from_4
 timeout 20 "$RTRACK" run --quiet --db src/old.db -- true
 q src/old.db "DROP VIEW python_combined; DROP VIEW python_system;
-    DROP VIEW python_process; DROP VIEW sample_metrics; DROP VIEW sample_rates;
+    DROP VIEW python_process; DROP VIEW sample_metrics; DROP VIEW sample_metrics_base;
+    DROP VIEW sample_rates;
     DROP VIEW nic_sample_rates; DROP VIEW disk_sample_rates; DROP VIEW run_sample_counts;
     ALTER TABLE runs RENAME COLUMN requested_interval_s TO interval_s;
     ALTER TABLE runs DROP COLUMN cloud_vendor_id; ALTER TABLE runs DROP COLUMN cloud_account_id;

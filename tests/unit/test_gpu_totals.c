@@ -1,11 +1,12 @@
 /* test_gpu_totals.c - the per-sample GPU totals of sample_metrics (sql/views.sql: gpu_totals,
  * gpu_process_totals): their values for a sample, worked out by hand from the rows written
- * here, and what reading them for ONE sample costs. The live output runs its statements for one
- * sample after every sample it records; that must cost the same at sample 2 000 as at sample
- * 10. SQLite's own counters of the statement say so without timing anything: the virtual
- * machine's steps and the steps of full table scans. (Aggregate views GROUP BY sample_id, as
- * the views were up to schema version 8, are materialized over every GPU row of the file each
- * time such a statement runs: their steps grow with the run, and they scan gpu_samples.) */
+ * here, what reading them for ONE sample costs, and that sample_metrics_base reads none.
+ * The live output runs its statements for one sample after every sample it records; that must
+ * cost the same at sample 2 000 as at sample 10. SQLite's own counters of the statement say so
+ * without timing anything: the virtual machine's steps and the steps of full table scans.
+ * (Aggregate views GROUP BY sample_id, as the views were up to schema version 8, are materialized
+ * over every GPU row of the file each time such a statement runs: their steps grow with the run,
+ * and they scan gpu_samples.) */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -198,10 +199,78 @@ static void test_one_sample_costs_the_same_at_any_length(void **state)
     expect(10, (const double[6]){0.5, 4.0, 1, 0.35, 448.0, 2});
 }
 
+static int q_int(const char *sql)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Which GPU tables a statement opens (its bytecode's OpenRead of a b-tree of gpu_samples, 1, or
+ * of gpu_process_samples, 2), found in the program SQLite compiled, without running it. */
+static int gpu_tables_opened(const char *sql)
+{
+    sqlite3_stmt *st, *root;
+    char expl[512];
+    snprintf(expl, sizeof(expl), "EXPLAIN %s", sql);
+    assert_int_equal(sqlite3_prepare_v2(db, expl, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (tbl_name = 'gpu_samples') + 2 * (tbl_name = "
+                                        "'gpu_process_samples') FROM sqlite_schema WHERE "
+                                        "rootpage = ?1",
+                                        -1, &root, NULL),
+                     SQLITE_OK);
+    int opened = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (strcmp((const char *)sqlite3_column_text(st, 1), "OpenRead") != 0)
+            continue;
+        sqlite3_bind_int(root, 1, sqlite3_column_int(st, 3));
+        if (sqlite3_step(root) == SQLITE_ROW)
+            opened |= sqlite3_column_int(root, 0);
+        sqlite3_reset(root);
+    }
+    sqlite3_finalize(root);
+    sqlite3_finalize(st);
+    return opened;
+}
+
+/* sample_metrics_base is sample_metrics less its six GPU columns, and without their joins:
+ * a reader that needs no GPU column (summary and report of runs without GPU rows) reads no GPU
+ * row, here where every sample has some. */
+static void test_base_reads_no_gpu_rows(void **state)
+{
+    (void)state;
+    const char *cols = "timestamp, mono, interval_s, system_disk_read_bytes_per_s";
+    char sql[256];
+    snprintf(sql, sizeof(sql), "SELECT %s FROM sample_metrics WHERE run_id = 1 ORDER BY seq", cols);
+    assert_int_equal(gpu_tables_opened(sql), 3); /* the check sees the GPU joins */
+    snprintf(sql, sizeof(sql), "SELECT %s FROM sample_metrics_base WHERE run_id = 1 ORDER BY seq",
+             cols);
+    assert_int_equal(gpu_tables_opened(sql), 0);
+    /* its rows: the samples after the baseline, seq 1, 2, ... at ts 1000 + seq, mono seq, 1 s
+     * intervals, as setup and add_samples wrote them */
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        n++;
+        assert_true(sqlite3_column_double(st, 0) == 1000.0 + n);
+        assert_true(sqlite3_column_double(st, 1) == n);
+        assert_true(sqlite3_column_double(st, 2) == 1.0);
+        assert_int_equal(sqlite3_column_type(st, 3), SQLITE_NULL); /* no disk counts written */
+    }
+    sqlite3_finalize(st);
+    assert_int_equal(n, q_int("SELECT count(*) FROM samples WHERE run_id = 1 AND seq > 0"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values),
+        cmocka_unit_test(test_base_reads_no_gpu_rows),
         cmocka_unit_test(test_one_sample_costs_the_same_at_any_length),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -865,7 +865,8 @@ static void test_upgrade_from_4(void **state)
     assert_int_equal(sqlite3_exec(db,
                                   "DROP VIEW python_combined; "
                                   "DROP VIEW python_system; DROP VIEW python_process; "
-                                  "DROP VIEW sample_metrics; DROP VIEW sample_rates; "
+                                  "DROP VIEW sample_metrics; DROP VIEW sample_metrics_base; "
+                                  "DROP VIEW sample_rates; "
                                   "DROP VIEW nic_sample_rates; DROP VIEW disk_sample_rates; "
                                   "DROP VIEW run_sample_counts; "
                                   "ALTER TABLE runs RENAME COLUMN requested_interval_s TO "
@@ -989,11 +990,9 @@ static void test_upload_claims(void **state)
     fx_case_free(&c);
 }
 
-/* A database of schema version 5 keeps its upload progress through version 6 (the uploads
- * table rebuilt to let a reservation exist before the run has a Sentinel id). */
-static void test_upgrade_from_5(void **state)
+/* A new database at dbpath holding the run of fixture case 03-process-tree; its id. */
+static int64_t new_db_with_case(void)
 {
-    (void)state;
     struct rt_store *s;
     char err[512];
     assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
@@ -1002,6 +1001,17 @@ static void test_upgrade_from_5(void **state)
     store_case(s, "03-process-tree", &c, &run);
     rt_store_close(s);
     fx_case_free(&c);
+    return run;
+}
+
+/* A database of schema version 5 keeps its upload progress through version 6 (the uploads
+ * table rebuilt to let a reservation exist before the run has a Sentinel id). */
+static void test_upgrade_from_5(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    int64_t run = new_db_with_case();
     sqlite3 *db;
     char sql[2048];
     assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
@@ -1010,7 +1020,8 @@ static void test_upgrade_from_5(void **state)
              "job_utime_s; ALTER TABLE runs DROP COLUMN job_stime_s; ALTER TABLE runs DROP "
              "COLUMN host_oom_kills; DROP VIEW IF EXISTS rust_sample; DROP VIEW python_combined; "
              "DROP VIEW python_system; DROP VIEW python_process; DROP VIEW sample_metrics; "
-             "DROP VIEW sample_rates; ALTER TABLE samples DROP COLUMN proc_cpu_wait_s; "
+             "DROP VIEW sample_metrics_base; DROP VIEW sample_rates; ALTER TABLE samples DROP "
+             "COLUMN proc_cpu_wait_s; "
              "ALTER TABLE process_samples DROP COLUMN sched_wait_ns; ALTER TABLE "
              "process_samples DROP COLUMN cpu_wait_s; "
              "ALTER TABLE runs DROP COLUMN cgroup_cpu_quota_cores; "
@@ -1049,6 +1060,51 @@ static void test_upgrade_from_5(void **state)
     rt_store_close(s);
 }
 
+/* A database of schema version 10 (sample_metrics holding every column itself, no
+ * sample_metrics_base) is brought up to date when it is opened for reading: version 11 adds
+ * sample_metrics_base, the columns of sample_metrics in its order less the six GPU ones, which
+ * summary and report read for runs without GPU rows. */
+static void test_upgrade_from_10(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    int64_t run = new_db_with_case();
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "DROP VIEW python_combined; DROP VIEW python_system; "
+                                  "DROP VIEW python_process; DROP VIEW sample_metrics; "
+                                  "DROP VIEW sample_metrics_base; PRAGMA user_version = 10",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_READ, &s, err, sizeof(err)), 0);
+    sqlite3 *r = rt_store_db(s);
+    assert_int_equal(q1(r, "PRAGMA user_version"), rt_store_schema_version());
+    assert_int_equal(rt_store_schema_fingerprint(r), RT_SCHEMA_FINGERPRINT);
+    /* store_case stored a baseline and one sample: one row after the baseline */
+    char sql[128];
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM sample_metrics_base WHERE run_id = %lld",
+             (long long)run);
+    assert_int_equal(q1(r, sql), 1);
+    /* sample_metrics's 46 columns, in order, are sample_metrics_base's 40 and the GPU six */
+    assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics')"), 46);
+    assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics_base')"), 40);
+    assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics') "
+                           "WHERE name IN ('system_gpu_usage', 'system_gpu_vram_mib', "
+                           "'system_gpu_utilized', 'process_gpu_usage', "
+                           "'process_gpu_vram_mib', 'process_gpu_utilized')"),
+                     6);
+    assert_int_equal(q1(r, "SELECT count(*) FROM (SELECT name, row_number() OVER (ORDER BY cid) "
+                           "AS n FROM pragma_table_info('sample_metrics') WHERE name NOT LIKE "
+                           "'%\\_gpu\\_%' ESCAPE '\\') m JOIN (SELECT name, row_number() OVER "
+                           "(ORDER BY cid) AS n FROM pragma_table_info('sample_metrics_base')) b "
+                           "USING (name, n)"),
+                     40);
+    rt_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1065,6 +1121,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_upload_claims, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upgrade_from_5, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upgrade_from_4, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upgrade_from_10, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampler_failed_commit_keeps_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampler_keeps_up_to_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampler_end_retried, setup, teardown),
