@@ -436,7 +436,9 @@ static int jsonl_shared(struct rt_exporter *x, FILE *out, char *err, size_t errl
     int64_t lo = 0, hi = 0;
     struct jworker w;
     memset(&w, 0, sizeof(w));
-    if (!jsonl_span(x, &lo, &hi) || rt_store_open_second(x->store, &w.store) != 0)
+    /* (on one CPU the two threads would only take turns, and spend more: one thread writes) */
+    if (rt_usable_cpus() < 2 || !jsonl_span(x, &lo, &hi) ||
+        rt_store_open_second(x->store, &w.store) != 0)
         return 0;
     if ((w.j = export_jsonl_open(w.store, jsonl_filter, 0))) {
         export_jsonl_bind_i(w.j, 1, x->q.run_id);

@@ -99,6 +99,10 @@ const char *rt_strerror(int err);
 /* Seconds as a double from the given clock. */
 double rt_clock_s(int clockid);
 
+/* The CPUs this process may run on (its affinity mask; the online CPUs where that cannot be
+ * read): whether a second thread can run beside the first. */
+int rt_usable_cpus(void);
+
 /* Open-addressing hash map from uint64 keys to int64 values. Key 0 is reserved. */
 struct rt_map {
     uint64_t *keys;
