@@ -166,6 +166,14 @@ static int quote_arg(void *ud, const char *key, enum rt_json_type type, const ch
     return 0;
 }
 
+char *rt_fmt_argv(char *const *argv, int n)
+{
+    struct rt_buf b = {0};
+    for (int i = 0; i < n; i++)
+        quote_arg(&b, NULL, RT_JSON_TEXT, argv[i]);
+    return b.p ? b.p : xstrdup("");
+}
+
 char *rt_fmt_command(const char *argv_json)
 {
     if (!argv_json)

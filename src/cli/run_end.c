@@ -12,15 +12,6 @@
 #include "rtrack/cli/cmd.h"
 #include "rtrack/summary/summary.h"
 
-/* Arguments as a shell takes them back (rt_fmt_command of their JSON array); malloc'd. */
-static char *shell_words(char **argv, int n)
-{
-    char *json = cmd_argv_json(argv, n);
-    char *q = rt_fmt_command(json);
-    free(json);
-    return q ? q : xstrdup("");
-}
-
 static void put(struct rt_buf *b, char *s) /* appends s and frees it */
 {
     rt_buf_puts(b, s);
@@ -33,7 +24,7 @@ static void end_line(struct rt_buf *b, const struct rt_summary_line *f, int64_t 
                      const struct rt_config *cfg, const struct rt_record_result *res)
 {
     char x[64], y[64], z[64];
-    char *cmd = shell_words(cfg->command, cfg->ncommand);
+    char *cmd = rt_fmt_argv(cfg->command, cfg->ncommand);
     size_t len = strlen(cmd);
     cmd = xrealloc(cmd, len + 8);
     rt_fmt_shorten(cmd, len + 8, 40);
@@ -57,7 +48,7 @@ static void end_line(struct rt_buf *b, const struct rt_summary_line *f, int64_t 
         rt_buf_puts(b, " \u00b7 rtrack summary ");
         if (strcmp(cfg->db, "rtrack.db") != 0) {
             char *db = cfg->db;
-            put(b, xasprintf("--db %s ", cmd = shell_words(&db, 1)));
+            put(b, xasprintf("--db %s ", cmd = rt_fmt_argv(&db, 1)));
             free(cmd);
         }
         put(b, xasprintf("--run %lld", (long long)run_id));

@@ -81,6 +81,28 @@ static void test_command(void **state)
     assert_null(rt_fmt_command("not json"));
 }
 
+/* The job's argv in memory, quoted as rt_fmt_command quotes its JSON array (the cases above) */
+static void test_argv(void **state)
+{
+    (void)state;
+    char *script[] = {"sh", "-c", "a &\n\tb 'c' \\\x1b"};
+    char *mixed[] = {"echo", "it's", "", "x=1,y:2@h%/p+q.-_", "$HOME", "日本"};
+    static const struct {
+        int n;
+        const char *out;
+    } cases[] = {
+        {3, "sh -c $'a &\\n\\tb \\'c\\' \\\\\\x1b'"},
+        {6, "echo 'it'\\''s' '' x=1,y:2@h%/p+q.-_ '$HOME' '日本'"},
+        {0, ""},
+    };
+    char **argvs[] = {script, mixed, NULL};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *q = rt_fmt_argv(argvs[i], cases[i].n);
+        assert_string_equal(q, cases[i].out);
+        free(q);
+    }
+}
+
 static void test_shorten(void **state)
 {
     (void)state;
@@ -115,9 +137,8 @@ static void test_shorten(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_figures),
-        cmocka_unit_test(test_count),
-        cmocka_unit_test(test_command),
+        cmocka_unit_test(test_figures), cmocka_unit_test(test_count),
+        cmocka_unit_test(test_command), cmocka_unit_test(test_argv),
         cmocka_unit_test(test_shorten),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

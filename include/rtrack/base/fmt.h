@@ -32,6 +32,8 @@ const char *rt_fmt_pct(char *b, size_t n, double v);
  * \xHH), so the command stays one line that bash reads back as it was. A malloc'd string;
  * NULL when argv_json is NULL or not an array. */
 char *rt_fmt_command(const char *argv_json);
+/* The same of n arguments in memory (the job's own argv): never NULL. */
+char *rt_fmt_argv(char *const *argv, int n);
 /* Make s printable on a terminal (rt_utf8_printable) and, when it is wider than `cols`
  * columns, shorten it in place: its start, " … " and its last word where that fits in a
  * third of the room ("cc1 -quiet -I … f9.c"), else its start and "…". `size` is the room
