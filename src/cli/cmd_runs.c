@@ -168,7 +168,8 @@ static struct row *pick(struct rt_store *store, const struct filter *f, size_t *
     }
     struct row *rows = NULL;
     size_t n = 0, cap = 0;
-    while (rt_store_rows_next(r) == 1 && rt_store_rows_next(m) == 1) {
+    int step_r, step_m = 1;
+    while ((step_r = rt_store_rows_next(r)) == 1 && (step_m = rt_store_rows_next(m)) == 1) {
         int64_t id = rt_store_rows_i(r, C_ID);
         double started = rt_store_rows_f(m, 1);
         int sig = rt_store_rows_type(m, 2) == RT_STORE_NULL ? 0 : (int)rt_store_rows_i(m, 2);
@@ -205,6 +206,12 @@ static struct row *pick(struct rt_store *store, const struct filter *f, size_t *
     }
     rt_store_rows_close(m);
     rt_store_rows_close(r);
+    if (step_r < 0 || step_m < 0) { /* a page that cannot be read: no list that looks whole */
+        for (size_t i = 0; i < n; i++)
+            free(rows[i].command);
+        free(rows);
+        return NULL;
+    }
     /* --last N: the newest N of those */
     if (f->last > 0 && n > (size_t)f->last) {
         size_t drop = n - (size_t)f->last;
@@ -261,7 +268,8 @@ static int print_rows(struct rt_store *store, const struct row *rows, size_t n, 
         putchar('\n');
     }
     int64_t v;
-    while (rt_store_rows_next(r) == 1) {
+    int step;
+    while ((step = rt_store_rows_next(r)) == 1) {
         if (json) {
             const char *t = rt_store_rows_t(r, 0); /* {"id":N,... */
             const char *p = strchr(t, ':');
@@ -280,7 +288,7 @@ static int print_rows(struct rt_store *store, const struct row *rows, size_t n, 
     }
     rt_store_rows_close(r);
     rt_map_free(&keep);
-    return 0;
+    return step < 0 ? -1 : 0;
 }
 
 enum { OPT_LAST = 1, OPT_SINCE, OPT_STATUS, OPT_SLURM_JOB };

@@ -282,6 +282,23 @@ ts = [json.loads(l)["timestamp"] for l in open(sys.argv[1])]
 print("ok" if all(a < b for a, b in zip(ts, ts[1:])) else "out of order")' part.jsonl)" ok
     check "jsonl, corrupt page: says after which row stdout ends" \
         "$(grep -c "cannot read the database after $rows rows (the last is sample [0-9]* of run 1): .*; the output on stdout ends there, incomplete" err.txt)" 1
+    # `runs` over a runs table whose last page cannot be read: an error and exit 1, not a
+    # shorter list that looks whole
+    "$RTRACK" run --quiet --db many.db -- true
+    q many.db "PRAGMA journal_mode=DELETE" >/dev/null
+    q many.db "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 400)
+        INSERT INTO runs (uuid, mode, command, requested_interval_s, started_at, status, clk_tck,
+                          page_size, rtrack_version)
+        SELECT 'u' || i, mode, command, requested_interval_s, started_at + i, status, clk_tck,
+               page_size, rtrack_version FROM runs, k WHERE runs.id = 1"
+    page=$(q many.db "SELECT max(pageno) FROM dbstat WHERE name = 'runs'")
+    psize=$(q many.db "PRAGMA page_size")
+    head -c "$psize" /dev/urandom | dd of=many.db bs="$psize" seek=$((page - 1)) conv=notrunc status=none
+    for fmt in table csv jsonl; do
+        "$RTRACK" runs --db many.db --format $fmt >runs.$fmt 2>err.txt
+        check "runs --format $fmt of a corrupt runs page: exit 1, says so" \
+            "$?/$(grep -c "cannot read database 'many.db'" err.txt)" 1/1
+    done
 else
     skip "corrupt page: the sqlite3 CLI has no dbstat"
 fi
