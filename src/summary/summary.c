@@ -476,11 +476,11 @@ struct part_series {
 };
 
 struct part {
-    int64_t run, lo, hi;    /* its run and its seqs */
-    size_t row0, nrows;     /* its first row in the pass, its rows (counted beforehand) */
-    int run_first;          /* it starts with its run's first sample after the baseline */
-    double nominal;         /* the run's requested interval */
-    int done, rc, by_other; /* read (rc: 0 or -1), and by the top-process thread */
+    int64_t run, lo, hi; /* its run and its seqs */
+    size_t row0, nrows;  /* its first row in the pass, its rows (counted beforehand) */
+    int run_first;       /* it starts with its run's first sample after the baseline */
+    double nominal;      /* the run's requested interval */
+    int rc, by_other;    /* read: 0 or -1; by the top-process thread */
     /* what it added up */
     struct part_series s[2][M_N];
     double totals[2][4];
@@ -533,22 +533,6 @@ static int pass_sql(struct ctx *c, struct pass *ps)
     rt_buf_puts(&sql, " WHERE run_id = ?1 AND seq BETWEEN ?2 AND ?3 ORDER BY seq");
     ps->sql = sql.p;
     return 0;
-}
-
-/* The run's nominal interval (runs.requested_interval_s), once per run rather than joined to
- * every row. */
-static double run_interval(struct ctx *c, int64_t run)
-{
-    double iv = RT_NAN;
-    struct rt_store_rows *r =
-        rt_store_rows_open(c->store, "SELECT requested_interval_s FROM runs WHERE id = ?1");
-    if (!r)
-        return iv;
-    rt_store_rows_bind_i(r, 1, run);
-    if (rt_store_rows_next(r) == 1)
-        iv = rt_store_rows_f(r, 0);
-    rt_store_rows_close(r);
-    return iv;
 }
 
 /* The metrics that are rates over the sample's interval (the others are levels: memory, GPU
@@ -666,7 +650,8 @@ static int plan_pass(struct ctx *c, struct pass *ps)
     snprintf(sql, sizeof(sql),
              "SELECT r.id, (SELECT min(seq) FROM samples WHERE run_id = r.id), (SELECT max(seq) "
              "FROM samples WHERE run_id = r.id), EXISTS (SELECT 1 FROM samples WHERE run_id = "
-             "r.id AND seq = 0 AND kind = 'baseline') FROM runs r WHERE r.id IN (%s) ORDER BY r.id",
+             "r.id AND seq = 0 AND kind = 'baseline'), r.requested_interval_s FROM runs r WHERE "
+             "r.id IN (%s) ORDER BY r.id",
              c->ids);
     struct rt_store_rows *runs = prep(c, sql);
     /* a stretch ends PART_SEQS rows on in the index (seqs may have gaps, of any size): the
@@ -684,8 +669,8 @@ static int plan_pass(struct ctx *c, struct pass *ps)
                 hi = rt_store_rows_i(runs, 2);
         int baseline = rt_store_rows_i(runs, 3) != 0, first = 1;
         if (lo == RT_NA)
-            continue; /* a run without samples */
-        double nominal = run_interval(c, run);
+            continue;                              /* a run without samples */
+        double nominal = rt_store_rows_f(runs, 4); /* the run's requested interval */
         for (int64_t a = lo;;) {
             rt_store_rows_reset(next);
             rt_store_rows_bind_i(next, 1, run);
@@ -788,7 +773,6 @@ static void part_done(struct pass *ps, struct part *p, int rc)
 {
     pthread_mutex_lock(&ps->mu);
     p->rc = rc;
-    p->done = 1;
     ps->done++;
     pthread_cond_broadcast(&ps->cv);
     pthread_mutex_unlock(&ps->mu);
