@@ -314,6 +314,12 @@ static void read_failed(struct rt_exporter *x, int64_t n, int64_t last_seq, cons
  * both connections. */
 #define JSONL_SEQS 32
 
+/* The last seq of the stretch that starts at a, in a selection that ends at hi. */
+static int64_t stretch_end(int64_t a, int64_t hi)
+{
+    return hi - a < JSONL_SEQS ? hi : a + JSONL_SEQS - 1;
+}
+
 struct jworker {
     struct rt_store *store; /* its connection */
     struct rt_jsonl *j;     /* its passes */
@@ -457,9 +463,9 @@ static int jsonl_shared(struct rt_exporter *x, FILE *out, char *err, size_t errl
     int64_t n = 0, last_seq = 0, nst = (hi - lo) / JSONL_SEQS + 1;
     int rc = 0;
     char why[256] = "";
-    jworker_post(&w, lo + JSONL_SEQS, lo + 2 * JSONL_SEQS - 1);
+    jworker_post(&w, lo + JSONL_SEQS, stretch_end(lo + JSONL_SEQS, hi));
     for (int64_t k = 0; k < nst && rc == 0; k += 2) {
-        int64_t a = lo + k * JSONL_SEQS, b = a + JSONL_SEQS - 1 < hi ? a + JSONL_SEQS - 1 : hi;
+        int64_t a = lo + k * JSONL_SEQS, b = stretch_end(a, hi);
         rc = jsonl_stretch(x->jsonl, a, b, &x->line, NULL, out, &n, &last_seq);
         if (rc == -1)
             snprintf(why, sizeof(why), "%s", rt_store_error(x->store));
@@ -478,7 +484,7 @@ static int jsonl_shared(struct rt_exporter *x, FILE *out, char *err, size_t errl
         rc = w.rc;
         if (rc == 0 && k + 3 < nst) {
             int64_t c = lo + (k + 3) * JSONL_SEQS;
-            jworker_post(&w, c, c + JSONL_SEQS - 1 < hi ? c + JSONL_SEQS - 1 : hi);
+            jworker_post(&w, c, stretch_end(c, hi));
         }
     }
     if (rc == -2)
