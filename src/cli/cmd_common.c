@@ -346,9 +346,20 @@ int cmd_stdout_check(void)
     return -1;
 }
 
+static int threads_left; /* cmd_exit_leaving_threads() was called */
+
+void cmd_exit_leaving_threads(void)
+{
+    threads_left = 1;
+}
+
 int cmd_stdout_end(int rc)
 {
     if (cmd_stdout_check() != 0 && rc == RT_EXIT_OK)
-        return RT_EXIT_FAILURE;
+        rc = RT_EXIT_FAILURE;
+    if (threads_left) {
+        fflush(stderr);
+        _exit(rc);
+    }
     return rc;
 }

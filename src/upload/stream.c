@@ -215,7 +215,7 @@ int rt_streamer_finish(struct rt_streamer *st, double budget, const struct rt_st
             rt_warn("sentinel: the upload was cut short by %s; what was sent is kept, "
                     "'rtrack upload' completes it",
                     rt_signal_name(-how, name, sizeof(name)));
-        pthread_detach(st->th); /* it may still be inside a network call: left to exit() */
+        pthread_detach(st->th); /* it may still be inside a network call: left to _exit() */
         return RT_STREAM_LEFT;
     }
     pthread_join(st->th, NULL);

@@ -120,6 +120,15 @@ stream "s3 trickle" st-s3trickle.db 16 SENTINEL_API_URL=$API RTRACK_S3_ENDPOINT=
 check "stream s3 trickle: the warning says S3 did not answer" "$(grep -c "s3 endpoint $TRICKLE did not answer within 3 s" st-s3trickle.db.err | awk '{ print ($1 >= 1) }')" 1
 stream "s3 tls" st-s3tls.db 8 SENTINEL_API_URL=$API RTRACK_S3_ENDPOINT=$TLS
 check "stream s3 tls: the warning names TLS" "$(grep -cE "cannot reach s3 endpoint $TLS: .*(SSL|certificate)" st-s3tls.db.err | awk '{ print ($1 >= 1) }')" 1
+# a wait of 2 s ends while the streamer's thread is between its TLS tries: rtrack leaves the thread
+# and must end without exit()'s handlers, which pull libcrypto from under it (OPENSSL_cleanup: a
+# segmentation fault, 139 instead of the job's 5, whenever the process's exit took a moment, as
+# ASan's leak check does in CI); tests/helpers/rt_slow_exit.so makes exit take 5 s more after
+# those handlers, so the old code crashed every time
+stream "s3 tls, thread left" st-s3left.db 2 SENTINEL_API_URL=$API RTRACK_S3_ENDPOINT=$TLS \
+    LD_PRELOAD="$RT_HELPERS/rt_slow_exit.so" RT_SLOW_EXIT_S=5 \
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+check "stream s3 tls, thread left: the wait ran out" "$(grep -c "the upload did not end within 2 s" st-s3left.db.err)" 1
 
 # --- nothing lost: with working servers every run goes, every sample lands on S3 once ------------------
 # on_s3 DB : "objects rows" of the run's objects on the S3 server's disk
@@ -134,7 +143,7 @@ on_s3() {
     done
     echo "$n $rows"
 }
-for db in f.db st-tls.db st-dns.db st-trickle.db st-s3trickle.db st-s3tls.db; do
+for db in f.db st-tls.db st-dns.db st-trickle.db st-s3trickle.db st-s3tls.db st-s3left.db; do
     SENTINEL_API_URL=$API "$RTRACK" upload --db "$db" >final.out 2>final.err
     rc=$?
     want_rows=$("$RTRACK" export --db "$db" | tail -n +2 | wc -l)
