@@ -221,6 +221,7 @@ struct ctx {
     const struct rt_summary_opts *o;
     char ids[64]; /* the subquery naming the runs */
     int nruns;
+    int run_unchecked; /* o->run_id is not known to exist (pick_one_run) */
     int64_t last_run;
     int has_tree;
     struct side proc, sys;
@@ -646,44 +647,60 @@ static int plan_pass(struct ctx *c, struct pass *ps)
 {
     if (pass_sql(c, ps) != 0)
         return -1;
+    /* per run: its first and last seq, whether it has a baseline, its requested interval, and
+     * its rows counted up to one more than a stretch (a run of at most PART_SEQS rows is one
+     * stretch, planned without the two statements below) */
     char sql[512];
     snprintf(sql, sizeof(sql),
              "SELECT r.id, (SELECT min(seq) FROM samples WHERE run_id = r.id), (SELECT max(seq) "
              "FROM samples WHERE run_id = r.id), EXISTS (SELECT 1 FROM samples WHERE run_id = "
-             "r.id AND seq = 0 AND kind = 'baseline'), r.requested_interval_s FROM runs r WHERE "
-             "r.id IN (%s) ORDER BY r.id",
-             c->ids);
-    struct rt_store_rows *runs = prep(c, sql);
-    /* a stretch ends PART_SEQS rows on in the index (seqs may have gaps, of any size): the
-     * seq there, none for a run's last stretch, whose rows are counted */
-    snprintf(sql, sizeof(sql),
-             "SELECT seq FROM samples WHERE run_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT 1 "
-             "OFFSET %d",
-             PART_SEQS - 1);
-    struct rt_store_rows *next = prep(c, sql);
-    struct rt_store_rows *count =
-        prep(c, "SELECT count(*) FROM samples WHERE run_id = ?1 AND seq BETWEEN ?2 AND ?3");
-    int rc = runs && next && count ? 0 : -1, step = 0;
+             "r.id AND seq = 0 AND kind = 'baseline'), r.requested_interval_s, (SELECT count(*) "
+             "FROM (SELECT 1 FROM samples WHERE run_id = r.id LIMIT %d)) FROM runs r WHERE r.id "
+             "IN (%s) ORDER BY r.id",
+             PART_SEQS + 1, c->ids);
+    struct rt_store_rows *runs = prep(c, sql), *next = NULL, *count = NULL;
+    int rc = runs ? 0 : -1, step = 0, seen = 0;
     while (rc == 0 && (step = rt_store_rows_next(runs)) == 1) {
         int64_t run = rt_store_rows_i(runs, 0), lo = rt_store_rows_i(runs, 1),
-                hi = rt_store_rows_i(runs, 2);
+                hi = rt_store_rows_i(runs, 2), rows = rt_store_rows_i(runs, 5);
         int baseline = rt_store_rows_i(runs, 3) != 0, first = 1;
+        seen++;
         if (lo == RT_NA)
             continue;                              /* a run without samples */
         double nominal = rt_store_rows_f(runs, 4); /* the run's requested interval */
+        if (rows > PART_SEQS && !next) {
+            /* a stretch ends PART_SEQS rows on in the index (seqs may have gaps, of any size):
+             * the seq there, none for a run's last stretch, whose rows are counted */
+            snprintf(sql, sizeof(sql),
+                     "SELECT seq FROM samples WHERE run_id = ?1 AND seq >= ?2 ORDER BY seq "
+                     "LIMIT 1 OFFSET %d",
+                     PART_SEQS - 1);
+            next = prep(c, sql);
+            count = prep(c, "SELECT count(*) FROM samples WHERE run_id = ?1 AND seq BETWEEN ?2 "
+                            "AND ?3");
+            if (!next || !count) {
+                rc = -1;
+                break;
+            }
+        }
         for (int64_t a = lo;;) {
-            rt_store_rows_reset(next);
-            rt_store_rows_bind_i(next, 1, run);
-            rt_store_rows_bind_i(next, 2, a);
-            int got = rt_store_rows_next(next);
-            int64_t b = got == 1 ? rt_store_rows_i(next, 0) : hi, n = PART_SEQS;
-            if (got == 0) {
-                rt_store_rows_reset(count);
-                rt_store_rows_bind_i(count, 1, run);
-                rt_store_rows_bind_i(count, 2, a);
-                rt_store_rows_bind_i(count, 3, b);
-                got = rt_store_rows_next(count);
-                n = got == 1 ? rt_store_rows_i(count, 0) : 0;
+            int got = 1;
+            int64_t b = hi, n = rows;
+            if (rows > PART_SEQS) {
+                rt_store_rows_reset(next);
+                rt_store_rows_bind_i(next, 1, run);
+                rt_store_rows_bind_i(next, 2, a);
+                got = rt_store_rows_next(next);
+                b = got == 1 ? rt_store_rows_i(next, 0) : hi;
+                n = PART_SEQS;
+                if (got == 0) {
+                    rt_store_rows_reset(count);
+                    rt_store_rows_bind_i(count, 1, run);
+                    rt_store_rows_bind_i(count, 2, a);
+                    rt_store_rows_bind_i(count, 3, b);
+                    got = rt_store_rows_next(count);
+                    n = got == 1 ? rt_store_rows_i(count, 0) : 0;
+                }
             }
             if (got != 1) {
                 rc = -1;
@@ -715,6 +732,10 @@ static int plan_pass(struct ctx *c, struct pass *ps)
     rt_store_rows_close(count);
     if (rc != 0)
         return db_fail(c);
+    if (!seen && c->run_unchecked) {
+        snprintf(c->err, c->errlen, "no run %lld in the database", (long long)c->o->run_id);
+        return bad_request(c);
+    }
     c->rows = ps->rows;
     ps->sides[SIDE_PROC] = &c->proc;
     ps->sides[SIDE_SYS] = &c->sys;
@@ -2016,21 +2037,9 @@ static void emit_cpu_time(struct ctx *c, const struct top *t, struct rt_buf *b)
 static int pick_one_run(struct ctx *c)
 {
     snprintf(c->ids, sizeof(c->ids), "%lld", (long long)c->o->run_id);
-    struct rt_store_rows *r = prep(c, "SELECT count(*) FROM runs WHERE id = ?1");
-    if (!r)
-        return -1;
-    rt_store_rows_bind_i(r, 1, c->o->run_id);
-    int step = rt_store_rows_next(r);
-    int64_t n = step == 1 ? rt_store_rows_i(r, 0) : 0;
-    rt_store_rows_close(r);
-    if (step != 1)
-        return db_fail(c);
-    c->nruns = (int)n;
+    c->nruns = 1;
     c->last_run = c->o->run_id;
-    if (n == 0) {
-        snprintf(c->err, c->errlen, "no run %lld in the database", (long long)c->o->run_id);
-        return bad_request(c);
-    }
+    c->run_unchecked = 1; /* the plan of the pass says when there is no such run */
     return 0;
 }
 

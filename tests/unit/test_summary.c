@@ -235,7 +235,35 @@ static void test_bad_requests(void **state)
         assert_int_equal(bad, 1);
         assert_non_null(strstr(err, cases[i].msg));
         rt_buf_free(&b);
+        if (cases[i].job)
+            continue;
+        /* the end-of-run line's figures alone: the same refusals (a run that is not there is
+         * found out by the pass's plan, not by a statement of its own) */
+        o.figures_only = 1;
+        struct rt_summary_line line;
+        bad = 0;
+        err[0] = 0;
+        assert_int_equal(rt_summary_run(store, &o, NULL, &line, &bad, err, sizeof(err)), -1);
+        assert_int_equal(bad, 1);
+        assert_non_null(strstr(err, cases[i].msg));
     }
+}
+
+/* The line's figures alone are the document's numbers (run 1: above). */
+static void test_line_figures(void **state)
+{
+    (void)state;
+    struct rt_summary_opts o = {1, NULL, 0, NULL, 1};
+    struct rt_summary_line line;
+    int bad = -1;
+    char err[256];
+    assert_int_equal(rt_summary_run(store, &o, NULL, &line, &bad, err, sizeof(err)), 0);
+    assert_int_equal(bad, 0);
+    assert_int_equal(line.tree, 1);
+    assert_float_equal(line.cores_mean, 2.5, 1e-12);
+    assert_float_equal(line.cores_max, 4.5, 1e-12);
+    summarize(1, NULL);
+    assert_float_equal(line.peak_mib, jnum("$.recommendation.memory_basis.peak_mib"), 1e-9);
 }
 
 int main(void)
@@ -247,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_job_history),
         cmocka_unit_test(test_system_only_in_progress),
         cmocka_unit_test(test_bad_requests),
+        cmocka_unit_test(test_line_figures),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     rt_buf_free(&out);
