@@ -149,6 +149,15 @@ struct rt_gpu *rt_gpu_open(const struct rt_sysenv *env)
     pthread_cond_init(&g->cv, NULL);
     pthread_cond_init(&g->done_cv, &ca);
     pthread_condattr_destroy(&ca);
+    int present = 0;
+    for (size_t i = 0; i < NBACKENDS; i++)
+        present |= backends[i]->present(env);
+    if (!present) {
+        /* no driver of any vendor: nothing to open, no thread to start (and its memory arena:
+         * a part of every `rtrack run`'s start on the many machines without a GPU) */
+        g->wstate = W_GONE;
+        return g;
+    }
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setstacksize(&at, 1 << 20);

@@ -425,13 +425,19 @@ static int card_cmp(const void *a, const void *b)
 
 static void amd_close(void *state);
 
-static void *amd_open(const struct rt_sysenv *env)
+/* Without the module there is nothing to read (and libamdgpu_top, which the Rust reference
+ * uses, panicked there). */
+static int amd_present(const struct rt_sysenv *env)
 {
     char path[4096];
     struct stat sb;
-    /* Without the module there is nothing to read (and libamdgpu_top, which the Rust
-     * reference uses, panicked there). */
-    if (rt_path(env, path, sizeof(path), "/sys/module/amdgpu") || stat(path, &sb) != 0)
+    return !rt_path(env, path, sizeof(path), "/sys/module/amdgpu") && stat(path, &sb) == 0;
+}
+
+static void *amd_open(const struct rt_sysenv *env)
+{
+    char path[4096];
+    if (!amd_present(env))
         return NULL;
     char *driver_version = NULL;
     if (!rt_path(env, path, sizeof(path), "/sys/module/amdgpu/version")) {
@@ -697,4 +703,4 @@ static void amd_close(void *state)
     free(st);
 }
 
-const struct rt_gpu_backend rt_gpu_amd = {"amd", amd_open, amd_read, amd_close};
+const struct rt_gpu_backend rt_gpu_amd = {"amd", amd_present, amd_open, amd_read, amd_close};

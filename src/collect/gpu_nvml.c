@@ -190,6 +190,15 @@ static int nvidia_driver_present(void)
     return 0;
 }
 
+/* A library named by RTRACK_NVML_LIBRARY, or the driver there: worth loading NVML for. A
+ * fixture root has no live driver. */
+static int nvml_present(const struct rt_sysenv *env)
+{
+    if (*env->root)
+        return 0;
+    return (env->nvml_library && *env->nvml_library) || nvidia_driver_present();
+}
+
 static int load(struct nvml_api *a, const char *explicit)
 {
     char why[512];
@@ -586,4 +595,5 @@ static void nvml_close(void *state)
     free(n);
 }
 
-const struct rt_gpu_backend rt_gpu_nvml = {"nvml", nvml_open, nvml_read, nvml_close};
+const struct rt_gpu_backend rt_gpu_nvml = {"nvml", nvml_present, nvml_open, nvml_read,
+                                            nvml_close};

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Without an NVIDIA driver (no /proc/driver/nvidia, /dev/nvidiactl or /dev/dxg) a recording does
 # not look for libnvidia-ml at all: the dynamic loader's search of every library directory was a
-# part of each `rtrack run`'s start (docs/performance.md). Asked for by name
-# (RTRACK_NVML_LIBRARY) it is still loaded, driver or not.
+# part of each `rtrack run`'s start (docs/performance.md), and no GPU thread is started. Asked
+# for by name (RTRACK_NVML_LIBRARY) it is still loaded, driver or not, on its thread.
 . "$(dirname "$0")/lib.sh" "$1"
 
 unset RTRACK_NVML_LIBRARY
@@ -15,6 +15,27 @@ check "run: exit 0" "$?" 0
 check "run: libnvidia-ml not looked for" "$(grep -c 'find library=libnvidia-ml' ld.log)" 0
 check "run: the loader's report was read (libsqlite3 is found through it)" \
     "$(grep -c 'find library=libsqlite3' ld.log)" 1
+# no GPU driver of any vendor (nor amdgpu's module): no GPU thread is started either (strace
+# sees every thread rtrack makes: clone3 with CLONE_THREAD; the job's spawn is not one)
+# threads DB [ENV...] : the threads one `rtrack run -- true` starts
+threads() {
+    local db=$1
+    shift
+    env "$@" strace -f -e trace=clone,clone3 -o "$db.strace" "$RTRACK" run --quiet --db "$db" -- true
+    grep -c 'CLONE_THREAD' "$db.strace"
+}
+if ! command -v strace >/dev/null; then
+    fail "strace is needed for this test (scripts/bootstrap.sh installs it)"
+elif [ -e /sys/module/amdgpu ]; then
+    skip "the amdgpu module is here: a GPU thread is expected"
+else
+    check "run: no GPU thread without a driver (threads started)" \
+        "$(threads t.db RTRACK_CLOUD_DISCOVERY=0)" 0
+    if [ -n "${RT_FAKE_NVML:-}" ]; then
+        check "RTRACK_NVML_LIBRARY: the GPUs are opened on a thread of their own" \
+            "$(threads t2.db RTRACK_CLOUD_DISCOVERY=0 RTRACK_NVML_LIBRARY="$RT_FAKE_NVML")" 1
+    fi
+fi
 
 if [ -n "${RT_FAKE_NVML:-}" ]; then
     # a job of a second: the GPUs are opened on a thread of their own, after the job started,

@@ -22,6 +22,10 @@ struct rt_gpu_reading {
 
 struct rt_gpu_backend {
     const char *name;
+    /* Whether open() could find a device here, from the existence of a file or two (the
+     * driver's): no library loaded, nothing that can hang. 0 on most machines, which then
+     * start no GPU thread at all. */
+    int (*present)(const struct rt_sysenv *env);
     /* Probe. NULL when this vendor has no usable device here (no driver, no library, init
      * failure): silently, since most machines have no GPU. */
     void *(*open)(const struct rt_sysenv *env);
@@ -51,8 +55,8 @@ void rt_gpu_reading_clear(struct rt_gpu_reading *r);
 void rt_gpu_reading_free(struct rt_gpu_reading *r);
 void rt_gpu_ident_free(struct rt_gpu_ident *id);
 
-/* The GPU collector: every available backend, on a worker thread. NULL when no backend has a
- * device. */
+/* The GPU collector: every available backend, on a worker thread; no thread where no backend is
+ * present(), and then no GPU values in any sample. */
 struct rt_gpu;
 struct rt_gpu *rt_gpu_open(const struct rt_sysenv *env);
 /* Start a reading for the sample being taken (the tree's pids are copied). */
