@@ -595,5 +595,4 @@ static void nvml_close(void *state)
     free(n);
 }
 
-const struct rt_gpu_backend rt_gpu_nvml = {"nvml", nvml_present, nvml_open, nvml_read,
-                                            nvml_close};
+const struct rt_gpu_backend rt_gpu_nvml = {"nvml", nvml_present, nvml_open, nvml_read, nvml_close};
