@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -371,6 +372,18 @@ double rt_clock_s(int clockid)
     struct timespec ts;
     clock_gettime(clockid, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static atomic_int threads_left;
+
+void rt_thread_left(void)
+{
+    atomic_store(&threads_left, 1);
+}
+
+int rt_threads_left(void)
+{
+    return atomic_load(&threads_left);
 }
 
 int rt_usable_cpus(void)

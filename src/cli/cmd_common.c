@@ -346,18 +346,11 @@ int cmd_stdout_check(void)
     return -1;
 }
 
-static int threads_left; /* cmd_exit_leaving_threads() was called */
-
-void cmd_exit_leaving_threads(void)
-{
-    threads_left = 1;
-}
-
 int cmd_stdout_end(int rc)
 {
     if (cmd_stdout_check() != 0 && rc == RT_EXIT_OK)
         rc = RT_EXIT_FAILURE;
-    if (threads_left) {
+    if (rt_threads_left()) {
         fflush(stderr);
         _exit(rc);
     }

@@ -161,9 +161,8 @@ void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env)
     c->stream = NULL;
     if (how == RT_STREAM_LEFT) {
         /* the streamer's thread may still wait for the cloud's (its ready()): both are left to
-         * the process's end, which must not run exit()'s handlers under them */
+         * the process's end (an _exit: rt_thread_left()) */
         c->cloud = NULL;
-        cmd_exit_leaving_threads();
         return;
     }
     rt_cloud_job_finish(c->cloud); /* after the streamer, which may still wait for it */

@@ -278,9 +278,11 @@ void rt_gpu_close(struct rt_gpu *g)
         int hung = g->wstate == W_OPENING || g->wstate == W_READING;
         pthread_mutex_unlock(&g->mu);
         if (hung) {
-            /* a driver call that never returns: leave the worker to the process's exit; its
-             * memory is not freed, since it may still be touched */
+            /* a driver call that never returns: leave the worker to the process's end (an
+             * _exit: the driver library's clean-up must not run under it); its memory is not
+             * freed, since it may still be touched */
             pthread_detach(g->th);
+            rt_thread_left();
             return;
         }
         pthread_join(g->th, NULL);

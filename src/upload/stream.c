@@ -216,6 +216,7 @@ int rt_streamer_finish(struct rt_streamer *st, double budget, const struct rt_st
                     "'rtrack upload' completes it",
                     rt_signal_name(-how, name, sizeof(name)));
         pthread_detach(st->th); /* it may still be inside a network call: left to _exit() */
+        rt_thread_left();
         return RT_STREAM_LEFT;
     }
     pthread_join(st->th, NULL);

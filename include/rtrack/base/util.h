@@ -103,6 +103,14 @@ double rt_clock_s(int clockid);
  * read): whether a second thread can run beside the first. */
 int rt_usable_cpus(void);
 
+/* A thread is left running, detached, inside a call that may not return soon (a network call
+ * past the upload wait, a hung GPU driver): the process must then end without exit()'s
+ * handlers, which tear down the libraries that thread is in (libcrypto's OPENSSL_cleanup: a
+ * segmentation fault instead of the job's exit code). main ends with _exit once
+ * rt_thread_left() was called (rt_threads_left()). */
+void rt_thread_left(void);
+int rt_threads_left(void);
+
 /* Open-addressing hash map from uint64 keys to int64 values. Key 0 is reserved. */
 struct rt_map {
     uint64_t *keys;

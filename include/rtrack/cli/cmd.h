@@ -133,14 +133,9 @@ int cmd_out_check_db(const char *cmd, const char *out, const char *db);
  * stdout: REASON"). Every command's stdout is checked so before it exits. */
 int cmd_stdout_check(void);
 /* main's last word: rc, or 1 instead of 0 when stdout could not be written (said once; a usage
- * error stays 2). After cmd_exit_leaving_threads() it does not return: the process ends there
- * with _exit(rc), stdout and stderr flushed. */
+ * error stays 2). Where a thread was left running (rt_thread_left()) it does not return: the
+ * process ends there with _exit(rc), stdout and stderr flushed. */
 int cmd_stdout_end(int rc);
-/* A thread was left running (the streamer's, still inside a network call when its wait ran
- * out): the process must end without exit()'s handlers, which tear down the libraries that
- * thread is using (libcrypto's OPENSSL_cleanup: a segmentation fault instead of the job's exit
- * code). cmd_stdout_end ends it with _exit. */
-void cmd_exit_leaving_threads(void);
 
 /* The readers' preamble (export, runs, summary, report, upload): the database at db_path
  * opened (RT_STORE_READ; upload keeps its progress in it: RT_STORE_WRITE) and, unless run is

@@ -24,8 +24,8 @@ enum {
     RT_STREAM_FAILED = -1,  /* the streamer ended without finishing it */
     RT_STREAM_LEFT = -2,    /* the wait ended first (its time, or a signal): the streamer's thread
                              * is left running (it may be inside a network call, and still use
-                             * what its ready() uses) until the process ends, which must then
-                             * be by _exit: exit()'s handlers tear down libcrypto under it */
+                             * what its ready() uses) until the process ends, by _exit
+                             * (rt_thread_left()) */
 };
 
 /* What may cut the end-of-run wait short: when fd (a signalfd) is readable, stop(ud) is called;
