@@ -24,6 +24,8 @@ struct disk_state {
     struct rt_kfile kf;
     struct disk_known *known;
     size_t nknown, capknown;
+    struct rt_buf blocks; /* the names /sys/block lists (list_blocks), once blocks_listed */
+    int blocks_listed;    /* 1 listed, -1 could not be, 0 not yet */
 };
 
 static int path_exists(const struct rt_sysenv *env, const char *dir, const char *name,
@@ -35,28 +37,40 @@ static int path_exists(const struct rt_sysenv *env, const char *dir, const char 
     return access(path, F_OK) == 0;
 }
 
-/* A name is a whole disk when /sys/block lists it (sysfs lists exactly the gendisks there), a
- * partition when /sys/class/block/NAME/partition exists. Without either (fixture trees, odd
- * kernels) fall back to the name: a /sys/block entry followed by an optional 'p' and digits.
- * Unlike the Python reference's sd/nvme/mmcblk regex this is right for vda1, xvda1, md0p1,
- * nbd0p1 and loop0p1. */
-int rt_disk_is_partition(const struct rt_sysenv *env, const char *name)
+/* The names /sys/block lists, NUL-separated in *out (a list ending in an empty name): 0, or -1
+ * when it cannot be listed. */
+static int list_blocks(const struct rt_sysenv *env, struct rt_buf *out)
 {
-    if (path_exists(env, "/sys/block", name, ""))
-        return 0;
+    char path[4096];
+    DIR *d = rt_path(env, path, sizeof(path), "/sys/block") ? NULL : opendir(path);
+    if (!d)
+        return -1;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.')
+            rt_buf_append(out, de->d_name, strlen(de->d_name) + 1);
+    rt_buf_append(out, "", 1);
+    closedir(d);
+    return 0;
+}
+
+/* Not a whole disk (not in /sys/block): a partition when /sys/class/block/NAME/partition
+ * exists; without that file (fixture trees, odd kernels) when the name is a /sys/block entry
+ * followed by an optional 'p' and digits. `blocks`: that listing, NULL to list it here. */
+static int unlisted_is_partition(const struct rt_sysenv *env, const char *name, const char *blocks)
+{
     if (path_exists(env, "/sys/class/block", name, "/partition"))
         return 1;
-    char path[4096];
-    if (rt_path(env, path, sizeof(path), "/sys/block"))
-        return 0;
-    DIR *d = opendir(path);
-    if (!d)
-        return 0;
+    struct rt_buf own = {0};
+    if (!blocks) {
+        if (list_blocks(env, &own) != 0)
+            return 0;
+        blocks = own.p;
+    }
     int part = 0;
-    struct dirent *de;
-    while (!part && (de = readdir(d))) {
-        size_t el = strlen(de->d_name);
-        if (de->d_name[0] == '.' || el == 0 || strncmp(name, de->d_name, el) != 0)
+    for (const char *b = blocks; !part && *b; b += strlen(b) + 1) {
+        size_t el = strlen(b);
+        if (strncmp(name, b, el) != 0)
             continue;
         const char *rest = name + el;
         if (*rest == 'p')
@@ -67,8 +81,34 @@ int rt_disk_is_partition(const struct rt_sysenv *env, const char *name)
             rest++;
         part = *rest == '\0';
     }
-    closedir(d);
+    rt_buf_free(&own);
     return part;
+}
+
+/* A name is a whole disk when /sys/block lists it (sysfs lists exactly the gendisks there), a
+ * partition when /sys/class/block/NAME/partition exists. Without either (fixture trees, odd
+ * kernels) fall back to the name: a /sys/block entry followed by an optional 'p' and digits.
+ * Unlike the Python reference's sd/nvme/mmcblk regex this is right for vda1, xvda1, md0p1,
+ * nbd0p1 and loop0p1. */
+int rt_disk_is_partition(const struct rt_sysenv *env, const char *name)
+{
+    if (path_exists(env, "/sys/block", name, ""))
+        return 0;
+    return unlisted_is_partition(env, name, NULL);
+}
+
+/* rt_disk_is_partition() for the collector, which meets every name of /proc/diskstats in its
+ * first sample: /sys/block is listed once (st->blocks) instead of looked up name by name. */
+static int known_is_partition(struct disk_state *st, const struct rt_sysenv *env, const char *name)
+{
+    if (!st->blocks_listed)
+        st->blocks_listed = list_blocks(env, &st->blocks) == 0 ? 1 : -1;
+    if (st->blocks_listed < 0)
+        return rt_disk_is_partition(env, name);
+    for (const char *b = st->blocks.p; *b; b += strlen(b) + 1)
+        if (strcmp(b, name) == 0)
+            return 0;
+    return unlisted_is_partition(env, name, st->blocks.p);
 }
 
 static char *sysfs_str(const struct rt_sysenv *env, const char *name, const char *file)
@@ -125,7 +165,7 @@ static struct disk_known *known_get(struct disk_state *st, const struct rt_sysen
     struct disk_known *k = &st->known[st->nknown++];
     memset(k, 0, sizeof(*k));
     strcpy(k->name, name);
-    k->is_partition = rt_disk_is_partition(env, name);
+    k->is_partition = known_is_partition(st, env, name);
     if (!k->is_partition) {
         k->ident = xcalloc(1, sizeof(*k->ident));
         k->ident->name = xstrdup(name);
@@ -249,6 +289,7 @@ static void disk_close(void *state)
     free(st->known);
     rt_kfile_close(&st->kf);
     rt_buf_free(&st->buf);
+    rt_buf_free(&st->blocks);
     free(st);
 }
 

@@ -192,6 +192,26 @@ static void test_partition_rule(void **state)
     for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++)
         if (rt_disk_is_partition(&g.env, whole[i]))
             fail_msg("%s should be a whole disk", whole[i]);
+    /* the collector, which lists /sys/block once for every name of /proc/diskstats, keeps
+     * exactly the whole disks, in their order */
+    struct rt_buf ds = {0};
+    char line[128];
+    size_t nw = sizeof(whole) / sizeof(whole[0]), np = sizeof(parts) / sizeof(parts[0]);
+    for (size_t i = 0; i < nw || i < np; i++) /* whole disks and partitions interleaved */
+        for (int k = 0; k < 2; k++)
+            if (i < (k ? np : nw)) {
+                snprintf(line, sizeof(line), " 8 %zu %s 1 0 8 1 0 0 0 0 0 1 1\n", 2 * i + k,
+                         k ? parts[i] : whole[i]);
+                rt_buf_puts(&ds, line);
+            }
+    rt_buf_append(&ds, "", 1);
+    fx_write(g.root, "proc/diskstats", ds.p);
+    rt_buf_free(&ds);
+    gen_open(&g, 0, 0);
+    struct rt_sample *s = gen_sample(&g);
+    assert_int_equal(s->ndisks, (int)nw);
+    for (int i = 0; i < s->ndisks; i++)
+        assert_string_equal(s->disks[i].ident->name, whole[i]);
     gen_free(&g);
 }
 
