@@ -130,6 +130,28 @@ static uint64_t schema_key(const char *name, const char *col)
 
 enum { SK_TABLE = 1, SK_VIEW, SK_BROKEN_VIEW, SK_COLUMN };
 
+/* n bytes at p and a separator folded into h eight at a time: FNV-1a byte by byte took 25 us
+ * over the 26 KB of the schema's text at every open, this about 3. (Little-endian words: on a
+ * big-endian machine every fingerprint differs from RT_SCHEMA_FINGERPRINT, and check_complete
+ * takes its full check: slower, never wrong.) */
+static uint64_t fold_words(uint64_t h, const unsigned char *p, size_t n)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    /* the tail (at most 7 bytes) and, in the eighth, its length: the separator between
+     * values ("ab" then "c" is not "a" then "bc") */
+    uint64_t w = 0;
+    if (n)
+        memcpy(&w, p, n);
+    h = (h ^ w ^ ((uint64_t)(n + 1) << 56)) * k;
+    return h ^ (h >> 29);
+}
+
 uint64_t rt_store_schema_fingerprint(struct sqlite3 *db)
 {
     sqlite3_stmt *st;
@@ -140,8 +162,10 @@ uint64_t rt_store_schema_fingerprint(struct sqlite3 *db)
                            -1, &st, NULL) != SQLITE_OK)
         return 0;
     while (sqlite3_step(st) == SQLITE_ROW)
-        for (int i = 0; i < 4; i++)
-            h = fnv1a(h, (const char *)sqlite3_column_text(st, i));
+        for (int i = 0; i < 4; i++) {
+            const unsigned char *t = sqlite3_column_text(st, i);
+            h = fold_words(h, t, t ? (size_t)sqlite3_column_bytes(st, i) : 0);
+        }
     sqlite3_finalize(st);
     return h;
 }
