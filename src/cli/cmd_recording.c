@@ -25,6 +25,13 @@ static void cloud_stored(void *job)
     rt_cloud_job_wait(job, 5.0);
 }
 
+/* The recorder has committed the run's GPUs (or there are none, or the run ended): the
+ * streamer's registration goes with them. */
+static void facts_stored(void *stream)
+{
+    rt_streamer_facts_stored(stream);
+}
+
 /* With SENTINEL_API_TOKEN: registered and streamed by a thread, never holding up the job. */
 static struct rt_streamer *stream_start(const struct cmd_recording *c, const struct rt_config *cfg,
                                         const struct rt_env *env)
@@ -143,6 +150,10 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
         return -1;
     c->cloud = cloud_start(c, cfg, env);
     c->stream = stream_start(c, cfg, env);
+    if (c->stream) {
+        c->loop.facts = facts_stored;
+        c->loop.facts_ud = c->stream;
+    }
     return 0;
 }
 

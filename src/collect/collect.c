@@ -52,6 +52,11 @@ void rt_collectors_sample(struct rt_collectors *c, struct rt_sample *cur,
     rt_gpu_finish(c->gpu, cur, c->gpu_timeout);
 }
 
+int rt_collectors_gpu_none(struct rt_collectors *c)
+{
+    return rt_gpu_none(c->gpu);
+}
+
 void rt_collectors_close(struct rt_collectors *c)
 {
     if (!c)

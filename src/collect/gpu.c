@@ -260,6 +260,16 @@ void rt_gpu_finish(struct rt_gpu *g, struct rt_sample *cur, double timeout)
     pthread_mutex_unlock(&g->mu);
 }
 
+int rt_gpu_none(struct rt_gpu *g)
+{
+    if (!g)
+        return 1;
+    pthread_mutex_lock(&g->mu);
+    int none = g->wstate == W_GONE;
+    pthread_mutex_unlock(&g->mu);
+    return none;
+}
+
 void rt_gpu_close(struct rt_gpu *g)
 {
     if (!g)

@@ -39,7 +39,17 @@ struct rec {
     const char *stop; /* why the loop ends (record: the end_reason; run: "exited"), NULL = go on */
     int64_t oom0;     /* run: the host's OOM kill count before the job started, RT_NA unknown */
     struct rt_cgroup_peak peak; /* run: rtrack's memory cgroup's peak, when the job's own */
+    int facts_said;             /* r->facts was called */
 };
+
+/* r->facts once the run's facts are committed (its GPUs, or none to come), or at its end */
+static void rec_facts(struct rec *rc, int end)
+{
+    if (rc->facts_said || !rc->r->facts || (!end && !rt_sampler_gpus_settled(&rc->smp)))
+        return;
+    rc->facts_said = 1;
+    rc->r->facts(rc->r->facts_ud);
+}
 
 /* The signals ignored when rtrack started: nohup's SIGHUP, the SIGINT and SIGQUIT of a script's
  * background command, a parent's SIGPIPE. */
@@ -202,6 +212,7 @@ static void rec_sample(struct rec *rc, enum rt_sample_kind kind)
         return;
     }
     rt_sampler_store(&rc->smp);
+    rec_facts(rc, 0);
     if (rc->job > 0 && kind == RT_SAMPLE_PERIODIC)
         reap_orphans(rc->smp.prev, rc->cc.subreaper, rc->job);
 }
@@ -332,6 +343,7 @@ static void rec_end(struct rec *rc, struct rt_record_result *out)
     }
     if (rt_sampler_end(&rc->smp, &e) != 0 && !rc->smp.warned)
         rt_warn("recording failed: %s", rt_store_error(rc->r->store));
+    rec_facts(rc, 1);
     out->reason = e.end_reason;
     out->stored = rc->smp.stored;
     out->failed = rc->smp.failed;

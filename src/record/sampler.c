@@ -91,6 +91,8 @@ static void kept_pop(struct rt_sampler *s, int n, int committed)
         s->nkept--;
         s->kept_bytes -= sl->bytes;
         sl->kept = 0;
+        if (committed && sl->smp.ngpus > 0)
+            s->gpus_committed = 1;
         slot_release(s, sl);
     }
     if (committed)
@@ -221,6 +223,11 @@ static void store_in_tx(struct rt_sampler *s, struct rt_sample *cur, size_t byte
         if (write_waiting(s, 0, 1) != 0)
             write_failed(s, cur->mono);
     }
+}
+
+int rt_sampler_gpus_settled(struct rt_sampler *s)
+{
+    return s->gpus_committed || rt_collectors_gpu_none(s->col);
 }
 
 void rt_sampler_store(struct rt_sampler *s)

@@ -40,6 +40,7 @@ struct rt_streamer {
     int done_fd;       /* an eventfd: readable when done (the main thread polls it with a
                         * signalfd); -1 if none could be had (then polled for every 100 ms) */
     int stop, done, ok;
+    int facts; /* rt_streamer_facts_stored() was called */
 };
 
 static struct timespec deadline_in(double s)
@@ -68,6 +69,14 @@ static void *streamer(void *arg)
     u = rt_upload_open(store, st->run, &st->s, &st->o);
     if (st->ready)
         st->ready(st->ready_ud); /* the run's facts stored first: they go with the registration */
+    /* and its GPUs': the Rust reference registers after reading them too (resource-tracker-rs
+     * §5.1); without, a GPU run would be registered as one without GPUs */
+    pthread_mutex_lock(&st->mu);
+    struct timespec fdl = deadline_in(RT_STREAM_FACTS_WAIT_S);
+    while (!st->facts && !st->stop)
+        if (pthread_cond_timedwait(&st->cv, &st->mu, &fdl) != 0)
+            break;
+    pthread_mutex_unlock(&st->mu);
     for (int first = 1;; first = 0) {
         pthread_mutex_lock(&st->mu);
         if (!first) {
@@ -163,6 +172,16 @@ struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double i
         return NULL;
     }
     return st;
+}
+
+void rt_streamer_facts_stored(struct rt_streamer *st)
+{
+    if (!st)
+        return;
+    pthread_mutex_lock(&st->mu);
+    st->facts = 1;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
 }
 
 /* Wait for the streamer to be done, at most `budget` seconds, or until cut says stop: 1 done,

@@ -2,8 +2,8 @@
 # Streaming to Sentinel while recording (SENTINEL_API_TOKEN set), against the local SigV4 S3
 # (tests/s3/with-s3.sh) and the mock API (tests/helpers/sentinel_mock.py): batches during the
 # run, the finish with the job's exit code, the API down at start, kill -9 mid-stream and
-# `rtrack upload` completing the run, a hung API bounded at exit, and no network at all
-# without the token.
+# `rtrack upload` completing the run, a hung API bounded at exit, no network at all without the
+# token, and a GPU run registered with its GPUs.
 HERE=$(cd "$(dirname "$0")" && pwd)
 if [ -z "${S3_ENDPOINT:-}" ]; then
     exec bash "$HERE/../s3/with-s3.sh" bash "$0" "$@"
@@ -127,5 +127,40 @@ check "hung api: the job's exit code" "$rc" 0
 check_range "hung api: rtrack ends within the wait (2 s) and the job" "$wall" 0.5 5
 check "hung api: says the upload is left for rtrack upload" "$(grep -c "did not end within 2 s" hung.err)" 1
 echo '{}' >"$T/api.log.ctl"
+
+# --- a GPU run is registered with its GPUs ------------------------------------------------------------
+# the registration waits until the recorder has committed the GPUs' facts (a driver whose init
+# takes 1.5 s, then the first sample that reads them), as the Rust reference registers after
+# reading them; before, it went at once and Sentinel got host_gpu_count null
+last_register() { # KEY: that key of the newest POST /runs body
+    python3 -c 'import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if json.loads(l)["path"] == "/runs"]
+print(json.loads(r[-1]["body"]).get(sys.argv[2]))' "$T/api.log" "$1"
+}
+if [ -n "${RT_FAKE_NVML:-}" ]; then
+    start=$(date +%s.%N)
+    SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API RTRACK_NVML_LIBRARY=$RT_FAKE_NVML \
+        FAKE_NVML_GPUS=2 FAKE_NVML_INIT_MS=1500 "$RTRACK" run --quiet --db gpu.db --interval 0.2 \
+        --upload-interval 1 -- sleep 2.5 2>gpu.err
+    check "gpu: the job's exit code" "$?" 0
+    check "gpu: registered with its GPUs: count, model, memory (as the database has them)" \
+        "$(last_register host_gpu_count)|$(last_register host_gpu_model)|$(last_register host_gpu_memory_mib)" \
+        "$(q gpu.db "SELECT host_gpu_count, host_gpu_model, host_gpu_memory_mib FROM host_gpus")"
+    check "gpu: the database has the 2 GPUs" "$(q gpu.db "SELECT host_gpu_count FROM host_gpus")" 2
+    check "gpu: finished" "$(q gpu.db "SELECT finished_at IS NOT NULL FROM uploads")" 1
+    # a job that ends before the driver answers: registered at its end, without GPUs, in time
+    start=$(date +%s.%N)
+    SENTINEL_API_TOKEN=$TOKEN SENTINEL_API_URL=$API RTRACK_NVML_LIBRARY=$RT_FAKE_NVML \
+        FAKE_NVML_GPUS=2 FAKE_NVML_INIT_MS=3000 "$RTRACK" run --quiet --db gpu2.db --interval 0.2 \
+        -- sleep 0.3 2>gpu2.err
+    rc=$?
+    wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+    check "gpu, short job: the job's exit code" "$rc" 0
+    check_range "gpu, short job: not held up by the wait for the GPUs (s)" "$wall" 0.3 6
+    check "gpu, short job: registered and finished" \
+        "$(q gpu2.db "SELECT remote_run_id IS NOT NULL, finished_at IS NOT NULL FROM uploads")" "1|1"
+else
+    skip "RT_FAKE_NVML not set: no GPU run to stream"
+fi
 
 finish

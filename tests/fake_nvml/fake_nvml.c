@@ -23,6 +23,8 @@
  *   FAKE_NVML_HANG_AFTER=N     the (N+1)th nvmlDeviceGetUtilizationRates call (all devices
  *                              together) never returns
  *   FAKE_NVML_DELAY_US=k       every device call sleeps k microseconds first
+ *   FAKE_NVML_INIT_MS=k        (read at every init call) nvmlInit/_v2 take k milliseconds, as
+ *                              a real driver without persistence mode can
  *   FAKE_NVML_CALLS=path       (read at every call) append each exported function's name to path
  *
  * Device i: name "NVIDIA Fake GPU i", uuid GPU-fa4e0000-0000-0000-0000-%012d, PCI bus 0x10+i,
@@ -574,6 +576,12 @@ static nvmlReturn_t do_init(void)
 {
     if (env_flag("FAKE_NVML_FAIL_INIT"))
         return NVML_ERROR_DRIVER_NOT_LOADED;
+    unsigned long long ms;
+    if (env_num("FAKE_NVML_INIT_MS", 600000, &ms) == 0) {
+        struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
     if (!initialized())
         load_config();
     atomic_fetch_add(&g_init, 1);

@@ -111,6 +111,8 @@ struct rt_collectors *rt_collectors_open(const struct rt_sysenv *env,
 /* Fill `cur` (already begun with rt_sample_begin) from every collector in order. */
 void rt_collectors_sample(struct rt_collectors *c, struct rt_sample *cur,
                           const struct rt_sample *prev);
+/* rt_gpu_none() of its GPU collector: no GPU facts will come. */
+int rt_collectors_gpu_none(struct rt_collectors *c);
 void rt_collectors_close(struct rt_collectors *c);
 
 /* Parsers shared with tests (each takes the file's text). */

@@ -66,6 +66,9 @@ void rt_gpu_start(struct rt_gpu *g, const struct rt_sample *cur);
  * without GPU values (gpu_state RT_GPU_MISSED), warns once, and is not waited for again
  * until it has come back. */
 void rt_gpu_finish(struct rt_gpu *g, struct rt_sample *cur, double timeout);
+/* Whether it is known that no GPU will be read: no vendor's driver, or every backend opened
+ * and found none. 0 while they are still opening, and where GPUs are read. */
+int rt_gpu_none(struct rt_gpu *g);
 void rt_gpu_close(struct rt_gpu *g);
 
 #endif

@@ -39,6 +39,10 @@ struct rt_recording {
                                   * Rust tool does: resource-tracker --pid) */
     int ready_fd; /* > 2: one byte written to it, and it closed, once the baseline is stored
                      (RTRACK_READY_FD: the Slurm plugin starts the step then); else none */
+    /* called once, on the loop's thread, when the run's facts are all committed that will be
+     * before its end: its GPUs (rt_sampler_gpus_settled), or the recording ended; or NULL */
+    void (*facts)(void *ud);
+    void *facts_ud;
     /* the loop's own: set by rt_record_signals, closed by rt_record_close */
     int sigfd;
     int sig_errno;    /* why sigfd is -1 */

@@ -47,6 +47,7 @@ struct rt_sampler {
     /* commit every sample until then: another connection writes to the database too */
     double shared_until;
     int64_t stored, failed; /* samples committed / lost */
+    int gpus_committed;     /* a sample with GPU rows was committed: the GPUs' facts with it */
     struct rt_live *live;   /* --output, or NULL */
     int warned, warned_full;
     int last_final; /* rt_sampler_drop: the last stored sample is the final one */
@@ -66,6 +67,9 @@ struct rt_sample *rt_sampler_collect(struct rt_sampler *s, enum rt_sample_kind k
  * written, oldest first, once a try (every RT_SAMPLER_RETRY_S) succeeds. The job is never
  * affected. */
 void rt_sampler_store(struct rt_sampler *s);
+/* Whether the run's GPU facts (its gpus rows) are all the database will get before the end:
+ * committed with a sample, or none to come (no GPU here). */
+int rt_sampler_gpus_settled(struct rt_sampler *s);
 /* The sample just collected is not stored, and ends the recording: the last stored sample
  * becomes the final one at rt_sampler_end (record --pid: the sample that finds the tree gone
  * measures nothing of it; stored, its zeros would read as a tree that used nothing). */

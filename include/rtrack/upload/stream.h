@@ -12,7 +12,9 @@ struct rt_streamer;
  * SENTINEL_API_TOKEN). api_url: the Sentinel API (NULL: the public one). o is copied; its
  * strings must outlive the streamer. ready (may be NULL) is called on the streamer's thread
  * before the run is registered: what the registration sends must be stored by then (the cloud
- * the run is recorded on: record/facts.h). */
+ * the run is recorded on: record/facts.h). The registration also waits for
+ * rt_streamer_facts_stored() (its GPUs), at most RT_STREAM_FACTS_WAIT_S seconds or until the
+ * run ends. */
 struct rt_upload_opts;
 struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double interval,
                                       const char *token, const char *api_url,
@@ -27,6 +29,15 @@ enum {
                              * what its ready() uses) until the process ends, by _exit
                              * (rt_thread_left()) */
 };
+
+/* The longest a registration waits for the run's GPU facts: a slow driver's init, then the
+ * first sample that carries them, committed (the samples recorded meanwhile go in the first
+ * batch; after it the run is registered without them). */
+#define RT_STREAM_FACTS_WAIT_S 30.0
+
+/* The recorder has committed the run's facts (its GPUs, or there are none): the registration
+ * may go. From the recorder's thread; NULL is fine. */
+void rt_streamer_facts_stored(struct rt_streamer *st);
 
 /* What may cut the end-of-run wait short: when fd (a signalfd) is readable, stop(ud) is called;
  * a signal number > 0 ends the wait, 0 goes on waiting. */
