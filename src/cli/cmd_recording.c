@@ -48,8 +48,11 @@ static struct rt_streamer *stream_start(const struct cmd_recording *c, const str
                                .inline_max = c->inline_max,
                                .s3_endpoint = env->s3_endpoint,
                                .s3_region = env->s3_region};
+    /* the GPUs come with the first sample after their driver answers: at a long interval, one
+     * more interval away */
     return rt_streamer_start(cfg->db, c->run_id, cfg->upload_interval, env->sentinel_token,
-                             cfg->sentinel_url, &o, c->cloud ? cloud_stored : NULL, c->cloud);
+                             cfg->sentinel_url, &o, c->cloud ? cloud_stored : NULL, c->cloud,
+                             RT_STREAM_FACTS_WAIT_S + 2 * cfg->interval);
 }
 
 /* The cloud is a fact of the recording: asked when it will be sent (streaming) or when asked

@@ -40,7 +40,8 @@ struct rt_streamer {
     int done_fd;       /* an eventfd: readable when done (the main thread polls it with a
                         * signalfd); -1 if none could be had (then polled for every 100 ms) */
     int stop, done, ok;
-    int facts; /* rt_streamer_facts_stored() was called */
+    int facts;         /* rt_streamer_facts_stored() was called */
+    double facts_wait; /* ... waited for at most this long */
 };
 
 static struct timespec deadline_in(double s)
@@ -72,7 +73,7 @@ static void *streamer(void *arg)
     /* and its GPUs': the Rust reference registers after reading them too (resource-tracker-rs
      * §5.1); without, a GPU run would be registered as one without GPUs */
     pthread_mutex_lock(&st->mu);
-    struct timespec fdl = deadline_in(RT_STREAM_FACTS_WAIT_S);
+    struct timespec fdl = deadline_in(st->facts_wait);
     while (!st->facts && !st->stop)
         if (pthread_cond_timedwait(&st->cv, &st->mu, &fdl) != 0)
             break;
@@ -136,7 +137,7 @@ out:
 struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double interval,
                                       const char *token, const char *api_url,
                                       const struct rt_upload_opts *o, void (*ready)(void *ud),
-                                      void *ready_ud)
+                                      void *ready_ud, double facts_wait)
 {
     struct rt_streamer *st = xcalloc(1, sizeof(*st));
     if (rt_sentinel_init(&st->s, token, api_url) != 0) {
@@ -149,6 +150,7 @@ struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double i
     st->o = *o;
     st->ready = ready;
     st->ready_ud = ready_ud;
+    st->facts_wait = facts_wait >= 0 && facts_wait < 86400 ? facts_wait : 86400;
     pthread_mutex_init(&st->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

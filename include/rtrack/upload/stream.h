@@ -13,13 +13,12 @@ struct rt_streamer;
  * strings must outlive the streamer. ready (may be NULL) is called on the streamer's thread
  * before the run is registered: what the registration sends must be stored by then (the cloud
  * the run is recorded on: record/facts.h). The registration also waits for
- * rt_streamer_facts_stored() (its GPUs), at most RT_STREAM_FACTS_WAIT_S seconds or until the
- * run ends. */
+ * rt_streamer_facts_stored() (its GPUs), at most facts_wait seconds or until the run ends. */
 struct rt_upload_opts;
 struct rt_streamer *rt_streamer_start(const char *db_path, int64_t run, double interval,
                                       const char *token, const char *api_url,
                                       const struct rt_upload_opts *o, void (*ready)(void *ud),
-                                      void *ready_ud);
+                                      void *ready_ud, double facts_wait);
 /* What rt_streamer_finish returns. */
 enum {
     RT_STREAM_FINISHED = 0, /* the run is finished on Sentinel */
@@ -30,9 +29,9 @@ enum {
                              * (rt_thread_left()) */
 };
 
-/* The longest a registration waits for the run's GPU facts: a slow driver's init, then the
- * first sample that carries them, committed (the samples recorded meanwhile go in the first
- * batch; after it the run is registered without them). */
+/* The least facts_wait a recorder gives: a slow driver's init, then the first sample that
+ * carries the GPUs, committed (the samples recorded meanwhile go in the first batch; after it
+ * the run is registered without them). The recorder adds two sampling intervals to it. */
 #define RT_STREAM_FACTS_WAIT_S 30.0
 
 /* The recorder has committed the run's facts (its GPUs, or there are none): the registration
