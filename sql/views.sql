@@ -2,14 +2,17 @@
 -- database) use. They only select, rename, scale and combine what the collectors computed at
 -- record time (DESIGN.md principle 1); rounding and number text are the exporter's formatting.
 -- Each derived value is defined once, here, and read from here by every reader: the per-second
--- rates (sample_rates, nic_sample_rates, disk_sample_rates) and the Python reference's columns
--- (sample_metrics, and sample_metrics_base without its GPU columns). The baseline sample has no
+-- rates (sample_metrics_base, nic_sample_rates, disk_sample_rates) and the Python reference's
+-- columns (sample_metrics, and sample_metrics_base without its GPU columns). The baseline has no
 -- interval, so the interval layouts start at seq 1, like the Python reference (which discards
 -- its first diff).
 --
--- A view over one table (sample_rates) costs nothing: SQLite flattens it into the query that
--- reads it. A query joining two views of `samples` reads every sample twice, so a reader takes
--- what it needs from one of them (sample_metrics has the Python columns and the rates together).
+-- A view over one table (sample_metrics_base) costs nothing when a query runs: SQLite flattens
+-- it into the query that reads it. A query joining two views of `samples` reads every sample
+-- twice, so a reader takes what it needs from one of them (sample_metrics has the Python columns
+-- and the rates together). Preparing a statement does cost per view level: SQLite works out a
+-- view's columns, and those of each view under it, in every connection that uses it, so the
+-- views summary and report read stand directly on the tables.
 --
 -- Views hold no data: this file is applied after every schema upgrade, in the same
 -- transaction, dropping and recreating each view, so it always matches the tables.
@@ -101,21 +104,6 @@ SELECT r.id AS run_id,
            AS samples
 FROM runs r;
 
--- Every column of a sample, then its per-interval counts per second of its interval (NULL for
--- the baseline, which has no interval).
-CREATE VIEW sample_rates AS
-SELECT s.*,
-       s.disk_read_bytes / s.interval_s AS disk_read_bytes_per_s,
-       s.disk_write_bytes / s.interval_s AS disk_write_bytes_per_s,
-       (s.disk_read_bytes + s.disk_write_bytes) / s.interval_s AS disk_io_bytes_per_s,
-       s.net_rx_bytes / s.interval_s AS net_rx_bytes_per_s,
-       s.net_tx_bytes / s.interval_s AS net_tx_bytes_per_s,
-       s.proc_read_bytes / s.interval_s AS proc_read_bytes_per_s,
-       s.proc_write_bytes / s.interval_s AS proc_write_bytes_per_s,
-       (s.proc_read_bytes + s.proc_write_bytes) / s.interval_s AS proc_io_bytes_per_s,
-       s.cgroup_cpu_s / s.interval_s AS cgroup_cores
-FROM samples s;
-
 -- The same per network interface and per disk, over the interval of their sample.
 CREATE VIEW nic_sample_rates AS
 SELECT ns.*,
@@ -135,7 +123,10 @@ FROM disk_samples ds JOIN samples s ON s.id = ds.sample_id;
 -- reader that needs none of them (summary and report of runs without GPU rows): SQLite builds
 -- the GPU views' joins and subqueries into every statement over sample_metrics, even one that
 -- selects no GPU column, and that is half of such a statement's preparation (the end-of-run
--- line's, docs/performance.md). Same names and values as sample_metrics's columns.
+-- line's, docs/performance.md). Same names and values as sample_metrics's columns. The per-second
+-- rates of a sample's interval are defined here (sample_rates below has them for every sample,
+-- the baseline's NULL): this view reads `samples` itself, as a second view level under it would
+-- double what preparing a statement over it costs (schema 12, docs/performance.md).
 CREATE VIEW sample_metrics_base AS
 SELECT s.run_id, s.seq, s.id AS sample_id,
        s.ts AS timestamp,
@@ -169,15 +160,19 @@ SELECT s.run_id, s.seq, s.id AS sample_id,
        s.proc_pss_kib / 1024.0 AS process_memory_mib,
        s.proc_read_bytes AS process_disk_read_bytes,
        s.proc_write_bytes AS process_disk_write_bytes,
-       s.disk_read_bytes_per_s AS system_disk_read_bytes_per_s,
-       s.disk_write_bytes_per_s AS system_disk_write_bytes_per_s,
-       s.disk_io_bytes_per_s AS system_disk_io_bytes_per_s,
-       s.net_rx_bytes_per_s AS system_net_recv_bytes_per_s,
-       s.net_tx_bytes_per_s AS system_net_sent_bytes_per_s,
-       s.proc_read_bytes_per_s AS process_disk_read_bytes_per_s,
-       s.proc_write_bytes_per_s AS process_disk_write_bytes_per_s,
-       s.proc_io_bytes_per_s AS process_disk_io_bytes_per_s
-FROM sample_rates s
+       s.disk_read_bytes / s.interval_s AS system_disk_read_bytes_per_s,
+       s.disk_write_bytes / s.interval_s AS system_disk_write_bytes_per_s,
+       (s.disk_read_bytes + s.disk_write_bytes) / s.interval_s
+           AS system_disk_io_bytes_per_s,
+       s.net_rx_bytes / s.interval_s AS system_net_recv_bytes_per_s,
+       s.net_tx_bytes / s.interval_s AS system_net_sent_bytes_per_s,
+       s.proc_read_bytes / s.interval_s AS process_disk_read_bytes_per_s,
+       s.proc_write_bytes / s.interval_s AS process_disk_write_bytes_per_s,
+       (s.proc_read_bytes + s.proc_write_bytes) / s.interval_s
+           AS process_disk_io_bytes_per_s,
+       -- the CPU charged to rtrack's cgroup, in cores
+       s.cgroup_cpu_s / s.interval_s AS cgroup_cores
+FROM samples s
 WHERE s.kind <> 'baseline';
 
 -- The columns of sample_metrics_base, in the Python reference's order, with the system GPU
@@ -234,10 +229,28 @@ SELECT run_id, seq, b.sample_id,
        system_net_sent_bytes_per_s,
        process_disk_read_bytes_per_s,
        process_disk_write_bytes_per_s,
-       process_disk_io_bytes_per_s
+       process_disk_io_bytes_per_s,
+       cgroup_cores
 FROM sample_metrics_base b
 LEFT JOIN gpu_totals g ON g.sample_id = b.sample_id
 LEFT JOIN gpu_process_totals pg ON pg.sample_id = b.sample_id;
+
+-- Every column of a sample, then its per-interval counts per second of its interval (NULL for
+-- the baseline, which has no interval), as sample_metrics_base defines them: for SQL of one's
+-- own that wants a sample's raw columns beside its rates. rtrack's readers do not read it.
+CREATE VIEW sample_rates AS
+SELECT s.*,
+       m.system_disk_read_bytes_per_s AS disk_read_bytes_per_s,
+       m.system_disk_write_bytes_per_s AS disk_write_bytes_per_s,
+       m.system_disk_io_bytes_per_s AS disk_io_bytes_per_s,
+       m.system_net_recv_bytes_per_s AS net_rx_bytes_per_s,
+       m.system_net_sent_bytes_per_s AS net_tx_bytes_per_s,
+       m.process_disk_read_bytes_per_s AS proc_read_bytes_per_s,
+       m.process_disk_write_bytes_per_s AS proc_write_bytes_per_s,
+       m.process_disk_io_bytes_per_s AS proc_io_bytes_per_s,
+       m.cgroup_cores AS cgroup_cores
+FROM samples s
+LEFT JOIN sample_metrics_base m ON m.sample_id = s.id;
 -- The Python SystemTracker row, 21 columns.
 CREATE VIEW python_system AS
 SELECT run_id, seq, sample_id,

@@ -76,8 +76,8 @@ static const struct jfield sample_fields[] = {
     V("cgroup_usage_secs", "s.cgroup_cpu_s"),
     /* a float always (the cap may be the integer core count): 2.0, as the reference, not 2 */
     V("cgroup_utilization_pct",
-      "min(s.cgroup_cores, CAST(coalesce(min(s.cgroup_limit_cores, s.ncores), s.ncores) AS REAL))"),
-    V("cgroup_cores", "s.cgroup_cores"),
+      "min(m.cgroup_cores, CAST(coalesce(min(s.cgroup_limit_cores, s.ncores), s.ncores) AS REAL))"),
+    V("cgroup_cores", "m.cgroup_cores"),
     V("cgroup_limit_cores", "s.cgroup_limit_cores"),
     V("process_cores_used", "s.proc_cpu_usage"),
     V("process_child_count", "s.proc_children"),
@@ -252,7 +252,7 @@ struct jgroup {
 
 static const struct jgroup groups[G_COUNT] = {
     [G_SAMPLE] = {FIELDS(sample_fields),
-                  "sample_rates s JOIN runs r ON r.id = s.run_id "
+                  "samples s JOIN runs r ON r.id = s.run_id "
                   "JOIN sample_metrics m ON m.sample_id = s.id",
                   NULL, NULL, NULL},
     [G_CORES] = {FIELDS(core_fields), "samples s JOIN cpu_core_samples c ON c.sample_id = s.id",

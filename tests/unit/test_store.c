@@ -1060,6 +1060,22 @@ static void test_upgrade_from_5(void **state)
     rt_store_close(s);
 }
 
+/* The file at dbpath after `older` (SQL that turns it into an older schema) and an open for
+ * reading, which must bring it up to date. */
+static struct rt_store *open_after(const char *older)
+{
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, older, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_READ, &s, err, sizeof(err)), 0);
+    assert_int_equal(q1(rt_store_db(s), "PRAGMA user_version"), rt_store_schema_version());
+    assert_int_equal(rt_store_schema_fingerprint(rt_store_db(s)), RT_SCHEMA_FINGERPRINT);
+    return s;
+}
+
 /* A database of schema version 10 (sample_metrics holding every column itself, no
  * sample_metrics_base) is brought up to date when it is opened for reading: version 11 adds
  * sample_metrics_base, the columns of sample_metrics in its order less the six GPU ones, which
@@ -1067,30 +1083,19 @@ static void test_upgrade_from_5(void **state)
 static void test_upgrade_from_10(void **state)
 {
     (void)state;
-    struct rt_store *s;
-    char err[512];
     int64_t run = new_db_with_case();
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(db,
-                                  "DROP VIEW python_combined; DROP VIEW python_system; "
-                                  "DROP VIEW python_process; DROP VIEW sample_metrics; "
-                                  "DROP VIEW sample_metrics_base; PRAGMA user_version = 10",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(db);
-    assert_int_equal(rt_store_open(dbpath, RT_STORE_READ, &s, err, sizeof(err)), 0);
+    struct rt_store *s = open_after("DROP VIEW python_combined; DROP VIEW python_system; "
+                                    "DROP VIEW python_process; DROP VIEW sample_metrics; "
+                                    "DROP VIEW sample_metrics_base; PRAGMA user_version = 10");
     sqlite3 *r = rt_store_db(s);
-    assert_int_equal(q1(r, "PRAGMA user_version"), rt_store_schema_version());
-    assert_int_equal(rt_store_schema_fingerprint(r), RT_SCHEMA_FINGERPRINT);
     /* store_case stored a baseline and one sample: one row after the baseline */
     char sql[128];
     snprintf(sql, sizeof(sql), "SELECT count(*) FROM sample_metrics_base WHERE run_id = %lld",
              (long long)run);
     assert_int_equal(q1(r, sql), 1);
-    /* sample_metrics's 46 columns, in order, are sample_metrics_base's 40 and the GPU six */
-    assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics')"), 46);
-    assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics_base')"), 40);
+    /* sample_metrics's 47 columns, in order, are sample_metrics_base's 41 and the GPU six */
+    assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics')"), 47);
+    assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics_base')"), 41);
     assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics') "
                            "WHERE name IN ('system_gpu_usage', 'system_gpu_vram_mib', "
                            "'system_gpu_utilized', 'process_gpu_usage', "
@@ -1101,7 +1106,64 @@ static void test_upgrade_from_10(void **state)
                            "'%\\_gpu\\_%' ESCAPE '\\') m JOIN (SELECT name, row_number() OVER "
                            "(ORDER BY cid) AS n FROM pragma_table_info('sample_metrics_base')) b "
                            "USING (name, n)"),
-                     40);
+                     41);
+    rt_store_close(s);
+}
+
+/* A database of schema version 11 (the rates defined in sample_rates, sample_metrics_base
+ * reading them through it) is brought up to date when it is opened for reading: version 12
+ * defines them in sample_metrics_base, over samples itself, adds cgroup_cores to it and to
+ * sample_metrics, and sample_rates takes them from there. Every rate is still the count of its
+ * interval per second of it, NULL for the baseline, in each of the three views. */
+static void test_upgrade_from_11(void **state)
+{
+    (void)state;
+    int64_t run = new_db_with_case();
+    /* schema 11's sample_rates and sample_metrics_base, as they were */
+    struct rt_store *s = open_after(
+        "DROP VIEW python_combined; DROP VIEW python_system; DROP VIEW python_process; "
+        "DROP VIEW sample_metrics; DROP VIEW sample_rates; DROP VIEW sample_metrics_base; "
+        "CREATE VIEW sample_rates AS SELECT s.*, s.disk_read_bytes / s.interval_s AS "
+        "disk_read_bytes_per_s FROM samples s; "
+        "CREATE VIEW sample_metrics_base AS SELECT s.run_id, s.seq, s.id AS sample_id, "
+        "s.disk_read_bytes_per_s AS system_disk_read_bytes_per_s FROM sample_rates s WHERE "
+        "s.kind <> 'baseline'; PRAGMA user_version = 11");
+    sqlite3 *r = rt_store_db(s);
+    assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics') "
+                           "WHERE name = 'cgroup_cores'"),
+                     1);
+    /* the rates: one row of sample_rates per sample, each rate its count over the interval */
+    char sql[2048];
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM sample_rates r JOIN samples s ON s.id = r.id "
+             "WHERE s.run_id = %lld AND r.disk_read_bytes_per_s IS s.disk_read_bytes / "
+             "s.interval_s AND r.disk_write_bytes_per_s IS s.disk_write_bytes / s.interval_s "
+             "AND r.disk_io_bytes_per_s IS (s.disk_read_bytes + s.disk_write_bytes) / "
+             "s.interval_s AND r.net_rx_bytes_per_s IS s.net_rx_bytes / s.interval_s AND "
+             "r.net_tx_bytes_per_s IS s.net_tx_bytes / s.interval_s AND "
+             "r.proc_read_bytes_per_s IS s.proc_read_bytes / s.interval_s AND "
+             "r.proc_write_bytes_per_s IS s.proc_write_bytes / s.interval_s AND "
+             "r.proc_io_bytes_per_s IS (s.proc_read_bytes + s.proc_write_bytes) / s.interval_s "
+             "AND r.cgroup_cores IS s.cgroup_cpu_s / s.interval_s",
+             (long long)run);
+    assert_int_equal(q1(r, sql), 2);
+    /* the baseline's are NULL, the sample's are numbers (the fixture's disk and tree read) */
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM sample_rates WHERE run_id = %lld AND seq = 0 AND "
+             "disk_read_bytes_per_s IS NULL AND proc_io_bytes_per_s IS NULL",
+             (long long)run);
+    assert_int_equal(q1(r, sql), 1);
+    snprintf(sql, sizeof(sql),
+             "SELECT count(*) FROM sample_metrics m JOIN sample_rates r ON r.id = m.sample_id "
+             "JOIN sample_metrics_base b ON b.sample_id = m.sample_id WHERE m.run_id = %lld "
+             "AND m.system_disk_read_bytes_per_s = r.disk_read_bytes_per_s AND "
+             "b.system_disk_read_bytes_per_s = r.disk_read_bytes_per_s AND "
+             "m.process_disk_io_bytes_per_s = r.proc_io_bytes_per_s AND "
+             "b.process_disk_io_bytes_per_s = r.proc_io_bytes_per_s AND "
+             "m.system_net_recv_bytes_per_s = r.net_rx_bytes_per_s AND "
+             "m.cgroup_cores IS r.cgroup_cores AND b.cgroup_cores IS r.cgroup_cores",
+             (long long)run);
+    assert_int_equal(q1(r, sql), 1);
     rt_store_close(s);
 }
 
@@ -1122,6 +1184,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_upgrade_from_5, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upgrade_from_4, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upgrade_from_10, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upgrade_from_11, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampler_failed_commit_keeps_batch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampler_keeps_up_to_bound, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampler_end_retried, setup, teardown),
