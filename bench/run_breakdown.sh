@@ -52,11 +52,21 @@ one() { # NAME CMD... : one traced run; appends "NAME wall_us <the trace line's 
     echo "$name wall_us $((t1 - t0)) ${line#rt_run_trace }" >>"$DIR/runs.txt"
 }
 : >"$DIR/runs.txt"
+# The order turns each round (A B floor, B floor A, floor A B): a program run right after
+# another is some 60 to 100 us faster than the one before it (the same binary as A and B showed
+# it), so a fixed order would hand that to whichever comes second.
+progs=(a)
+[ -n "$RTRACK_B" ] && progs+=(b)
+progs+=(floor)
 for i in $(seq $((WARMUP + RUNS))); do
     [ "$i" -eq $((WARMUP + 1)) ] && : >"$DIR/runs.txt"
-    one rtrack "$RTRACK" run "${run_flags[@]}" --db "$DB_DIR/rt-a.db" -- true
-    [ -n "$RTRACK_B" ] && one rtrack_B "$RTRACK_B" run "${run_flags[@]}" --db "$DB_DIR/rt-b.db" -- true
-    one rt_floor "$RT_FLOOR" run "$DB_DIR/floor.db" true
+    for k in $(seq 0 $((${#progs[@]} - 1))); do
+        case ${progs[$(((i + k) % ${#progs[@]}))]} in
+        a) one rtrack "$RTRACK" run "${run_flags[@]}" --db "$DB_DIR/rt-a.db" -- true ;;
+        b) one rtrack_B "$RTRACK_B" run "${run_flags[@]}" --db "$DB_DIR/rt-b.db" -- true ;;
+        floor) one rt_floor "$RT_FLOOR" run "$DB_DIR/floor.db" true ;;
+        esac
+    done
 done
 
 "$PY" - "$DIR/runs.txt" "$RUNS" "${RUN_FLAGS---quiet}" <<'EOF'
@@ -86,5 +96,5 @@ for k in keys:
     cells = " | ".join("%.0f" % med[n] for n in names)
     diff = "".join(" | %+.0f" % (med[n] - med["rt_floor"]) for n in minus)
     print("| %s | %s | %s%s |" % (k[:-3], what[k], cells, diff))
-print("\nmedians of %s runs each, alternating; rtrack run %s" % (sys.argv[2], sys.argv[3]))
+print("\nmedians of %s runs each, alternating, the order turned each round; rtrack run %s" % (sys.argv[2], sys.argv[3]))
 EOF
