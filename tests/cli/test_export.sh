@@ -77,18 +77,27 @@ h = want["combined"]
 for row, db_row in zip(body, s):
     ts, used_kib, space, rx, ut, pss, pid = db_row
     r = dict(zip(h, row))
-    if abs(r["timestamp"] - ts) > 0.0005: problems.append("timestamp")
-    if abs(r["system_memory_used_mib"] - used_kib / 1024) > 0.00005: problems.append("memory MiB")
-    if abs(r["system_disk_space_total_gb"] - space / 1e9) > 0.005: problems.append("space GB")
+    # Python's round() of the stored value, exactly: a value halfway between two printed ones
+    # (a multiple of 32 KiB is one in MiB to 4 places) is rounded half-to-even, half a unit off
+    if r["timestamp"] != round(ts, 3): problems.append("timestamp")
+    if r["system_memory_used_mib"] != round(used_kib / 1024, 4): problems.append("memory MiB")
+    if r["system_disk_space_total_gb"] != round(space / 1e9, 2): problems.append("space GB")
     if r["system_net_recv_bytes"] != rx: problems.append("net bytes")
-    if abs(r["system_utime"] - ut) > 0.0000005: problems.append("utime")
+    if abs(r["system_utime"] - ut) > 0.0000005 * (1 + 1e-9): problems.append("utime")
     # unknown (NULL: the final sample's tree of zombies) is Python's 0
-    if abs(r["process_memory_mib"] - (pss or 0) / 1024) > 0.00005: problems.append("pss MiB")
+    if r["process_memory_mib"] != round((pss or 0) / 1024, 4): problems.append("pss MiB")
     if r["process_pid"] != pid: problems.append("pid")
 print("ok" if not problems else "; ".join(sorted(set(problems))[:8]))
 EOF
 )
 check "CSV layouts parse with QUOTE_NONNUMERIC, types and units right" "$out" ok
+# a memory value halfway between two printed ones (1024.03125 MiB): Python's round() gives
+# 1024.0312 (half to even), half a unit from the value (this check's tolerance once refused it)
+cp r.db half.db
+q half.db "UPDATE samples SET mem_used_kib = 1048608 WHERE seq = 1" >/dev/null
+"$RTRACK" export --db half.db --table system -o half.csv
+check "a value halfway is rounded half to even, as Python does" \
+    "$(sed -n 2p half.csv | cut -d, -f7)" 1024.0312
 
 # --- JSON Lines: one object per sample, the Rust reference's fields and types
 "$RTRACK" export --db r.db --format jsonl -o r.jsonl
