@@ -123,10 +123,11 @@ FROM disk_samples ds JOIN samples s ON s.id = ds.sample_id;
 -- reader that needs none of them (summary and report of runs without GPU rows): SQLite builds
 -- the GPU views' joins and subqueries into every statement over sample_metrics, even one that
 -- selects no GPU column, and that is half of such a statement's preparation (the end-of-run
--- line's, docs/performance.md). Same names and values as sample_metrics's columns. The per-second
--- rates of a sample's interval are defined here (sample_rates below has them for every sample,
--- the baseline's NULL): this view reads `samples` itself, as a second view level under it would
--- double what preparing a statement over it costs (schema 12, docs/performance.md).
+-- line's, docs/performance.md). Same names and values as sample_metrics's columns. The
+-- per-second rates of a sample's interval are defined here (sample_rates below has them for
+-- every sample, the baseline's NULL): this view reads `samples` itself, as a second view level
+-- under it would double what preparing a statement over it costs (schema 12,
+-- docs/performance.md).
 CREATE VIEW sample_metrics_base AS
 SELECT s.run_id, s.seq, s.id AS sample_id,
        s.ts AS timestamp,
@@ -251,6 +252,7 @@ SELECT s.*,
        m.cgroup_cores AS cgroup_cores
 FROM samples s
 LEFT JOIN sample_metrics_base m ON m.sample_id = s.id;
+
 -- The Python SystemTracker row, 21 columns.
 CREATE VIEW python_system AS
 SELECT run_id, seq, sample_id,
