@@ -66,14 +66,15 @@ void rt_host_info_read(const struct rt_sysenv *env, struct rt_host_info *h)
     }
     if (!rt_path(env, path, sizeof(path), "/etc/os-release") && rt_read_file(path, &b) > 0)
         h->os = find_value(b.p, "PRETTY_NAME", '=');
-    /* The model from the first CPU's block of /proc/cpuinfo, the count from the online list.
-     * The kernel formats cpuinfo one CPU at a time, only as far as a read asks, and each block
-     * looks up that CPU's current frequency (on some kernels and cpufreq drivers by an
-     * interrupt to the CPU): one read of 4 KiB costs the same on 2 CPUs as on 192, where the
-     * whole file costs about 11 us more per CPU on this project's machine (docs/performance.md).
-     * Without the online list (a fixture tree without it) the "processor" blocks of the whole
-     * file are counted, as before; both count the online CPUs. */
-    char cpu0[4096], online[512];
+    /* The model from the first CPU's block of /proc/cpuinfo (its first lines: x86's fifth), the
+     * count from the online list. The kernel formats cpuinfo one CPU at a time, only as far as a
+     * read asks, and each block looks up that CPU's current frequency (on some kernels and
+     * cpufreq drivers by an interrupt to the CPU): one read of 1 KiB formats the first block
+     * only, on 2 CPUs as on 192, where the whole file costs about 11 us more per CPU on this
+     * project's machine (bench/start_costs.sh). Without the online list (a fixture tree
+     * without it) the "processor" blocks of the whole file are counted, as before; both count
+     * the online CPUs. */
+    char cpu0[1024], online[512];
     if (!rt_path(env, path, sizeof(path), "/proc/cpuinfo") &&
         rt_read_small(path, cpu0, sizeof(cpu0)) > 0)
         h->cpu_model = find_value(cpu0, "model name", ':');

@@ -1020,7 +1020,7 @@ static void cpuinfo_block(struct rt_buf *b, int cpu)
 
 /* The CPU model is the first block's, the count the online list's; without the list (a
  * fixture tree without it) the blocks of the whole file are counted. The fixture's cpuinfo
- * lists 4 CPUs and is longer than one read of it (4 KiB), the online list 6: the count must
+ * lists 4 CPUs and is longer than one read of it (1 KiB), the online list 6: the count must
  * follow the list. */
 static void test_host_cpus(void **state)
 {
