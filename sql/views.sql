@@ -12,7 +12,7 @@
 -- twice, so a reader takes what it needs from one of them (sample_metrics has the Python columns
 -- and the rates together). Preparing a statement does cost per view level: SQLite works out a
 -- view's columns, and those of each view under it, in every connection that uses it, so the
--- views summary and report read stand directly on the tables.
+-- one summary and report read for runs without GPU rows stands directly on the tables.
 --
 -- Views hold no data: this file is applied after every schema upgrade, in the same
 -- transaction, dropping and recreating each view, so it always matches the tables.

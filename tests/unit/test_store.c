@@ -1164,8 +1164,9 @@ static void test_upgrade_from_11(void **state)
              "m.cgroup_cores IS r.cgroup_cores AND b.cgroup_cores IS r.cgroup_cores",
              (long long)run);
     assert_int_equal(q1(r, sql), 1);
-    /* the views summary and report read stand on the tables: no view under sample_metrics_base
-     * (each level is worked out again by every statement's first preparation) */
+    /* the view summary and report read for runs without GPU rows stands on the tables: no view
+     * under sample_metrics_base (each level is worked out again by every statement's first
+     * preparation) */
     assert_int_equal(q1(r, "SELECT count(*) FROM sqlite_schema v, sqlite_schema w WHERE v.name = "
                            "'sample_metrics_base' AND w.type = 'view' AND v.sql LIKE '%FROM ' || "
                            "w.name || ' %'"),
