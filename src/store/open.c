@@ -152,22 +152,27 @@ static uint64_t fold_words(uint64_t h, const unsigned char *p, size_t n)
     return h ^ (h >> 29);
 }
 
+/* Each object's hash, added up: the same for any order of sqlite_schema's rows (a file that was
+ * upgraded lists its objects in another order than a new one), without SQLite sorting the 26 KB
+ * of text first (an ORDER BY took 28 us of the 16 a pass in file order takes, warm). */
 uint64_t rt_store_schema_fingerprint(struct sqlite3 *db)
 {
     sqlite3_stmt *st;
-    uint64_t h = FNV_OFFSET;
+    uint64_t sum = 0;
     if (sqlite3_prepare_v2(db,
-                           "SELECT type, name, tbl_name, coalesce(sql, '') FROM main.sqlite_schema "
-                           "ORDER BY type, name",
+                           "SELECT type, name, tbl_name, coalesce(sql, '') FROM main.sqlite_schema",
                            -1, &st, NULL) != SQLITE_OK)
         return 0;
-    while (sqlite3_step(st) == SQLITE_ROW)
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        uint64_t h = FNV_OFFSET;
         for (int i = 0; i < 4; i++) {
             const unsigned char *t = sqlite3_column_text(st, i);
             h = fold_words(h, t, t ? (size_t)sqlite3_column_bytes(st, i) : 0);
         }
+        sum += h;
+    }
     sqlite3_finalize(st);
-    return h;
+    return sum;
 }
 
 /* Every table and view of this rtrack's schema, with each of its columns, must be in the file:
