@@ -98,8 +98,11 @@ size_t rt_utf8_printable(char *s, size_t maxcols)
 {
     unsigned char *u = (unsigned char *)s;
     size_t n = strlen(s), i = 0, o = 0, cols = 0, sub;
-    /* wcwidth() answers for the calling thread's locale: C.UTF-8's for this loop only */
-    locale_t loc = utf8_ctype(), old = loc ? uselocale(loc) : (locale_t)0;
+    /* wcwidth() answers for the calling thread's locale: C.UTF-8's for this loop only, taken at
+     * the first character beyond ASCII (loading it reads and maps locale files: some 60 us of
+     * the end-of-run line, for a command that is ASCII) */
+    locale_t loc = (locale_t)0, old = (locale_t)0;
+    int looked = 0;
     while (i < n) {
         size_t l = u[i] < 0x80 ? 1 : seq_len(u + i, n - i, &sub), w = 1;
         int bad = 0;
@@ -110,10 +113,15 @@ size_t rt_utf8_printable(char *s, size_t maxcols)
             l = sub;
         } else if (u[i] < 0x20 || u[i] == 0x7f || (l == 2 && u[i] == 0xC2 && u[i + 1] < 0xA0)) {
             bad = 1; /* C0, DEL, C1 (U+0080..U+009F) */
-        } else if (l > 1 && loc) {
+        } else if (l > 1) {
+            if (!looked) {
+                looked = 1;
+                if ((loc = utf8_ctype()))
+                    old = uselocale(loc);
+            }
             /* East Asian wide characters and emoji take 2 columns, combining marks 0; a
              * character libc does not know (-1) is counted as one */
-            int cw = wcwidth((wchar_t)decode(u + i, l));
+            int cw = loc ? wcwidth((wchar_t)decode(u + i, l)) : 1;
             w = cw < 0 ? 1 : (size_t)cw;
         }
         if (maxcols && cols + w > maxcols)

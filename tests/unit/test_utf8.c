@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rtrack/base/utf8.h"
 #include "testlib.h"
@@ -123,12 +125,66 @@ static void test_printable(void **state)
     }
 }
 
+/* Whether this process has locale data mapped (glibc maps a loaded locale's LC_CTYPE file). */
+static int locale_mapped(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int found = 0;
+    while (f && fgets(line, sizeof(line), f))
+        found |= strstr(line, "/locale/") != NULL;
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* The child's side of the test below, in a new process (nothing loaded a locale yet): 0 when
+ * ASCII text did not load C.UTF-8 and a CJK text did (where the system has it), else 1 or 2. */
+static int ascii_child(void)
+{
+    char ascii[] = "run 'make -j8' exited 0\t!";
+    if (rt_utf8_printable(ascii, 0) != 25 || strcmp(ascii, "run 'make -j8' exited 0?!") != 0 ||
+        locale_mapped())
+        return 1;
+    char wide[] = "\xE6\x97\xA5\xE6\x9C\xAC";
+    size_t cols = rt_utf8_printable(wide, 0);
+    if (access("/usr/lib/locale/C.utf8/LC_CTYPE", R_OK) == 0 && (cols != 4 || !locale_mapped()))
+        return 2;
+    return 0;
+}
+
+/* ASCII text is made printable without loading C.UTF-8 (its files read and mapped: some 60 us
+ * of every end-of-run line); the first wider character loads it. This test binary runs again
+ * as the child, so that no earlier test's locale is there already. */
+static void test_printable_ascii_loads_no_locale(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("RT_TEST_UTF8_CHILD", "1", 1);
+        execl("/proc/self/exe", "test_utf8", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 1)
+        fail_msg("ASCII text loaded the C.UTF-8 locale");
+    if (WEXITSTATUS(st) == 2)
+        fail_msg("a CJK text was not measured in C.UTF-8");
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
+    if (getenv("RT_TEST_UTF8_CHILD"))
+        return ascii_child();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid),
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_printable),
+        cmocka_unit_test(test_printable_ascii_loads_no_locale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
