@@ -5,6 +5,10 @@
  *       then SQL prepared twice. Prints the medians, in µs, of the parse, of the first
  *       preparation (SQLite works out the columns of each view SQL reads, and of the views under
  *       them, for that connection) and of the second.
+ *   rt_start_costs query DB SQL [N]
+ *       N times (200): a new connection to DB, its first statement (the schema parsed), then
+ *       SQL prepared and run to its end, every column of every row read as text (as the
+ *       schema's fingerprint reads sqlite_schema). Prints the median, in µs.
  *   rt_start_costs read PATH [BYTES [N]]
  *       N times (2000): PATH opened, read (to its end; or one read of BYTES when BYTES > 0) and
  *       closed. Prints the least time, in µs (the kernel's work for that file, without the
@@ -74,6 +78,37 @@ static int prepare(const char *db_path, const char *sql, int n)
     return 0;
 }
 
+static int query(const char *db_path, const char *sql, int n)
+{
+    double *t = calloc((size_t)n, sizeof(double));
+    unsigned long bytes = 0;
+    for (int i = 0; i < n; i++) {
+        sqlite3 *db;
+        sqlite3_stmt *st;
+        if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+            fprintf(stderr, "rt_start_costs: %s: %s\n", db_path, sqlite3_errmsg(db));
+            return 1;
+        }
+        sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+        double t0 = now_us();
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+            fprintf(stderr, "rt_start_costs: %s\n", sqlite3_errmsg(db));
+            return 1;
+        }
+        while (sqlite3_step(st) == SQLITE_ROW)
+            for (int c = 0; c < sqlite3_column_count(st); c++)
+                if (sqlite3_column_text(st, c))
+                    bytes += (unsigned long)sqlite3_column_bytes(st, c);
+        sqlite3_finalize(st);
+        t[i] = now_us() - t0;
+        sqlite3_close(db);
+    }
+    printf("prepared and run: %.1f us (median of %d connections, %lu bytes of text a run)\n",
+           median(t, n), n, bytes / (unsigned long)n);
+    free(t);
+    return 0;
+}
+
 static int read_file(const char *path, long bytes, int n)
 {
     static char buf[1 << 16];
@@ -105,8 +140,12 @@ int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "prepare") == 0)
         return prepare(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 200);
+    if (argc >= 4 && strcmp(argv[1], "query") == 0)
+        return query(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 200);
     if (argc >= 3 && strcmp(argv[1], "read") == 0)
         return read_file(argv[2], argc > 3 ? atol(argv[3]) : 0, argc > 4 ? atoi(argv[4]) : 2000);
-    fprintf(stderr, "usage: rt_start_costs prepare DB SQL [N] | read PATH [BYTES [N]]\n");
+    fprintf(stderr,
+            "usage: rt_start_costs prepare DB SQL [N] | query DB SQL [N] | read PATH [BYTES "
+            "[N]]\n");
     return 2;
 }

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# bench/start_costs.sh - two costs of `rtrack run`'s start, each measured alone with
+# bench/start_costs.sh - three costs of `rtrack run`'s start, each measured alone with
 # rt_start_costs (bench/start_costs.c, compiled here against the system's SQLite):
 #   - the end-of-run line's pass over sample_metrics_base (the statement src/summary/summary.c
 #     pass_sql() writes for a run without GPU rows): the schema's parse, its first preparation in
 #     a connection (the views' columns worked out) and a second one, medians of 200 new
 #     connections, on each DB given (an older file beside a newer one shows what the views'
 #     definitions cost);
+#   - the schema's fingerprint (src/store/open.c, at every open of a database): its statement
+#     over sqlite_schema prepared and run, in the file's order as rtrack reads it and sorted by
+#     type and name as it did before, medians of 200 new connections, on each DB given;
 #   - the host's CPU facts: the whole of /proc/cpuinfo, one 1 KiB read of it (the first CPU's
 #     block, as src/collect/host.c reads it), and /sys/devices/system/cpu/online, the least of 2000 reads each.
 #
@@ -28,6 +31,11 @@ for db in "$@"; do
     printf '%s (schema %s): ' "$db" "$(sqlite3 -readonly "$db" 'PRAGMA user_version' 2>/dev/null ||
         python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA user_version").fetchone()[0])' "$db")"
     "$TMP/rt_start_costs" prepare "$db" "$sql"
+    fp="SELECT type, name, tbl_name, coalesce(sql, '') FROM main.sqlite_schema"
+    printf '  fingerprint, file order: '
+    "$TMP/rt_start_costs" query "$db" "$fp"
+    printf '  fingerprint, sorted: '
+    "$TMP/rt_start_costs" query "$db" "$fp ORDER BY type, name"
 done
 "$TMP/rt_start_costs" read /proc/cpuinfo
 "$TMP/rt_start_costs" read /proc/cpuinfo 1024
