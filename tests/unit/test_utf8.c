@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rtrack/base/utf8.h"
@@ -159,21 +158,12 @@ static int ascii_child(void)
 static void test_printable_ascii_loads_no_locale(void **state)
 {
     (void)state;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        setenv("RT_TEST_UTF8_CHILD", "1", 1);
-        execl("/proc/self/exe", "test_utf8", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    if (WEXITSTATUS(st) == 1)
+    int st = fx_rerun_self("RT_TEST_UTF8_CHILD");
+    if (st == 1)
         fail_msg("ASCII text loaded the C.UTF-8 locale");
-    if (WEXITSTATUS(st) == 2)
+    if (st == 2)
         fail_msg("a CJK text was not measured in C.UTF-8");
-    assert_int_equal(WEXITSTATUS(st), 0);
+    assert_int_equal(st, 0);
 }
 
 int main(void)

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <ftw.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rtrack/base/util.h"
@@ -381,6 +382,23 @@ void fx_remove_proc(const char *root, pid_t pid)
     char path[2048];
     snprintf(path, sizeof(path), "%s/proc/%d", root, (int)pid);
     fx_rmtree(path);
+}
+
+int fx_rerun_self(const char *var)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        setenv(var, "1", 1);
+        execl("/proc/self/exe", "rerun", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 int fx_tmpdir(char *dir, size_t dcap, char *dbpath, size_t pcap)

@@ -52,6 +52,11 @@ double py_round(double x, int n);
 /* Read a whole file into a malloc'd string (NULL when missing). */
 char *fx_slurp(const char *path);
 
+/* Run this test binary again, as a new process (nothing an earlier test loaded or cached is in
+ * it), with the environment variable `var` set to 1: its main() runs the child's side when it
+ * sees it. Returns the child's exit status (-1 when it did not exit). */
+int fx_rerun_self(const char *var);
+
 /* A fresh directory under /tmp and the path of a database in it. */
 int fx_tmpdir(char *dir, size_t dcap, char *dbpath, size_t pcap);
 /* One sample of the live system with the real clocks. */
