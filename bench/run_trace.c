@@ -21,6 +21,8 @@
  *   dlopen   dlopen: libraries loaded at run time (NVML, libcurl, ...)
  *   other    the rest of the wall time from the constructor to exit: rtrack's own work (options,
  *            the collectors, building statements), and what is not wrapped here
+ * Each is the main thread's: calls on other threads (the job's start, a GPU reader) are not
+ * counted, the main thread's wait for them is (pthread_join: wait).
  * Printed on stderr at exit (a destructor): "rt_run_trace main_us load_us open_us ... other_us",
  * main_us being the constructor-to-exit wall time. */
 #ifndef _GNU_SOURCE
@@ -78,12 +80,22 @@ static void leave(struct frame f, enum cat c)
 #define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
 /* `after` runs once the real call is done, before its time is counted (f: its frame) */
+/* Only the main thread's calls are counted: the categories split its wall time (the job's
+ * start runs on a thread of its own while the main thread compiles, its time is the main
+ * thread's pthread_join, a wait; the GPU reader and the summary's second thread likewise). */
+static int on_main_thread(void)
+{
+    return gettid() == getpid();
+}
+
 #define WRAP_THEN(ret, name, cat, params, args, after)                                             \
     ret name params                                                                                \
     {                                                                                              \
         static __typeof__(&name) real;                                                             \
         if (!real)                                                                                 \
             real = NEXT(name);                                                                     \
+        if (!on_main_thread())                                                                     \
+            return real args;                                                                      \
         struct frame f = enter();                                                                  \
         ret r = real args;                                                                         \
         after;                                                                                     \

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +51,49 @@ int rt_spawn_job(char *const argv[], char *const envp[], const sigset_t *keep_ig
     int rc = posix_spawnp(pid, argv[0], NULL, &attr, argv, envp ? envp : environ);
     posix_spawnattr_destroy(&attr);
     return rc;
+}
+
+static void *spawn_thread(void *arg)
+{
+    struct rt_spawn_async *a = arg;
+    a->err = rt_spawn_job((char *const *)a->argv, (char *const *)a->envp, a->keep_ignored, &a->pid);
+    return NULL;
+}
+
+void rt_spawn_job_start(struct rt_spawn_async *a, char *const argv[], char *const envp[],
+                        const sigset_t *keep_ignored)
+{
+    *a = (struct rt_spawn_async){.argv = argv, .envp = envp, .keep_ignored = keep_ignored};
+    pthread_attr_t at;
+    int have_attr = pthread_attr_init(&at) == 0;
+    /* posix_spawn gives the job a stack of its own: this thread needs little */
+    if (have_attr)
+        pthread_attr_setstacksize(&at, 256 << 10);
+    a->threaded = pthread_create(&a->th, have_attr ? &at : NULL, spawn_thread, a) == 0;
+    if (have_attr)
+        pthread_attr_destroy(&at);
+    if (!a->threaded)
+        spawn_thread(a);
+}
+
+int rt_spawn_job_finish(struct rt_spawn_async *a, pid_t *pid)
+{
+    if (a->threaded) {
+        pthread_join(a->th, NULL);
+        /* The thread may have taken the task the job needed (a cgroup's pids.max, the user's
+         * RLIMIT_NPROC, both counting threads): the job is started here once it is gone. The
+         * kernel lets go of a thread's task just after its join returns: a few tries. */
+        for (int i = 0; a->err == EAGAIN && i < 20; i++) {
+            struct timespec ms = {0, 1000000};
+            if (i)
+                nanosleep(&ms, NULL);
+            spawn_thread(a);
+        }
+    }
+    a->threaded = 0;
+    if (a->err == 0)
+        *pid = a->pid;
+    return a->err;
 }
 
 int rt_spawn_exit_code(int err)

@@ -655,6 +655,15 @@ static int begin_tx(struct rt_store *s)
     return 0;
 }
 
+int rt_store_prepare_samples(struct rt_store *s)
+{
+    /* (a GPU's statements: at the first sample that has one) */
+    for (int i = ST_SAMPLE; i <= ST_PROCESS_SAMPLE; i++)
+        if (!table_stmt(s, i))
+            return -1;
+    return table_stmt(s, ST_DATA_VERSION) ? 0 : -1;
+}
+
 int rt_store_set_run_pid(struct rt_store *s, pid_t pid)
 {
     /* in the transaction the baseline sample goes into: one commit for both; until it is

@@ -1,13 +1,17 @@
-/* test_util.c - parsing helpers, the hash map, whole-file reads. */
+/* test_util.c - parsing helpers, the hash map, whole-file reads, starting the job on a
+ * thread. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rtrack/base/spawn.h"
 #include "rtrack/base/util.h"
 #include "testlib.h"
 
@@ -216,8 +220,108 @@ static void test_strerror_lowercase(void **state)
     assert_string_equal(rt_strerror(13), "permission denied");
 }
 
+/* The ppid /proc gives for pid (-1 when it cannot be read) */
+static long ppid_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    long ppid = -1;
+    if (!p || sscanf(p + 2, "%*c %ld", &ppid) != 1)
+        return -1;
+    return ppid;
+}
+
+/* rt_spawn_job_start/finish: the job is this process's child, with nothing blocked (the caller
+ * blocks what rtrack waits for; the thread inherits that), its exit status ours to wait for;
+ * a command that is not there is ENOENT, as rt_spawn_job says it. */
+static void test_spawn_async(void **state)
+{
+    (void)state;
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGUSR1);
+    sigaddset(&block, SIGCHLD);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    char *killed[] = {"sh", "-c", "kill -USR1 $$; exit 3", NULL};
+    struct rt_spawn_async sp;
+    pid_t pid = 0;
+    rt_spawn_job_start(&sp, killed, NULL, NULL);
+    assert_int_equal(rt_spawn_job_finish(&sp, &pid), 0);
+    assert_true(pid > 0);
+    assert_int_equal(ppid_of(pid), (long)getpid());
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFSIGNALED(st)); /* SIGUSR1 was not blocked in the job */
+    assert_int_equal(WTERMSIG(st), SIGUSR1);
+    char *exits[] = {"sh", "-c", "exit 7", NULL};
+    rt_spawn_job_start(&sp, exits, NULL, NULL);
+    assert_int_equal(rt_spawn_job_finish(&sp, &pid), 0);
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 7);
+    char *missing[] = {"rtrack-test-no-such-command", NULL};
+    pid = 12345;
+    rt_spawn_job_start(&sp, missing, NULL, NULL);
+    assert_int_equal(rt_spawn_job_finish(&sp, &pid), ENOENT);
+    assert_int_equal(pid, 12345);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The child's side of the test below, run as a new process (no thread stack cached yet): with
+ * the address space in use now and 128 KiB more (not the thread's 256 KiB stack, enough for the
+ * job's own, posix_spawn's, some 36 KiB), the job is started without a thread. 0 when it was and
+ * exited 5. */
+static int no_thread_child(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    if (!f || fscanf(f, "%lu", &pages) != 1)
+        return 10;
+    fclose(f);
+    struct rlimit rl = {(rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (128 << 10), RLIM_INFINITY};
+    if (setrlimit(RLIMIT_AS, &rl) != 0)
+        return 11;
+    char *exits[] = {"/bin/sh", "-c", "exit 5", NULL};
+    struct rt_spawn_async sp;
+    pid_t pid = 0;
+    rt_spawn_job_start(&sp, exits, NULL, NULL);
+    if (sp.threaded)
+        return 12; /* the limit did not stop the thread: the case is not made */
+    int st = 0;
+    if (rt_spawn_job_finish(&sp, &pid) != 0 || waitpid(pid, &st, 0) != pid)
+        return 13;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 5 ? 0 : 14;
+}
+
+/* Where no thread can be started, the job is started all the same, by rt_spawn_job_start
+ * itself. (Not under a sanitizer, whose own mappings the limit would refuse.) */
+static void test_spawn_async_without_thread(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    skip();
+#endif
+#endif
+    int st = fx_rerun_self("RT_TEST_SPAWN_NO_THREAD");
+    if (st == 12)
+        fail_msg("the address space limit did not stop the thread: the case was not made");
+    assert_int_equal(st, 0);
+}
+
 int main(void)
 {
+    if (getenv("RT_TEST_SPAWN_NO_THREAD"))
+        return no_thread_child();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_bool),
         cmocka_unit_test(test_parse_numbers),
@@ -227,6 +331,8 @@ int main(void)
         cmocka_unit_test(test_read_large_file),
         cmocka_unit_test(test_pread_records),
         cmocka_unit_test(test_strerror_lowercase),
+        cmocka_unit_test(test_spawn_async),
+        cmocka_unit_test(test_spawn_async_without_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #ifndef RTRACK_SPAWN_H
 #define RTRACK_SPAWN_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -16,6 +17,25 @@
  * and the pid, or the errno of the failed start (ENOENT: not found, EACCES/ENOEXEC/...: not
  * executable). */
 int rt_spawn_job(char *const argv[], char *const envp[], const sigset_t *keep_ignored, pid_t *pid);
+
+/* rt_spawn_job on a thread of its own, so that the caller works on while the kernel makes the
+ * job: posix_spawn's caller waits until the job has exec'd (or failed to), which on a machine
+ * whose other CPU sleeps is a few hundred microseconds of waiting. Where no thread can be
+ * started, the job is started by rt_spawn_job_start itself, before it returns; where the
+ * thread took the last task a limit allowed (EAGAIN), by rt_spawn_job_finish. The thread
+ * starts with the caller's signal mask, so a signal rtrack waits for stays blocked in it.
+ * argv, envp and keep_ignored must stay as they are until rt_spawn_job_finish. */
+struct rt_spawn_async {
+    char *const *argv, *const *envp;
+    const sigset_t *keep_ignored;
+    pthread_t th;
+    int threaded, err;
+    pid_t pid;
+};
+void rt_spawn_job_start(struct rt_spawn_async *a, char *const argv[], char *const envp[],
+                        const sigset_t *keep_ignored);
+/* Waits for the start: rt_spawn_job's result (0 and *pid, or the errno). */
+int rt_spawn_job_finish(struct rt_spawn_async *a, pid_t *pid);
 
 /* Why argv0 could not be started (err: rt_spawn_job's errno; envp: the PATH it was looked up
  * on, NULL: rtrack's), as shells say it, into why: "command not found", "its interpreter

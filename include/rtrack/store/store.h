@@ -56,6 +56,10 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
 /* run mode: the job's pid is known only once it has started; written with the next commit
  * (again in the next transaction if that one fails) */
 int rt_store_set_run_pid(struct rt_store *s, pid_t pid);
+/* Compile now the statements a sample's rows go in with, which the first sample would compile
+ * (run: while the job is being started). 0, or -1 with the error (the first sample meets it
+ * again). */
+int rt_store_prepare_samples(struct rt_store *s);
 /* Queue a sample into the current transaction (opened on demand). */
 int rt_store_add_sample(struct rt_store *s, const struct rt_sample *smp);
 /* Commit what was added; a failed transaction is rolled back (its samples are not recorded:
