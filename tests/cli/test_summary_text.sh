@@ -312,4 +312,15 @@ check "end line: a command with both quotes, not quoted again" \
     "$(grep -cF "rtrack: run 6 sh -c 'echo \"'\\''\" >/dev/null' exited 0 after " both.err)" 1
 "$RTRACK" run --db rtrack.db -- true 2>def.err
 check "end line: the default database is not named" "$(grep -c ' · rtrack summary --run 1$' def.err)" 1
+# a run with GPU rows (two fake GPUs): the line reads no GPU column, its figures are still
+# summary's, which reads them all
+if [ -n "${RT_FAKE_NVML:-}" ]; then
+    RTRACK_NVML_LIBRARY=$RT_FAKE_NVML FAKE_NVML_GPUS=2 "$RTRACK" run --db e.db --interval 0.1 -- \
+        python3 -c 'b = bytearray(60 << 20); import time; time.sleep(0.6)' 2>gpu.err
+    check "end line of a run with GPU rows: its figures are summary's of run 7" \
+        "$(q e.db "SELECT count(*) > 0 FROM gpu_samples g JOIN samples s ON s.id = g.sample_id WHERE s.run_id = 7"):$(line_figures <gpu.err)" \
+        "1:$(summary_figures 7)"
+else
+    skip "end line of a run with GPU rows: RT_FAKE_NVML not set"
+fi
 finish
