@@ -70,17 +70,19 @@ for t in ("combined", "system", "process"):
                 problems.append("%s: float %s printed as %s" % (t, name, text))
 # units against the database: MiB from KiB, GB = 1e9 bytes, bytes per interval, seconds
 s = con.execute("SELECT ts, mem_used_kib, disk_space_total_bytes, net_rx_bytes, cpu_utime_s, "
-                "proc_pss_kib, proc_root_pid FROM samples WHERE kind <> 'baseline' ORDER BY seq").fetchall()
+                "proc_pss_kib, proc_root_pid, seq FROM samples WHERE kind <> 'baseline' ORDER BY seq").fetchall()
 with open("combined.csv", newline="") as f:
     body = list(csv.reader(f, quoting=csv.QUOTE_NONNUMERIC))[1:]
 h = want["combined"]
 for row, db_row in zip(body, s):
-    ts, used_kib, space, rx, ut, pss, pid = db_row
+    ts, used_kib, space, rx, ut, pss, pid, seq = db_row
     r = dict(zip(h, row))
     # Python's round() of the stored value, exactly: a value halfway between two printed ones
     # (a multiple of 32 KiB is one in MiB to 4 places) is rounded half-to-even, half a unit off
     if r["timestamp"] != round(ts, 3): problems.append("timestamp")
-    if r["system_memory_used_mib"] != round(used_kib / 1024, 4): problems.append("memory MiB")
+    if r["system_memory_used_mib"] != round(used_kib / 1024, 4):
+        problems.append("memory MiB (seq %d: %r in the CSV, %r KiB stored)"
+                        % (seq, r["system_memory_used_mib"], used_kib))
     if r["system_disk_space_total_gb"] != round(space / 1e9, 2): problems.append("space GB")
     if r["system_net_recv_bytes"] != rx: problems.append("net bytes")
     if abs(r["system_utime"] - ut) > 0.0000005 * (1 + 1e-9): problems.append("utime")
