@@ -79,7 +79,6 @@ static void leave(struct frame f, enum cat c)
 
 #define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
-/* `after` runs once the real call is done, before its time is counted (f: its frame) */
 /* Only the main thread's calls are counted: the categories split its wall time (the job's
  * start runs on a thread of its own while the main thread compiles, its time is the main
  * thread's pthread_join, a wait; the GPU reader and the summary's second thread likewise). */
@@ -88,6 +87,7 @@ static int on_main_thread(void)
     return gettid() == getpid();
 }
 
+/* `after` runs once the real call is done, before its time is counted (f: its frame) */
 #define WRAP_THEN(ret, name, cat, params, args, after)                                             \
     ret name params                                                                                \
     {                                                                                              \

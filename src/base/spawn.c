@@ -56,7 +56,7 @@ int rt_spawn_job(char *const argv[], char *const envp[], const sigset_t *keep_ig
 static void *spawn_thread(void *arg)
 {
     struct rt_spawn_async *a = arg;
-    a->err = rt_spawn_job((char *const *)a->argv, (char *const *)a->envp, a->keep_ignored, &a->pid);
+    a->err = rt_spawn_job(a->argv, a->envp, a->keep_ignored, &a->pid);
     return NULL;
 }
 

@@ -514,11 +514,11 @@ struct pass {
  * ?2..?3, in order, the columns of sel[0..n), the GPU columns only where the runs have GPU rows
  * (the others are NULL, as the view gives). Without GPU rows it reads sample_metrics_base, the
  * same columns but the GPU ones: SQLite prepares it without sample_metrics's GPU joins, half of
- * the statement's preparation (the end-of-run line prepares one, docs/performance.md). */
+ * the statement's preparation. The end-of-run line's figures (figures_only: the cores, the
+ * memory peak) need no GPU column: it reads sample_metrics_base without asking whether the runs
+ * have GPU rows (25 to 47 us of the line without GPUs, 250 with two, docs/performance.md). */
 static int pass_sql(struct ctx *c, struct pass *ps)
 {
-    /* the end-of-run line's figures (cores, the memory peak) need no GPU column: neither the
-     * check nor the GPU views' joins (about 25 and 30 us of the line) */
     int gpus = c->o->figures_only ? 0 : runs_have_gpus(c);
     if (gpus < 0)
         return -1;
