@@ -15,6 +15,7 @@
 
 #include "rtrack/collect/collect.h"
 #include "rtrack/record/sampler.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/store/uploads.h"
@@ -58,6 +59,33 @@ static char *qs(sqlite3 *db, const char *sql)
         v = strdup((const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     return v;
+}
+
+/* Every named query of sql/queries/ prepares on s: the tables and views it names exist with the
+ * columns it reads (what a migration must not break). */
+static void assert_queries_prepare(struct rt_store *s)
+{
+    for (int q = 0; q < RT_Q_N; q++) {
+        struct rt_store_rows *r = rt_store_query(s, (enum rt_query)q);
+        if (!r)
+            fail_msg("named query %s does not prepare: %s", rt_store_query_name((enum rt_query)q),
+                     rt_store_error(s));
+        rt_store_rows_close(r);
+    }
+}
+
+static void test_named_queries(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    assert_true(RT_Q_N > 0);
+    assert_queries_prepare(s);
+    /* and a name for each, "reader.name" */
+    for (int q = 0; q < RT_Q_N; q++)
+        assert_non_null(strchr(rt_store_query_name((enum rt_query)q), '.'));
+    rt_store_close(s);
 }
 
 static void test_new_database(void **state)
@@ -925,6 +953,7 @@ static void test_upgrade_from_4(void **state)
                                         "'cloud_instance_type')"),
                      3);
     assert_int_equal(rt_store_schema_fingerprint(rt_store_db(s)), RT_SCHEMA_FINGERPRINT);
+    assert_queries_prepare(s); /* the readers' statements on the upgraded file */
     rt_store_close(s);
 }
 
@@ -1202,6 +1231,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_schema_complete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_database, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_named_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_then_recovery, setup, teardown),
