@@ -9,7 +9,7 @@
 
 #include "jsonl.h"
 #include "rtrack/base/util.h"
-#include "rtrack/export/pyfmt.h"
+#include "rtrack/base/pyfmt.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 

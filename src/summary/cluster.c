@@ -10,7 +10,7 @@
 #include "jout.h"
 #include "rtrack/base/fmt.h"
 #include "rtrack/base/util.h"
-#include "rtrack/export/pyfmt.h"
+#include "rtrack/base/pyfmt.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/summary.h"

@@ -19,7 +19,7 @@
 
 #include "rtrack/base/fmt.h"
 #include "rtrack/base/spawn.h"
-#include "rtrack/export/pyfmt.h"
+#include "rtrack/base/pyfmt.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/keeper.h"

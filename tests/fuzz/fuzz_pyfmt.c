@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "rtrack/export/pyfmt.h"
+#include "rtrack/base/pyfmt.h"
 
 static void fail(const char *what, double x, int n, const char *got, const char *want)
 {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "rtrack/export/pyfmt.h"
+#include "rtrack/base/pyfmt.h"
 #include "testlib.h"
 
 struct rc {

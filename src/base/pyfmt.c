@@ -1,5 +1,5 @@
 /* pyfmt.c - Python's float repr and round() with glibc's correctly rounded printf/strtod. */
-#include "rtrack/export/pyfmt.h"
+#include "rtrack/base/pyfmt.h"
 
 #include <math.h>
 #include <stdint.h>
