@@ -12,6 +12,7 @@
 #include "rtrack/summary/report.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
+#include "rtrack/summary/render.h"
 #include "rtrack/summary/summary.h"
 #include "rtrack/base/util.h"
 
@@ -116,7 +117,12 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
     rt_store_read_begin(store);
     int bad_input = 0;
     err[0] = '\0';
-    if (rt_summary_json(store, &so, &summary, &bad_input, err, sizeof(err)) != 0) {
+    struct rt_summary sum;
+    int src = rt_summary_compute(store, &so, &sum, &bad_input, err, sizeof(err));
+    if (src == 0)
+        rt_summary_write_json(&sum, &summary);
+    rt_summary_free(&sum);
+    if (src != 0) {
         rt_err("%s", err[0] ? err : "report: cannot summarize the run");
         rc = bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
     } else if (cmd_dbs_slurm() &&

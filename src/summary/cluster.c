@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jout.h"
 #include "rtrack/base/fmt.h"
-#include "rtrack/base/util.h"
+#include "rtrack/base/jsonw.h"
 #include "rtrack/base/pyfmt.h"
+#include "rtrack/base/util.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
-#include "rtrack/summary/summary.h"
+#include "rtrack/summary/reco.h"
 
 #define HEADROOM_MEM  1.2 /* as the run's recommendation (summary.c) */
 #define HEADROOM_TIME 1.5 /* --time: the longest wall time x this, whole minutes */
@@ -252,12 +252,6 @@ static int load(struct rt_store *s, const char *id, struct job *j, int *bad, cha
     return 0;
 }
 
-static void j_int(struct rt_buf *b, int *first, const char *k, double v)
-{
-    j_key(b, first, k);
-    j_num(b, v);
-}
-
 int rt_cluster_json(struct rt_store *s, const char *slurm_job, struct rt_buf *b, int *bad,
                     char *err, size_t errlen)
 {
@@ -266,77 +260,65 @@ int rt_cluster_json(struct rt_store *s, const char *slurm_job, struct rt_buf *b,
         free(j.n);
         return -1;
     }
-    int first = 1;
-    rt_buf_puts(b, "{");
-    j_key(b, &first, "slurm_job");
-    j_str(b, slurm_job);
-    j_key(b, &first, "nodes");
-    rt_buf_puts(b, "[");
+    struct rt_jw w;
+    rt_jw_init(&w, b);
+    rt_jw_object(&w);
+    rt_jw_kv_str(&w, "slurm_job", slurm_job);
+    rt_jw_kv_array(&w, "nodes");
     for (size_t i = 0; i < j.count; i++) {
         const struct node *n = &j.n[i];
-        int f = 1;
-        rt_buf_puts(b, i ? ", {" : "{");
-        j_key(b, &f, "job_id");
-        j_str(b, n->job);
-        j_key(b, &f, "array_job_id");
-        j_str(b, *n->array_job ? n->array_job : NULL);
-        j_key(b, &f, "array_task_id");
-        j_str(b, *n->array_task ? n->array_task : NULL);
-        j_key(b, &f, "node");
-        j_str(b, n->name);
-        j_key(b, &f, "steps");
-        j_str(b, n->steps);
-        j_int(b, &f, "runs", n->runs);
-        j_int(b, &f, "wall_s", rt_py_round(n->t1 - n->t0, 2));
-        j_int(b, &f, "cpu_s", rt_py_round(n->cpu_s, 2));
-        j_int(b, &f, "mean_cores",
-              n->job_wall > 0 ? rt_py_round(n->cpu_s / n->job_wall, 2) : RT_NAN);
-        j_int(b, &f, "peak_cores", rt_py_round(n->cores_peak, 2));
-        j_int(b, &f, "memory_peak_mib", rt_py_round(n->mem_peak, 2));
-        j_int(b, &f, "gpus_used", n->gpus_used);
-        j_int(b, &f, "alloc_cpus", n->a_cpus);
-        j_int(b, &f, "alloc_memory_mib", n->a_mem);
-        j_int(b, &f, "alloc_gpus", n->a_gpus);
-        j_int(b, &f, "cpu_eff_pct", pct(n->cpu_s, n->a_cpus * n->job_wall));
-        j_int(b, &f, "memory_eff_pct", pct(n->mem_peak, n->a_mem));
-        j_key(b, &f, "recommended");
-        int g = 1;
-        rt_buf_puts(b, "{");
-        j_int(b, &g, "cpus", n->rec_cpus);
-        j_int(b, &g, "memory_mib", n->rec_mem ? (double)n->rec_mem : RT_NAN);
-        j_int(b, &g, "gpus", n->rec_gpus);
-        rt_buf_puts(b, "}}");
+        rt_jw_object(&w);
+        rt_jw_kv_str(&w, "job_id", n->job);
+        rt_jw_kv_str(&w, "array_job_id", *n->array_job ? n->array_job : NULL);
+        rt_jw_kv_str(&w, "array_task_id", *n->array_task ? n->array_task : NULL);
+        rt_jw_kv_str(&w, "node", n->name);
+        rt_jw_kv_str(&w, "steps", n->steps);
+        rt_jw_kv_num(&w, "runs", n->runs);
+        rt_jw_kv_num(&w, "wall_s", rt_py_round(n->t1 - n->t0, 2));
+        rt_jw_kv_num(&w, "cpu_s", rt_py_round(n->cpu_s, 2));
+        rt_jw_kv_num(&w, "mean_cores",
+                     n->job_wall > 0 ? rt_py_round(n->cpu_s / n->job_wall, 2) : RT_NAN);
+        rt_jw_kv_num(&w, "peak_cores", rt_py_round(n->cores_peak, 2));
+        rt_jw_kv_num(&w, "memory_peak_mib", rt_py_round(n->mem_peak, 2));
+        rt_jw_kv_num(&w, "gpus_used", n->gpus_used);
+        rt_jw_kv_num(&w, "alloc_cpus", n->a_cpus);
+        rt_jw_kv_num(&w, "alloc_memory_mib", n->a_mem);
+        rt_jw_kv_num(&w, "alloc_gpus", n->a_gpus);
+        rt_jw_kv_num(&w, "cpu_eff_pct", pct(n->cpu_s, n->a_cpus * n->job_wall));
+        rt_jw_kv_num(&w, "memory_eff_pct", pct(n->mem_peak, n->a_mem));
+        rt_jw_kv_object(&w, "recommended");
+        rt_jw_kv_num(&w, "cpus", n->rec_cpus);
+        rt_jw_kv_num(&w, "memory_mib", n->rec_mem ? (double)n->rec_mem : RT_NAN);
+        rt_jw_kv_num(&w, "gpus", n->rec_gpus);
+        rt_jw_end(&w);
+        rt_jw_end(&w);
     }
-    rt_buf_puts(b, "]");
-    j_key(b, &first, "job");
-    int f = 1;
-    rt_buf_puts(b, "{");
-    j_int(b, &f, "nodes", (double)j.count);
-    j_int(b, &f, "runs", j.runs);
-    j_int(b, &f, "wall_s", rt_py_round(j.t1 - j.t0, 2));
-    j_int(b, &f, "time_limit_s", j.time_limit);
-    j_int(b, &f, "cpu_s", rt_py_round(j.cpu_s, 2));
-    j_int(b, &f, "alloc_cpus", j.a_cpus);
-    j_int(b, &f, "alloc_memory_mib", j.a_mem);
-    j_int(b, &f, "memory_peak_mib", rt_py_round(j.mem_peak, 2));
-    j_int(b, &f, "memory_peak_max_node_mib", rt_py_round(j.mem_peak_max, 2));
-    j_int(b, &f, "cpu_eff_pct", pct(j.cpu_s, j.a_core_s));
-    j_int(b, &f, "memory_eff_pct", pct(j.mem_peak, j.a_mem));
-    j_key(b, &f, "recommended");
-    int g = 1;
-    rt_buf_puts(b, "{");
-    j_int(b, &g, "nodes", j.nodes_per_job);
-    j_int(b, &g, "ntasks_per_node", j.ntasks_per_node);
-    j_int(b, &g, "cpus_per_task", j.cpus_per_task);
-    j_int(b, &g, "memory_mib", j.memory ? (double)j.memory : RT_NAN);
-    j_int(b, &g, "gpus", j.gpus);
-    j_int(b, &g, "time_s", time_rec(&j));
-    rt_buf_puts(b, "}");
+    rt_jw_end(&w);
+    rt_jw_kv_object(&w, "job");
+    rt_jw_kv_num(&w, "nodes", (double)j.count);
+    rt_jw_kv_num(&w, "runs", j.runs);
+    rt_jw_kv_num(&w, "wall_s", rt_py_round(j.t1 - j.t0, 2));
+    rt_jw_kv_num(&w, "time_limit_s", j.time_limit);
+    rt_jw_kv_num(&w, "cpu_s", rt_py_round(j.cpu_s, 2));
+    rt_jw_kv_num(&w, "alloc_cpus", j.a_cpus);
+    rt_jw_kv_num(&w, "alloc_memory_mib", j.a_mem);
+    rt_jw_kv_num(&w, "memory_peak_mib", rt_py_round(j.mem_peak, 2));
+    rt_jw_kv_num(&w, "memory_peak_max_node_mib", rt_py_round(j.mem_peak_max, 2));
+    rt_jw_kv_num(&w, "cpu_eff_pct", pct(j.cpu_s, j.a_core_s));
+    rt_jw_kv_num(&w, "memory_eff_pct", pct(j.mem_peak, j.a_mem));
+    rt_jw_kv_object(&w, "recommended");
+    rt_jw_kv_num(&w, "nodes", j.nodes_per_job);
+    rt_jw_kv_num(&w, "ntasks_per_node", j.ntasks_per_node);
+    rt_jw_kv_num(&w, "cpus_per_task", j.cpus_per_task);
+    rt_jw_kv_num(&w, "memory_mib", j.memory ? (double)j.memory : RT_NAN);
+    rt_jw_kv_num(&w, "gpus", j.gpus);
+    rt_jw_kv_num(&w, "time_s", time_rec(&j));
+    rt_jw_end(&w);
     char sb[256];
     sbatch_text(&j, sb, sizeof(sb));
-    j_key(b, &f, "sbatch");
-    j_str(b, sb);
-    rt_buf_puts(b, "}}");
+    rt_jw_kv_str(&w, "sbatch", sb);
+    rt_jw_end(&w);
+    rt_jw_end(&w);
     free(j.n);
     return 0;
 }
