@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
@@ -12,7 +13,6 @@
 #include "rtrack/summary/report.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
-#include "rtrack/summary/render.h"
 #include "rtrack/summary/summary.h"
 #include "rtrack/base/util.h"
 
@@ -106,7 +106,7 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
         return RT_EXIT_USAGE;
     int rc;
     char err[600];
-    struct rt_buf summary = {0}, page = {0}, job = {0};
+    struct rt_buf page = {0};
     struct rt_summary_opts so = {
         .run_id = run_id,
         .recommend_server = server,
@@ -118,32 +118,29 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
     int bad_input = 0;
     err[0] = '\0';
     struct rt_summary sum;
-    int src = rt_summary_compute(store, &so, &sum, &bad_input, err, sizeof(err));
-    if (src == 0)
-        rt_summary_write_json(&sum, &summary);
-    rt_summary_free(&sum);
-    if (src != 0) {
+    struct rt_cluster job;
+    memset(&job, 0, sizeof(job));
+    if (rt_summary_compute(store, &so, &sum, &bad_input, err, sizeof(err)) != 0) {
         rt_err("%s", err[0] ? err : "report: cannot summarize the run");
         rc = bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
-    } else if (cmd_dbs_slurm() &&
-               rt_cluster_json(store, cmd_dbs_slurm(), &job, &bad_input, err, sizeof(err)) != 0) {
+    } else if (cmd_dbs_slurm() && rt_cluster_compute(store, cmd_dbs_slurm(), &job, &bad_input, err,
+                                                     sizeof(err)) != 0) {
         /* --slurm-job: the job's nodes come first on the page */
         rt_err("%s", err);
         rc = bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
-    } else if (rt_report_html_job(store, run_id, summary.p ? summary.p : "",
-                                  cmd_dbs_slurm() ? (job.p ? job.p : "") : NULL, &page, err,
-                                  sizeof(err)) != 0) {
+    } else if (rt_report_html(store, &sum, cmd_dbs_slurm() ? &job : NULL, (double)time(NULL), &page,
+                              err, sizeof(err)) != 0) {
         rt_err("%s", err);
         rc = RT_EXIT_FAILURE;
     } else {
         rc = RT_EXIT_OK;
     }
+    rt_summary_free(&sum);
+    rt_cluster_free(&job);
     rt_store_read_end(store);
     if (rc == RT_EXIT_OK && write_file(output, &page) != 0)
         rc = RT_EXIT_FAILURE;
-    rt_buf_free(&summary);
     rt_buf_free(&page);
-    rt_buf_free(&job);
     rt_store_close(store);
     return rc;
 }
