@@ -15,7 +15,7 @@
 struct rt_store;
 struct rt_store_rows;
 
-/* --- the compute step's context (summary.c) ------------------------------------------------ */
+/* --- the compute step's context (sctx.c) ------------------------------------------------ */
 
 struct sctx {
     struct rt_store *store;
