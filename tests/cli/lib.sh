@@ -189,12 +189,38 @@ wait_file() {
 }
 # wait_samples DB N [SECS]: wait until DB holds at least N samples
 wait_samples() {
-    local i
-    for ((i = 0; i < ${3:-10} * 20; i++)); do
-        [ "$(q "$1" "SELECT count(*) FROM samples" 2>/dev/null)" -ge "$2" ] 2>/dev/null && return 0
+    wait_run_samples "$1" "" "$2" "${3:-10}"
+}
+# wait_run_samples DB RUN N [SECS]: wait until run RUN of DB holds at least N samples (RUN
+# empty: every run)
+wait_run_samples() {
+    local i where=""
+    [ -n "$2" ] && where=" WHERE run_id = $2"
+    for ((i = 0; i < ${4:-10} * 20; i++)); do
+        [ "$(q "$1" "SELECT count(*) FROM samples$where" 2>/dev/null)" -ge "$3" ] 2>/dev/null &&
+            return 0
         sleep 0.05
     done
     return 1
+}
+# now: the wall clock, in seconds with nanoseconds
+now() { date +%s.%N; }
+
+# The HTTP mocks of tests/helpers (sentinel_mock.py, ...) log one JSON object per request
+# ({"method", "path", "headers", "body"}) and read a control file beside their log.
+# mock_ctl LOG JSON: the control file of the mock that logs to LOG, written atomically
+mock_ctl() { printf '%s' "$2" >"$1.ctl.tmp" && mv "$1.ctl.tmp" "$1.ctl"; }
+# mock_requests LOG REGEX [TOKEN]: how many requests match REGEX (against "METHOD PATH" when
+# REGEX holds a blank, else the path); with TOKEN also how many of them carried it as Bearer
+mock_requests() {
+    python3 -c 'import json, re, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+key = (lambda x: x["method"] + " " + x["path"]) if " " in sys.argv[2] else (lambda x: x["path"])
+r = [x for x in r if re.fullmatch(sys.argv[2], key(x))]
+if len(sys.argv) > 3:
+    print(len(r), sum(1 for x in r if x["headers"].get("authorization") == "Bearer " + sys.argv[3]))
+else:
+    print(len(r))' "$@"
 }
 # wait_exit PID [SECS]: wait for the background PID (default 10 s) and set RC to its exit status,
 # or, when it does not end in time, to 'timeout' after killing it and every process under it

@@ -6,16 +6,7 @@
 # committed stays readable.
 . "$(dirname "$0")/lib.sh" "$1"
 
-now() { date +%s.%N; }
-# wait_samples DB RUN N [SECS]: wait until run RUN of DB has at least N samples
-wait_samples() {
-    local i
-    for ((i = 0; i < ${4:-10} * 20; i++)); do
-        [ "$(q "$1" "SELECT count(*) FROM samples WHERE run_id = $2" 2>/dev/null)" -ge "$3" ] 2>/dev/null && return 0
-        sleep 0.05
-    done
-    return 1
-}
+# wait_run_samples DB RUN N [SECS]: wait until run RUN of DB has at least N samples
 
 # --- the database file is deleted while `run` records into it: rtrack notices at the next write
 # (SQLite in WAL mode would otherwise go on committing into the unlinked file), warns once,
@@ -37,7 +28,7 @@ check "db deleted: ... into a fresh database (one run, intact)" \
 # `record`: the same, and its exit status says that recording failed
 "$RTRACK" record --interval 0.1 --duration 2.5 --db del2.db 2>del2.err &
 rec=$!
-wait_samples del2.db 1 1 10
+wait_run_samples del2.db 1 1 10
 sleep 0.8
 rm del2.db
 wait $rec
@@ -51,7 +42,7 @@ check "db deleted under record: one warning saying so" \
 "$RTRACK" run --interval 0.1 --db lock.db -- sh -c '
     while [ ! -e unlock.t ]; do sleep 0.1; done; sleep 2; echo done >lock.done; exit 4' >lock.out 2>lock.err &
 rt=$!
-if wait_samples lock.db 2 10; then
+if wait_run_samples lock.db 2 10; then
     # (python's own busy timeout lets it wait for rtrack's current batch to be committed)
     python3 - lock.db <<'EOF'
 import sqlite3, sys, time
@@ -129,7 +120,7 @@ check "three recorders creating one new database x30: all record into it" "$crea
 # --- export and summary while a recorder writes: they show the committed samples
 "$RTRACK" record --quiet --interval 0.1 --duration 20 --db live.db &
 rec=$!
-wait_samples live.db 1 2 10
+wait_run_samples live.db 1 2 10
 # run_facts JSON: samples, in_progress (1/0) and status of a summary document
 run_facts() { q :memory: "SELECT json_extract(j, '\$.run.samples') || ' ' || json_extract(j, '\$.run.in_progress') || ' ' || json_extract(j, '\$.run.status') FROM (SELECT readfile('$1') AS j)"; }
 export_bad=0 summary_bad=0

@@ -13,7 +13,6 @@ mount -t tmpfs -o size=1m tmpfs "$MNT" 2>mount.err ||
     skip_all tmpfs "disk full suite: cannot mount a tmpfs: $(cat mount.err)"
 helper=
 trap '[ -n "$helper" ] && kill "$helper" 2>/dev/null; umount "$MNT" 2>/dev/null; rm -rf "$T"' EXIT
-now() { date +%s.%N; }
 DB=$MNT/r.db
 # run_end DB: status,exit_code,end_reason,ended (1 when ended_at is set)
 run_end() { q "$1" "SELECT status || ',' || coalesce(exit_code, '') || ',' || coalesce(end_reason, '') || ',' || (ended_at IS NOT NULL) FROM runs"; }

@@ -17,13 +17,7 @@ for _ in $(seq 100); do [ -s mock.port ] && break; sleep 0.05; done
 API=http://127.0.0.1:$(head -n 1 mock.port)
 # (S3 refused at once where a batch would go: see "no warning" below)
 export RTRACK_CLOUD_DISCOVERY=0 RTRACK_UPLOAD_WAIT=10 SENTINEL_API_URL=$API RTRACK_S3_ENDPOINT=http://127.0.0.1:1
-requests() { # PATH-REGEX: how many requests the mock got, and with the token
-    python3 -c 'import json, re, sys
-r = [json.loads(l) for l in open(sys.argv[1])]
-r = [x for x in r if re.fullmatch(sys.argv[2], x["path"])]
-print(len(r), sum(1 for x in r if x["headers"].get("authorization") == "Bearer " + sys.argv[3]))' \
-        "$T/api.log" "$1" "$TOKEN"
-}
+requests() { mock_requests "$T/api.log" "$1" "$TOKEN"; } # PATH-REGEX: count, with the token
 
 # the job, and a child of the job, write their environments
 job='env >job.env; sh -c "env >child.env; cat /proc/\$\$/environ >child.environ"'

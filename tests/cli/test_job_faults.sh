@@ -5,7 +5,6 @@
 # exits with the job's code.
 . "$(dirname "$0")/lib.sh" "$1"
 
-now() { date +%s.%N; }
 FORKER=$RT_HELPERS/rt_forker
 
 # --- a fork storm: the job forks 2 000 short-lived children a second for 10 s (as many as the

@@ -4,7 +4,6 @@
 # process columns NULL.
 . "$(dirname "$0")/lib.sh" "$1"
 
-now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 # runs/samples of the single run in DB
 runcol() { q "$DB" "SELECT $1 FROM runs"; }

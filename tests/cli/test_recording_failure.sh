@@ -13,7 +13,6 @@ mkdir "$MNT"
 mount -t tmpfs -o size=1m tmpfs "$MNT" 2>mount.err ||
     skip_all tmpfs "recording failure suite: cannot mount a tmpfs: $(cat mount.err)"
 trap 'umount "$MNT" 2>/dev/null; umount "$T/ro" 2>/dev/null; chattr -i "$T/imm.db" 2>/dev/null; rm -rf "$T"' EXIT
-now() { date +%s.%N; }
 DB=$MNT/r.db
 
 # --- the filesystem fills up and stays full until the job ends

@@ -3,7 +3,6 @@
 # sample), the sample bookkeeping columns, and the process rows of the tracked tree.
 . "$(dirname "$0")/lib.sh" "$1"
 
-now() { date +%s.%N; }
 # median of the numbers on stdin
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 # one run per database below, so run_id is always 1

@@ -42,9 +42,7 @@ for _ in $(seq 100); do [ -s logs/proxy.port ] && break; sleep 0.05; done
 RTRACK_S3_ENDPOINT=http://127.0.0.1:$(cat logs/proxy.port)
 export RTRACK_S3_ENDPOINT
 export RTRACK_CLOUD_DISCOVERY=0 RTRACK_UPLOAD_INLINE_MAX=0 RTRACK_HTTP_TIMEOUT_S=5 RTRACK_UPLOAD_WAIT=8
-ctl() { # NAME JSON : the mock's control file, written atomically
-    printf '%s' "$2" >"$T/logs/$1.log.ctl.tmp" && mv "$T/logs/$1.log.ctl.tmp" "$T/logs/$1.log.ctl"
-}
+ctl() { mock_ctl "$T/logs/$1.log" "$2"; } # NAME JSON: the mock NAME's control file
 cd run || exit 1
 # JOB DB : a job that copies the database, its -wal and -shm while rtrack records (and streams)
 job() { echo "sleep 2.3; cat $1 $1-wal $1-shm >$1.while-recording 2>/dev/null; exit 3"; }

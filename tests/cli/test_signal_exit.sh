@@ -193,7 +193,7 @@ python3 "$MOCK" "$T/api.log" "$TOKEN" >mock.port &
 for _ in $(seq 100); do [ -s mock.port ] && break; sleep 0.05; done
 API=http://127.0.0.1:$(head -n 1 mock.port)
 export RTRACK_S3_ENDPOINT=http://127.0.0.1:1 # (S3 refused at once: see the orphan's check)
-ctl() { printf '%s' "$1" >"$T/api.log.ctl.tmp" && mv "$T/api.log.ctl.tmp" "$T/api.log.ctl"; }
+ctl() { mock_ctl "$T/api.log" "$1"; }
 finishes() { grep -c '"/runs/[^/"]*/finish"' "$T/api.log"; }
 
 n=0

@@ -43,11 +43,7 @@ s3get() { # KEY: the object's bytes through a signed GET
     curl -sf --aws-sigv4 "aws:amz:us-east-1:s3" --user "$S3_TEST_KEY:$S3_TEST_SECRET" \
         -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$S3_ENDPOINT/$S3_BUCKET/$1"
 }
-requests() { # METHOD-PATH-REGEX: how many requests the mock saw matching
-    python3 -c 'import json, re, sys
-print(sum(1 for l in open(sys.argv[1]) if re.fullmatch(sys.argv[2], json.loads(l)["method"] + " " + json.loads(l)["path"])))' \
-        "$T/api.log" "$1"
-}
+requests() { mock_requests "$T/api.log" "$1"; } # "METHOD PATH-REGEX": how many the mock saw
 body() { # N: the body of the mock's N-th request matching PATH-REGEX $2 (1-based), as JSON
     python3 -c 'import json, re, sys
 r = [json.loads(l) for l in open(sys.argv[1]) if re.fullmatch(sys.argv[3], json.loads(l)["path"])]

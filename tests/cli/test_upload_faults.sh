@@ -36,7 +36,6 @@ TRICKLE=http://127.0.0.1:$(wait_port trickle.port)
 : >trickle.log
 export SENTINEL_API_TOKEN=$TOKEN RTRACK_CLOUD_DISCOVERY=0 RTRACK_UPLOAD_INLINE_MAX=0
 export RTRACK_HTTP_TIMEOUT_S=3 RTRACK_UPLOAD_BATCH_ROWS=8 RTRACK_S3_ENDPOINT=$S3_ENDPOINT
-now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # the runs to send: recorded without a token

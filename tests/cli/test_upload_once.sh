@@ -30,7 +30,7 @@ export RTRACK_UPLOAD_BATCH_ROWS=8 RTRACK_HTTP_TIMEOUT_S=10
 : >"$T/api.log"
 : >"$T/api.log.runs"
 
-ctl() { printf '%s' "$1" >"$T/api.log.ctl.tmp" && mv "$T/api.log.ctl.tmp" "$T/api.log.ctl"; }
+ctl() { mock_ctl "$T/api.log" "$1"; }
 posts() { grep -c '"path": "/runs"' "$T/api.log"; } # POST /runs the mock was sent
 made() { wc -l <"$T/api.log.runs" | tr -d ' '; }     # runs the mock made
 finishes() { grep -c '"path": "/runs/[^"]*/finish"' "$T/api.log"; }

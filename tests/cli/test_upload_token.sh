@@ -27,7 +27,7 @@ PIDS+=($!)
 for _ in $(seq 100); do [ -s logs/mock.port ] && break; sleep 0.05; done
 PORT=$(head -n 1 logs/mock.port)
 API=http://127.0.0.1:$PORT
-ctl() { printf '%s' "$1" >"$T/logs/api.log.ctl.tmp" && mv "$T/logs/api.log.ctl.tmp" "$T/logs/api.log.ctl"; }
+ctl() { mock_ctl "$T/logs/api.log" "$1"; }
 
 # S3 that answers every request 403 with CODE as S3's error code (S3 echoes what it was sent);
 # its URL in S3 (run in this shell, not in $(...): its pid is kept, its stdout not waited for)

@@ -220,13 +220,6 @@ static void point_all(const char *url)
         setenv(imds_env[i], url, 1);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 #define assert_field(got, want)                                                                    \
     do {                                                                                           \
         const char *g_ = (got), *w_ = (want);                                                      \
@@ -289,9 +282,9 @@ static void test_vendors(void **state)
         /* Only this vendor's variable at the mock, the others at a closed port. */
         point_all(CLOSED);
         setenv(vc->env, m->url, 1);
-        double t0 = now_s();
+        double t0 = fx_mono_s();
         discover(&c, 3.0);
-        print_message("%s alone: %.3f s\n", vc->mock, now_s() - t0);
+        print_message("%s alone: %.3f s\n", vc->mock, fx_mono_s() - t0);
         check_case(vc, &c);
         rt_cloud_free(&c);
         assert_null(c.vendor_id);
@@ -352,9 +345,9 @@ static void test_slow(void **state)
     const struct mock *m = imds("slow");
     point_all(m->url);
     struct rt_cloud c;
-    double t0 = now_s();
+    double t0 = fx_mono_s();
     discover(&c, 1.0);
-    double dt = now_s() - t0;
+    double dt = fx_mono_s() - t0;
     print_message("slow: %.3f s\n", dt);
     assert_true(dt < 1.5);
     assert_all_null(&c);
@@ -371,9 +364,9 @@ static void test_none(void **state)
     const struct mock *m = imds("none");
     point_all(m->url);
     struct rt_cloud c;
-    double t0 = now_s();
+    double t0 = fx_mono_s();
     discover(&c, 3.0);
-    assert_true(now_s() - t0 < 1.0);
+    assert_true(fx_mono_s() - t0 < 1.0);
     assert_all_null(&c);
     rt_cloud_free(&c);
     size_t n;
@@ -382,9 +375,9 @@ static void test_none(void **state)
 
     /* Nothing listening anywhere. */
     point_all(CLOSED);
-    t0 = now_s();
+    t0 = fx_mono_s();
     discover(&c, 3.0);
-    assert_true(now_s() - t0 < 1.0);
+    assert_true(fx_mono_s() - t0 < 1.0);
     assert_all_null(&c);
     rt_cloud_free(&c);
 }
@@ -398,9 +391,9 @@ static void test_disabled(void **state)
     static const char *const off[] = {"0", "false", "off"};
     for (size_t i = 0; i < RT_ARRAY_LEN(off); i++) {
         setenv("RTRACK_CLOUD_DISCOVERY", off[i], 1);
-        double t0 = now_s();
+        double t0 = fx_mono_s();
         discover(&c, 3.0);
-        assert_true(now_s() - t0 < 0.05);
+        assert_true(fx_mono_s() - t0 < 0.05);
         assert_all_null(&c);
         rt_cloud_free(&c);
     }
@@ -456,9 +449,9 @@ static void test_precedence(void **state)
     const struct mock *aws = imds("aws");
     point_all(a->url);
     setenv("RTRACK_IMDS_AWS", aws->url, 1);
-    double t0 = now_s();
+    double t0 = fx_mono_s();
     discover(&c, 3.0);
-    double dt = now_s() - t0;
+    double dt = fx_mono_s() - t0;
     print_message("aws before slow ones: %.3f s\n", dt);
     assert_true(dt < 0.9);
     assert_field(c.vendor_id, "aws");
@@ -469,9 +462,9 @@ static void test_precedence(void **state)
     point_all(CLOSED);
     setenv("RTRACK_IMDS_AWS", a->url, 1);
     setenv("RTRACK_IMDS_HETZNER", b->url, 1);
-    t0 = now_s();
+    t0 = fx_mono_s();
     discover(&c, 1.0);
-    dt = now_s() - t0;
+    dt = fx_mono_s() - t0;
     print_message("hetzner behind a slow aws: %.3f s\n", dt);
     assert_true(dt < 1.5);
     assert_field(c.vendor_id, "hcloud");
@@ -501,9 +494,9 @@ static void test_no_threads(void **state)
     point_all(slow->url);
     setenv("RTRACK_IMDS_ALICLOUD", m->url, 1);
     fail_threads = 1;
-    double t0 = now_s();
+    double t0 = fx_mono_s();
     discover(&c, 1.0);
-    double dt = now_s() - t0;
+    double dt = fx_mono_s() - t0;
     fail_threads = 0;
     print_message("inline with slow ones: %.3f s\n", dt);
     assert_true(dt < 1.5);

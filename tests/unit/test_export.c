@@ -16,6 +16,15 @@
 #include "rtrack/store/store.h"
 #include "testlib.h"
 
+/* The file at path holds exactly want. */
+static void assert_file_text(const char *path, const char *want)
+{
+    char *got = fx_slurp(path);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
 static char dir[256], dbpath[300];
 
 static int setup(void **state)
@@ -558,18 +567,6 @@ static void put(const char *path, const char *text, mode_t mode)
     assert_int_equal(chmod(path, mode), 0);
 }
 
-static char *slurp(const char *path)
-{
-    static char buf[256];
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* How many names in dir start with prefix. */
 static int count_names(const char *prefix)
 {
@@ -640,10 +637,10 @@ static void test_outfile_replace(void **state)
     assert_non_null(o);
     assert_int_equal(rt_outfile_direct(o), 0);
     fputs("new\n", rt_outfile_stream(o));
-    assert_null(slurp(at("new.csv")));
+    assert_null(fx_slurp(at("new.csv")));
     assert_int_equal(count_names("new.csv.tmp-"), 1);
     assert_int_equal(rt_outfile_close(o, 1, err, sizeof(err)), 0);
-    assert_string_equal(slurp(at("new.csv")), "new\n");
+    assert_file_text(at("new.csv"), "new\n");
     struct stat st;
     assert_int_equal(stat(at("new.csv"), &st), 0);
     assert_int_equal(st.st_mode & 0777, 0600);
@@ -654,12 +651,12 @@ static void test_outfile_replace(void **state)
     assert_non_null(o);
     fputs("half", rt_outfile_stream(o));
     assert_int_equal(rt_outfile_close(o, 0, err, sizeof(err)), 0);
-    assert_string_equal(slurp(at("old.csv")), "old\n");
+    assert_file_text(at("old.csv"), "old\n");
     assert_int_equal(count_names("old.csv.tmp-"), 0);
     o = rt_outfile_open(at("old.csv"), RT_OUT_MODE_REPLACE, err, sizeof(err));
     fputs("whole\n", rt_outfile_stream(o));
     assert_int_equal(rt_outfile_close(o, 1, err, sizeof(err)), 0);
-    assert_string_equal(slurp(at("old.csv")), "whole\n");
+    assert_file_text(at("old.csv"), "whole\n");
     assert_int_equal(stat(at("old.csv"), &st), 0);
     assert_int_equal(st.st_mode & 0777, 0640);
     /* a device is written, not replaced, and its errors said */
@@ -686,7 +683,7 @@ static void test_outfile_truncate(void **state)
     assert_int_equal(rt_outfile_direct(o), 1);
     fputs("line\n", rt_outfile_stream(o));
     fflush(rt_outfile_stream(o));
-    assert_string_equal(slurp(at("live.jsonl")), "line\n"); /* visible as it is written */
+    assert_file_text(at("live.jsonl"), "line\n"); /* visible as it is written */
     assert_int_equal(rt_outfile_close(o, 1, err, sizeof(err)), 0);
     assert_int_equal(stat(at("live.jsonl"), &after), 0);
     assert_int_equal(after.st_ino, before.st_ino);

@@ -60,30 +60,6 @@ static int teardown(void **state)
     return 0;
 }
 
-/* json_extract(json, path) as text (malloc'd), NULL for SQL NULL. */
-static char *jget(const char *json, const char *path)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(jdb, "SELECT json_extract(?1, ?2)", -1, &st, NULL) != SQLITE_OK)
-        fail_msg("prepare: %s", sqlite3_errmsg(jdb));
-    sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW)
-        fail_msg("json_extract(%s, %s): %s", json, path, sqlite3_errmsg(jdb));
-    const unsigned char *t = sqlite3_column_text(st, 0);
-    char *r = t ? strdup((const char *)t) : NULL;
-    sqlite3_finalize(st);
-    return r;
-}
-
-static void assert_jget(const char *json, const char *path, const char *want)
-{
-    char *got = jget(json, path);
-    assert_non_null(got);
-    assert_string_equal(got, want);
-    free(got);
-}
-
 /* The requests the mock recorded since the last log_reset(), one JSON line each. */
 static void log_reset(void)
 {
@@ -141,9 +117,9 @@ static void test_query_string(void **state)
         assert_int_equal(n, 1);
         char want[256];
         snprintf(want, sizeof(want), "/ok/servers?%s", cases[i].want);
-        assert_jget(log, "$.path", want);
-        assert_jget(log, "$.headers.x-application-id", "rtrack");
-        assert_jget(log, "$.headers.user-agent", "rtrack/" RTRACK_VERSION);
+        fx_assert_jget(log, "$.path", want);
+        fx_assert_jget(log, "$.headers.x-application-id", "rtrack");
+        fx_assert_jget(log, "$.headers.user-agent", "rtrack/" RTRACK_VERSION);
         free(log);
         rt_buf_free(&out);
     }
@@ -162,14 +138,14 @@ static void test_first_server(void **state)
     assert_memory_equal(out.p, "kept|", 5);
     const char *obj = out.p + 5;
     assert_int_equal(strlen(out.p), out.len);
-    assert_jget(obj, "$.api_reference", "cax11");
-    assert_jget(obj, "$.min_price_ondemand", "0.0059");
-    assert_jget(obj, "$.vcpus", "2");
-    assert_jget(obj, "$.display_name", "CAX11 \xe2\x80\x94 Ampere");
-    assert_jget(obj, "$.vendor.name", "Hetzner Cloud");
-    assert_jget(obj, "$.tags[1]", "shared");
+    fx_assert_jget(obj, "$.api_reference", "cax11");
+    fx_assert_jget(obj, "$.min_price_ondemand", "0.0059");
+    fx_assert_jget(obj, "$.vcpus", "2");
+    fx_assert_jget(obj, "$.display_name", "CAX11 \xe2\x80\x94 Ampere");
+    fx_assert_jget(obj, "$.vendor.name", "Hetzner Cloud");
+    fx_assert_jget(obj, "$.tags[1]", "shared");
     /* exactly the first object: not the array, not the second server */
-    char *t = jget(obj, "$[0]");
+    char *t = fx_jget(obj, "$[0]");
     assert_null(t);
     assert_null(strstr(obj, "t4g.medium"));
     sqlite3_stmt *st;
@@ -188,7 +164,7 @@ static void test_first_server(void **state)
     size_t n;
     char *log = log_read(&n);
     assert_int_equal(n, 1);
-    char *path = jget(log, "$.path");
+    char *path = fx_jget(log, "$.path");
     assert_non_null(path);
     assert_true(strncmp(path, "/ok/servers?", 12) == 0);
     free(path);

@@ -41,13 +41,6 @@
 /* --- helpers -----------------------------------------------------------------------------------
  */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The 1 MiB test buffer: bytes of a 32-bit LCG (x = x * 1103515245 + 12345, seed 1, top byte). */
 static unsigned char *lcg_bytes(size_t n)
 {
@@ -75,23 +68,6 @@ static void gzip_buf(const void *in, size_t n, struct rt_buf *out)
     assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
     out->len = z.total_out;
     deflateEnd(&z);
-}
-
-/* A whole file with its length (objects are binary). NULL when missing. */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct rt_buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        rt_buf_append(&b, chunk, n);
-    fclose(f);
-    rt_buf_reserve(&b, 1);
-    *len = b.len;
-    return (unsigned char *)b.p;
 }
 
 static const char *need_env(const char *name)
@@ -158,7 +134,7 @@ static void assert_stored(const char *objkey, const void *body, size_t len)
 {
     char *path = object_path(objkey);
     size_t got_len = 0;
-    unsigned char *got = slurp(path, &got_len);
+    unsigned char *got = (unsigned char *)fx_slurp_n(path, &got_len);
     if (!got)
         fail_msg("object not stored: %s", path);
     assert_int_equal(got_len, len);
@@ -762,9 +738,9 @@ static void test_put_unreachable(void **state)
     char err[512] = "";
     assert_int_equal(target_parse("s3://test-bucket/p", &t, err, sizeof(err)), 0);
     struct rt_s3_creds c = {"AKIDTEST", "testsecret", "TOKEN-x"};
-    double t0 = now_s();
+    double t0 = fx_mono_s();
     assert_int_equal(rt_s3_put(&t, &c, "k.csv.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);
-    double dt = now_s() - t0;
+    double dt = fx_mono_s() - t0;
     assert_true(dt < 5.0);
     char *want = xasprintf("cannot reach s3 endpoint %s: ", ep);
     assert_prefix(err, want);
@@ -942,7 +918,7 @@ static void test_upload_parity_rows(void **state)
         char *objkey = xasprintf("sentinel/parity/%s/000000.csv.gz", res.remote_run_id);
         char *path = object_path(objkey);
         size_t len = 0;
-        unsigned char *gz = slurp(path, &len);
+        unsigned char *gz = (unsigned char *)fx_slurp_n(path, &len);
         if (!gz)
             fail_msg("%s: no object %s", cases[i], path);
         char *got = gunzip_text(gz, len);
@@ -1077,9 +1053,9 @@ static void test_aws_virtual_hosted(void **state)
     unsetenv("RTRACK_S3_REGION");
     assert_int_equal(target_parse("s3://test-bucket", &t, err, sizeof(err)), 0);
     fake_proxy_start(&p, 2);
-    double t0 = now_s();
+    double t0 = fx_mono_s();
     assert_int_equal(rt_s3_put(&t, &c, "r/000000.csv.gz", "abc", 3, NULL, 0, err, sizeof(err)), -1);
-    double dt = now_s() - t0;
+    double dt = fx_mono_s() - t0;
     fake_proxy_stop(&p);
     assert_true(dt < 5.0);
     assert_int_equal(p.n, 2);

@@ -34,7 +34,6 @@ static pid_t mock_pid = -1;
 static int mock_port;
 static char log_path[64], ctl_path[80];
 static char base[64];
-static sqlite3 *jdb; /* in-memory, for json_extract on what the mock recorded */
 static struct rt_sentinel api;
 
 /* The process's HTTP time limit in milliseconds (0: the clients' defaults), as the library takes
@@ -59,8 +58,6 @@ static int setup(void **state)
         return -1;
     close(lfd);
     snprintf(ctl_path, sizeof(ctl_path), "%s.ctl", log_path);
-    if (sqlite3_open(":memory:", &jdb) != SQLITE_OK)
-        return -1;
 
     setenv("MOCK_S3_KEY", S3_KEY, 1);
     setenv("MOCK_S3_SECRET", S3_SECRET, 1);
@@ -86,38 +83,13 @@ static int teardown(void **state)
     }
     unlink(log_path);
     unlink(ctl_path);
-    sqlite3_close(jdb);
     rt_sentinel_free(&api);
     return 0;
 }
 
-/* json_extract(json, path) as text (malloc'd), NULL for SQL NULL. */
-static char *jget(const char *json, const char *path)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(jdb, "SELECT json_extract(?1, ?2)", -1, &st, NULL) != SQLITE_OK)
-        fail_msg("prepare: %s", sqlite3_errmsg(jdb));
-    sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_ROW)
-        fail_msg("json_extract(%s, %s): %s", json, path, sqlite3_errmsg(jdb));
-    const unsigned char *t = sqlite3_column_text(st, 0);
-    char *r = t ? strdup((const char *)t) : NULL;
-    sqlite3_finalize(st);
-    return r;
-}
-
-static void assert_jget(const char *json, const char *path, const char *want)
-{
-    char *got = jget(json, path);
-    if (!got || strcmp(got, want) != 0)
-        fail_msg("%s: '%s', want '%s'", path, got ? got : "(null)", want);
-    free(got);
-}
-
 static void assert_jnull(const char *json, const char *path)
 {
-    char *got = jget(json, path);
+    char *got = fx_jget(json, path);
     if (got)
         fail_msg("%s: '%s', want nothing", path, got);
 }
@@ -161,13 +133,6 @@ static void assert_clean(const char *err)
     for (size_t i = 0; i < RT_ARRAY_LEN(secrets); i++)
         if (strstr(err, secrets[i]))
             fail_msg("error message carries a secret (%s): %s", secrets[i], err);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void start_ok(struct rt_sentinel_run *r)
@@ -301,7 +266,7 @@ static void test_start_run(void **state)
                                "\"host_vcpus\":8,\"cloud_vendor_id\":null,\"team\":\"\xc3\xa9\"}";
     struct rt_sentinel_run r;
     char err[512] = "";
-    double t0 = now_s();
+    double t0 = fx_wall_s();
     assert_int_equal(rt_sentinel_start_run(&api, body, NULL, &r, err, sizeof(err)), 0);
     assert_string_equal(err, "");
     assert_non_null(r.run_id);
@@ -316,18 +281,18 @@ static void test_start_run(void **state)
     assert_true(r.expires_at > t0 + 3600 - 5 && r.expires_at < t0 + 3600 + 5);
 
     char *log = log_one();
-    assert_jget(log, "$.method", "POST");
-    assert_jget(log, "$.path", "/runs");
-    assert_jget(log, "$.headers.authorization", "Bearer " TOKEN);
-    assert_jget(log, "$.headers.content-type", "application/json");
-    assert_jget(log, "$.headers.accept", "application/json");
-    assert_jget(log, "$.headers.user-agent", "rtrack/" RTRACK_VERSION);
+    fx_assert_jget(log, "$.method", "POST");
+    fx_assert_jget(log, "$.path", "/runs");
+    fx_assert_jget(log, "$.headers.authorization", "Bearer " TOKEN);
+    fx_assert_jget(log, "$.headers.content-type", "application/json");
+    fx_assert_jget(log, "$.headers.accept", "application/json");
+    fx_assert_jget(log, "$.headers.user-agent", "rtrack/" RTRACK_VERSION);
     char len[32];
     snprintf(len, sizeof(len), "%zu", strlen(body));
-    assert_jget(log, "$.headers.content-length", len);
+    fx_assert_jget(log, "$.headers.content-length", len);
     assert_jnull(log, "$.headers.expect");
     assert_jnull(log, "$.headers.content-encoding");
-    assert_jget(log, "$.body", body); /* byte for byte what the caller gave */
+    fx_assert_jget(log, "$.body", body); /* byte for byte what the caller gave */
     free(log);
     rt_sentinel_run_free(&r);
     assert_null(r.run_id);
@@ -364,7 +329,7 @@ static void test_expiration(void **state)
     expect_expiry("{\"expiration\": 1893456000}", 0, 0);
     expect_expiry("{\"expiration\": \"\"}", 0, 0);
     /* a TTL from the mock's environment-or-control */
-    expect_expiry("{\"ttl\": 120}", now_s() + 120, 5);
+    expect_expiry("{\"ttl\": 120}", fx_wall_s() + 120, 5);
     ctl_set("{}");
 }
 
@@ -385,7 +350,7 @@ static void test_run_id_number(void **state)
                                         err, sizeof(err)),
                      0);
     char *log = log_one();
-    assert_jget(log, "$.path", "/runs/42/finish");
+    fx_assert_jget(log, "$.path", "/runs/42/finish");
     free(log);
     rt_sentinel_run_free(&r);
 }
@@ -541,7 +506,7 @@ static void test_refresh(void **state)
     ctl_set("{\"ttl\": 600}");
     log_reset();
     char err[512] = "";
-    double t0 = now_s();
+    double t0 = fx_wall_s();
     assert_int_equal(rt_sentinel_refresh(&api, &r, err, sizeof(err)), 0);
     assert_string_equal(err, "");
     snprintf(want, sizeof(want), "session-%s-2", r.run_id);
@@ -553,13 +518,13 @@ static void test_refresh(void **state)
     assert_string_equal(r.upload_uri_prefix, "s3://test-bucket/sentinel/org-test");
 
     char *log = log_one();
-    assert_jget(log, "$.method", "POST");
+    fx_assert_jget(log, "$.method", "POST");
     snprintf(want, sizeof(want), "/runs/%s/refresh-credentials", r.run_id);
-    assert_jget(log, "$.path", want);
-    assert_jget(log, "$.headers.authorization", "Bearer " TOKEN);
-    assert_jget(log, "$.headers.user-agent", "rtrack/" RTRACK_VERSION);
-    assert_jget(log, "$.body", "");
-    assert_jget(log, "$.headers.content-length", "0");
+    fx_assert_jget(log, "$.path", want);
+    fx_assert_jget(log, "$.headers.authorization", "Bearer " TOKEN);
+    fx_assert_jget(log, "$.headers.user-agent", "rtrack/" RTRACK_VERSION);
+    fx_assert_jget(log, "$.body", "");
+    fx_assert_jget(log, "$.headers.content-length", "0");
     assert_jnull(log, "$.headers.content-type");
     assert_jnull(log, "$.headers.transfer-encoding");
     free(log);
@@ -640,14 +605,14 @@ static void test_finish(void **state)
     assert_int_equal(rt_sentinel_finish(&api, r.run_id, s3, err, sizeof(err)), 0);
     assert_string_equal(err, "");
     char *log = log_one();
-    assert_jget(log, "$.method", "POST");
-    assert_jget(log, "$.path", path);
-    assert_jget(log, "$.headers.authorization", "Bearer " TOKEN);
-    assert_jget(log, "$.headers.content-type", "application/json");
-    assert_jget(log, "$.headers.user-agent", "rtrack/" RTRACK_VERSION);
+    fx_assert_jget(log, "$.method", "POST");
+    fx_assert_jget(log, "$.path", path);
+    fx_assert_jget(log, "$.headers.authorization", "Bearer " TOKEN);
+    fx_assert_jget(log, "$.headers.content-type", "application/json");
+    fx_assert_jget(log, "$.headers.user-agent", "rtrack/" RTRACK_VERSION);
     assert_jnull(log, "$.headers.content-encoding");
     assert_jnull(log, "$.headers.expect");
-    assert_jget(log, "$.body", s3);
+    fx_assert_jget(log, "$.body", s3);
     free(log);
 
     /* inline, with a body large enough that curl would otherwise ask 100-continue */
@@ -661,7 +626,7 @@ static void test_finish(void **state)
     log_reset();
     assert_int_equal(rt_sentinel_finish(&api, r.run_id, inl.p, err, sizeof(err)), 0);
     log = log_one();
-    char *got = jget(log, "$.body");
+    char *got = fx_jget(log, "$.body");
     assert_non_null(got);
     assert_int_equal(strlen(got), inl.len);
     assert_string_equal(got, inl.p);
@@ -735,7 +700,7 @@ static void test_finish(void **state)
     assert_string_equal(err, "sentinel answered HTTP 404 for POST /runs/a%20b%2Fc%3Fd/finish: "
                              "{\"detail\": \"Run not found\"}");
     log = log_one();
-    assert_jget(log, "$.path", "/runs/a%20b%2Fc%3Fd/finish");
+    fx_assert_jget(log, "$.path", "/runs/a%20b%2Fc%3Fd/finish");
     free(log);
     assert_int_equal(rt_sentinel_finish(&api, "", s3, err, sizeof(err)), -1);
     assert_string_equal(err, "no sentinel run to finish");
@@ -897,7 +862,7 @@ static void test_idempotency_key(void **state)
         log_reset();
         assert_int_equal(rt_sentinel_start_run(&api, "{}", key, &r, err, sizeof(err)), 0);
         char *log = log_one();
-        assert_jget(log, "$.headers.idempotency-key", key);
+        fx_assert_jget(log, "$.headers.idempotency-key", key);
         free(log);
         rt_sentinel_run_free(&r);
     }

@@ -10,6 +10,7 @@
 
 #include <poll.h>
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,63 @@
 
 char *fx_slurp(const char *path)
 {
+    size_t len;
+    return fx_slurp_n(path, &len);
+}
+
+char *fx_slurp_n(const char *path, size_t *len)
+{
     struct rt_buf b = {0};
-    if (rt_read_file(path, &b) < 0) {
+    ssize_t n = rt_read_file(path, &b);
+    if (n < 0) {
         rt_buf_free(&b);
         return NULL;
     }
+    *len = (size_t)n;
     return b.p;
+}
+
+static double clock_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double fx_mono_s(void)
+{
+    return clock_s(CLOCK_MONOTONIC);
+}
+
+double fx_wall_s(void)
+{
+    return clock_s(CLOCK_REALTIME);
+}
+
+char *fx_jget(const char *json, const char *path)
+{
+    static sqlite3 *db; /* in-memory: SQLite's JSON functions read the document */
+    if (!db && sqlite3_open(":memory:", &db) != SQLITE_OK)
+        fail_msg("sqlite3_open(:memory:) failed");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT json_extract(?1, ?2)", -1, &st, NULL) != SQLITE_OK)
+        fail_msg("prepare: %s", sqlite3_errmsg(db));
+    sqlite3_bind_text(st, 1, json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, path, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW)
+        fail_msg("json_extract(%s, %s): %s", json, path, sqlite3_errmsg(db));
+    const unsigned char *t = sqlite3_column_text(st, 0);
+    char *r = t ? strdup((const char *)t) : NULL;
+    sqlite3_finalize(st);
+    return r;
+}
+
+void fx_assert_jget(const char *json, const char *path, const char *want)
+{
+    char *got = fx_jget(json, path);
+    if (!got || strcmp(got, want) != 0)
+        fail_msg("%s: '%s', want '%s'", path, got ? got : "(null)", want);
+    free(got);
 }
 
 int fx_statvfs_load(struct fx_statvfs *t, const char *path)

@@ -51,6 +51,16 @@ double py_round(double x, int n);
 
 /* Read a whole file into a malloc'd string (NULL when missing). */
 char *fx_slurp(const char *path);
+/* The same with its length (binary files: an S3 object, a gzip batch). */
+char *fx_slurp_n(const char *path, size_t *len);
+/* Seconds on the monotonic clock, and on the wall clock (epoch). */
+double fx_mono_s(void);
+double fx_wall_s(void);
+/* json_extract(json, path) as text (malloc'd; NULL for a JSON null or nothing there): what a
+ * test reads out of a JSON document rtrack wrote or a mock recorded. */
+char *fx_jget(const char *json, const char *path);
+/* The text at path is want (a failure names the path and both values). */
+void fx_assert_jget(const char *json, const char *path, const char *want);
 
 /* Run this test binary again, as a new process (nothing an earlier test loaded or cached is in
  * it), with the environment variable `var` set to 1: its main() runs the child's side when it
