@@ -1,6 +1,7 @@
 /* test_jsonw.c - the JSON writer (base/jsonw.h): separators, nesting, every kind of value as the
  * summary writes it (numbers as Python's repr, whole ones without ".0", NAN as null), strings
- * escaped, raw values copied, and the document read back by the JSON reader (base/json.h). */
+ * escaped, raw values copied, compact stretches (rt_jw_compact) inside a spaced document, and the
+ * document read back by the JSON reader (base/json.h). */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -119,6 +120,77 @@ static void test_top_scalar(void **state)
     free(s);
 }
 
+/* rt_jw_compact: "," and ":" without blanks while on, as summary --compare writes each run's
+ * objects; the separator goes with the value after it, so the document around keeps ", " and
+ * ": " for what is written while it is off. */
+static void write_compact(struct rt_jw *w)
+{
+    rt_jw_object(w);
+    rt_jw_key(w, "run"); /* written before: "run": */
+    rt_jw_compact(w, 1);
+    rt_jw_object(w);
+    rt_jw_kv_int(w, "id", 42);
+    rt_jw_kv_str(w, "text", "a, b: c"); /* a string's own ", " and ": " untouched */
+    rt_jw_kv_array(w, "list");
+    rt_jw_num(w, 1.5);
+    rt_jw_null(w);
+    rt_jw_end(w);
+    rt_jw_kv_object(w, "empty");
+    rt_jw_end(w);
+    rt_jw_end(w);
+    rt_jw_compact(w, 0);
+    rt_jw_kv_array(w, "values");
+    rt_jw_int(w, 1);
+    rt_jw_compact(w, 1);
+    rt_jw_array(w); /* its separator from the first element: "," */
+    rt_jw_int(w, 2);
+    rt_jw_int(w, 3);
+    rt_jw_end(w);
+    rt_jw_compact(w, 0);
+    rt_jw_int(w, 4); /* ", " again */
+    rt_jw_end(w);
+    rt_jw_kv_bool(w, "last", 1);
+    rt_jw_end(w);
+}
+
+static void test_compact(void **state)
+{
+    (void)state;
+    char *s = doc(write_compact);
+    assert_string_equal(s, "{\"run\": {\"id\":42,\"text\":\"a, b: c\",\"list\":[1.5,null],"
+                           "\"empty\":{}}, \"values\": [1,[2,3], 4], \"last\": true}");
+    char err[128];
+    struct rt_json *j = rt_json_open(s, strlen(s), err, sizeof(err));
+    assert_non_null(j);
+    double v;
+    assert_int_equal(rt_json_num(j, "$.values[1][1]", &v), RT_JSON_INTEGER);
+    assert_true(v == 3);
+    assert_int_equal(rt_json_get(j, "$.run.list[1]", NULL), RT_JSON_NULL);
+    rt_json_close(j);
+    free(s);
+}
+
+/* A whole document compact: nothing but the values' own text. */
+static void write_all_compact(struct rt_jw *w)
+{
+    rt_jw_compact(w, 1);
+    rt_jw_array(w);
+    rt_jw_object(w);
+    rt_jw_kv_str(w, "k", NULL);
+    rt_jw_kv_num(w, "n", NAN);
+    rt_jw_end(w);
+    rt_jw_str(w, "x");
+    rt_jw_end(w);
+}
+
+static void test_compact_whole(void **state)
+{
+    (void)state;
+    char *s = doc(write_all_compact);
+    assert_string_equal(s, "[{\"k\":null,\"n\":null},\"x\"]");
+    free(s);
+}
+
 /* A misuse aborts (a bug of the caller, never of the data): each in a child process. */
 static void misuse_member_without_key(struct rt_jw *w)
 {
@@ -178,7 +250,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nested),        cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_strings),       cmocka_unit_test(test_top_scalar),
-        cmocka_unit_test(test_misuse_aborts),
+        cmocka_unit_test(test_misuse_aborts), cmocka_unit_test(test_compact),
+        cmocka_unit_test(test_compact_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
