@@ -133,7 +133,7 @@ static int call_with_db(struct cmd_ctx *c)
     if (!(c->db_path = cmd_dbs_path(d->name, c->env)))
         return RT_EXIT_USAGE;
     /* an output that is the database (or its -wal, -shm, -journal) would destroy it */
-    if (c->output && cmd_out_check_db(d->name, c->output, c->db_path) != 0)
+    if ((d->db_flags & CMD_DB_OUTPUT) && cmd_out_check_db(d->name, c->output, c->db_path) != 0)
         return RT_EXIT_USAGE;
     return call_open(c);
 }

@@ -108,7 +108,7 @@ const struct cmd_def cmd_export_def = {
     .defaults = &export_defaults,
     .check = export_check,
     .db = CMD_DB_READ,
-    .db_flags = CMD_DB_RUN,
+    .db_flags = CMD_DB_RUN | CMD_DB_OUTPUT,
     .epilog = "T is epoch seconds, an ISO 8601 date and time (UTC unless it carries an offset),\n"
               "or +SECONDS after the start of the run.\n",
 };

@@ -60,7 +60,7 @@ const struct cmd_def cmd_report_def = {
     .opts_size = sizeof(struct report_opts),
     .check = report_check,
     .db = CMD_DB_READ,
-    .db_flags = CMD_DB_RUN,
+    .db_flags = CMD_DB_RUN | CMD_DB_OUTPUT,
 };
 
 static int report_check(struct cmd_ctx *c)

@@ -37,6 +37,9 @@ enum cmd_db_mode {
     2u                     /* every database given, each in turn (not merged): the function        \
                             * runs once per database (upload) */
 #define CMD_DB_EXISTING 4u /* a database that is not there is an error (not made) */
+#define CMD_DB_OUTPUT                                                                              \
+    8u /* writes c->output (NULL: stdout), which must not be the database or                       \
+        * its -wal, -shm, -journal */
 
 struct cmd_def {
     const char *name;
@@ -68,7 +71,7 @@ struct cmd_ctx {
     int optind;         /* the first operand */
     void *opts;         /* def->opts_size bytes, filled by def->opts */
     const char *run;    /* --run (an id or "latest"), as the check left it; NULL: none */
-    const char *output; /* an output that must not be the database (export -o, report -o) */
+    const char *output; /* CMD_DB_OUTPUT: what it writes (NULL: stdout); the check sets it */
     const char *db_path;
     int ndbs;               /* the databases given (CMD_DB_EACH: the function runs for each) */
     struct rt_store *store; /* open while the function runs (db not CMD_DB_NONE) */
