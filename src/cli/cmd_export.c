@@ -12,6 +12,7 @@
 #include "rtrack/cli/env.h"
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/base/util.h"
@@ -53,11 +54,8 @@ static int parse_time(struct rt_store *store, const char *s, double run_start, d
         return 0;
     if (!real_date(s))
         return -1;
-    /* Whole seconds and milliseconds apart: through julianday() a Julian day's double near 2.46e6
-     * carries up to 20 us of error, enough to move a sample across a millisecond bound. */
-    struct rt_store_rows *r = rt_store_rows_open(
-        store, "SELECT CAST(strftime('%s', ?1) AS INTEGER)"
-               " + (CAST(round(strftime('%f', ?1) * 1000) AS INTEGER) % 1000) / 1000.0");
+    /* through SQLite's date functions (sql/queries/cli.sql: why in two parts) */
+    struct rt_store_rows *r = rt_store_query(store, RT_Q_CLI_EPOCH);
     if (!r)
         return -1;
     rt_store_rows_bind_t(r, 1, s);

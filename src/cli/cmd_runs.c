@@ -16,6 +16,7 @@
 #include "rtrack/base/util.h"
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/env.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 
@@ -166,9 +167,7 @@ struct row {
 static struct row *pick(struct rt_store *store, const struct filter *f, size_t *np)
 {
     struct rt_store_rows *r = rt_store_runs(store, RT_RUNS_TABLE);
-    struct rt_store_rows *m =
-        r ? rt_store_rows_open(store, "SELECT id, started_at, exit_signal FROM runs ORDER BY id")
-          : NULL;
+    struct rt_store_rows *m = r ? rt_store_query(store, RT_Q_CLI_RUN_ENDS) : NULL;
     if (!m) {
         rt_store_rows_close(r);
         return NULL;
