@@ -38,10 +38,9 @@ static const struct rt_opt report_opts[] = {
     CMD_OPT_RUN("run to report (default latest)"),
     OPT_STRING("output", 'o', "FILE", "the HTML file to write (required; - = stdout)",
                struct report_opts, output),
-    {RT_OPT_ROW("recommend-server", 0, NULL,
-                "add the cheapest matching cloud server from the Spare Cores Keeper API"),
-     .env = "RTRACK_KEEPER_URL", .type = RT_OPT_BOOL,
-     .off = offsetof(struct report_opts, recommend_server)},
+    CMD_OPT_RECOMMEND_SERVER(
+        "add the cheapest matching cloud server from the Spare Cores Keeper API",
+        struct report_opts),
     OPT_END,
 };
 

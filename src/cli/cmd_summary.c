@@ -726,10 +726,8 @@ static const struct rt_opt summary_opts[] = {
         opt_compare),
     OPT_ENUM("format", 'f', "text|json|markdown", "output format (default text)",
              struct summary_opts, format, "format", "text", "json", "markdown|md"),
-    {RT_OPT_ROW("recommend-server", 0, NULL,
-                "ask the Spare Cores Keeper API for the cheapest server that fits"),
-     .env = "RTRACK_KEEPER_URL", .type = RT_OPT_BOOL,
-     .off = offsetof(struct summary_opts, recommend_server)},
+    CMD_OPT_RECOMMEND_SERVER("ask the Spare Cores Keeper API for the cheapest server that fits",
+                             struct summary_opts),
     OPT_END,
 };
 

@@ -25,6 +25,17 @@ table_values() {
         print $1 "\t" s }'
 }
 COMMANDS=$("$RTRACK" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
+# check_tables SHELL COMPLETE : every command's options, and each option's values, as the
+# function COMPLETE (a line in, the completions out) offers them, against the tables
+check_tables() {
+    local sh=$1 complete=$2 cmd long values
+    for cmd in $COMMANDS; do
+        check "$sh: $cmd: the options of its table" "$($complete "rtrack $cmd --")" "$(table_opts "$cmd")"
+        while IFS=$'\t' read -r long values; do
+            check "$sh: $cmd $long: the values of its table" "$($complete "rtrack $cmd $long ")" "$values"
+        done < <(table_values "$cmd")
+    done
+}
 
 # --- fish ---------------------------------------------------------------------------------
 if command -v fish >/dev/null 2>&1; then
@@ -58,12 +69,7 @@ if command -v fish >/dev/null 2>&1; then
     check "fish: --run: --db=FILE" "$(fish_complete 'rtrack report --db=ids.db --run ')" "1 2 latest"
     check "fish: summary --job: job names from --db" "$(fish_complete 'rtrack summary -d ids.db --job ')" "etl train"
     check "fish: --run reads no missing database into being" "$(ls rtrack.db 2>/dev/null | wc -l)" 0
-    for cmd in $COMMANDS; do
-        check "fish: $cmd: the options of its table" "$(fish_complete "rtrack $cmd --")" "$(table_opts "$cmd")"
-        while IFS=$'\t' read -r long values; do
-            check "fish: $cmd $long: the values of its table" "$(fish_complete "rtrack $cmd $long ")" "$values"
-        done < <(table_values "$cmd")
-    done
+    check_tables fish fish_complete
     # the options that take a value, where the job's command line starts after them (run and
     # resource-tracker): exactly those with a value in the tables of run, record and
     # resource-tracker
@@ -173,12 +179,7 @@ ZSH
     check "zsh: --run: \$RTRACK_DB" "$(RTRACK_DB=ids.db zsh_complete 'rtrack export --run ')" "1 2 latest"
     check "zsh: --run: --db=FILE" "$(zsh_complete 'rtrack report --db=ids.db --run ')" "1 2 latest"
     check "zsh: summary --job: job names from --db" "$(zsh_complete 'rtrack summary -d ids.db --job ')" "etl train"
-    for cmd in $COMMANDS; do
-        check "zsh: $cmd: the options of its table" "$(zsh_complete "rtrack $cmd --")" "$(table_opts "$cmd")"
-        while IFS=$'\t' read -r long values; do
-            check "zsh: $cmd $long: the values of its table" "$(zsh_complete "rtrack $cmd $long ")" "$values"
-        done < <(table_values "$cmd")
-    done
+    check_tables zsh zsh_complete
     check "zsh: resource-tracker: the options of its table" "$(zsh_complete 'resource-tracker --')" \
         "$(table_opts resource-tracker)"
     check "zsh: --db offers databases and directories" "$(zsh_complete 'rtrack record --db ')" \

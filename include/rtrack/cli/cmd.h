@@ -108,6 +108,14 @@ int cmd_opt_run(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
 #define CMD_OPT_SLURM_JOB(h) OPT_CALLBACK("slurm-job", 0, "ID", h, cmd_opt_slurm_job)
 #define CMD_OPT_RUN(h)       OPT_CALLBACK("run", 'r', "ID|latest", h, cmd_opt_run)
 
+/* --recommend-server (summary, report): a flag into st's `recommend_server`; the Keeper's URL is
+ * RTRACK_KEEPER_URL's (rt_env) */
+#define CMD_OPT_RECOMMEND_SERVER(h, st)                                                            \
+    {                                                                                              \
+        RT_OPT_ROW("recommend-server", 0, NULL, h),                                                \
+            .env = "RTRACK_KEEPER_URL", .type = RT_OPT_BOOL, .off = offsetof(st, recommend_server) \
+    }
+
 /* Run arg ("latest" or an id) of c's database: its id, and its start into *started (may be
  * NULL); 0 after saying why not (no such run, not an id). */
 int64_t cmd_find_run(const struct cmd_ctx *c, const char *arg, double *started);
