@@ -40,7 +40,7 @@ static void jw_value(struct rt_jw *w)
         return;
     }
     if (w->members[d]++)
-        rt_buf_puts(w->out, ", ");
+        rt_buf_puts(w->out, w->compact ? "," : ", ");
 }
 
 static void jw_open(struct rt_jw *w, char kind)
@@ -78,9 +78,9 @@ void rt_jw_key(struct rt_jw *w, const char *key)
     if (d < 0 || w->kind[d] != '{' || w->keyed)
         jw_misuse("a key outside an object, or two keys");
     if (w->members[d]++)
-        rt_buf_puts(w->out, ", ");
+        rt_buf_puts(w->out, w->compact ? "," : ", ");
     rt_buf_json_string(w->out, key, strlen(key));
-    rt_buf_puts(w->out, ": ");
+    rt_buf_puts(w->out, w->compact ? ":" : ": ");
     w->keyed = 1;
 }
 
@@ -181,6 +181,11 @@ void rt_jw_kv_array(struct rt_jw *w, const char *key)
 {
     rt_jw_key(w, key);
     rt_jw_array(w);
+}
+
+void rt_jw_compact(struct rt_jw *w, int on)
+{
+    w->compact = on;
 }
 
 int rt_jw_done(const struct rt_jw *w)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
@@ -79,12 +80,11 @@ static int cmd_report(struct cmd_ctx *c)
 {
     const struct report_opts *o = c->opts;
     struct rt_store *store = c->store;
-    int64_t run_id = c->run_id;
     int rc;
     char err[600];
-    struct rt_buf summary = {0}, page = {0}, job = {0};
+    struct rt_buf page = {0};
     struct rt_summary_opts so = {
-        .run_id = run_id,
+        .run_id = c->run_id,
         .recommend_server = o->recommend_server,
         .keeper_url = c->env->keeper_url,
     };
@@ -93,27 +93,29 @@ static int cmd_report(struct cmd_ctx *c)
     rt_store_read_begin(store);
     int bad_input = 0;
     err[0] = '\0';
-    if (rt_summary_json(store, &so, &summary, &bad_input, err, sizeof(err)) != 0) {
+    struct rt_summary sum;
+    struct rt_cluster job;
+    memset(&job, 0, sizeof(job));
+    if (rt_summary_compute(store, &so, &sum, &bad_input, err, sizeof(err)) != 0) {
         rt_err("%s", err[0] ? err : "report: cannot summarize the run");
         rc = bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
-    } else if (cmd_dbs_slurm() &&
-               rt_cluster_json(store, cmd_dbs_slurm(), &job, &bad_input, err, sizeof(err)) != 0) {
+    } else if (cmd_dbs_slurm() && rt_cluster_compute(store, cmd_dbs_slurm(), &job, &bad_input, err,
+                                                     sizeof(err)) != 0) {
         /* --slurm-job: the job's nodes come first on the page */
         rt_err("%s", err);
         rc = bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
-    } else if (rt_report_html_job(store, run_id, summary.p ? summary.p : "",
-                                  cmd_dbs_slurm() ? (job.p ? job.p : "") : NULL, &page, err,
-                                  sizeof(err)) != 0) {
+    } else if (rt_report_html(store, &sum, cmd_dbs_slurm() ? &job : NULL, (double)time(NULL), &page,
+                              err, sizeof(err)) != 0) {
         rt_err("%s", err);
         rc = RT_EXIT_FAILURE;
     } else {
         rc = RT_EXIT_OK;
     }
+    rt_summary_free(&sum);
+    rt_cluster_free(&job);
     rt_store_read_end(store);
     if (rc == RT_EXIT_OK && write_file(o->output, &page) != 0)
         rc = RT_EXIT_FAILURE;
-    rt_buf_free(&summary);
     rt_buf_free(&page);
-    rt_buf_free(&job);
     return rc;
 }

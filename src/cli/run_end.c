@@ -10,6 +10,7 @@
 #include "rtrack/base/spawn.h"
 #include "rtrack/base/util.h"
 #include "rtrack/cli/cmd.h"
+#include "rtrack/summary/render.h"
 #include "rtrack/summary/summary.h"
 
 static void put(struct rt_buf *b, char *s) /* appends s and frees it */
@@ -61,13 +62,14 @@ void cmd_run_end(struct rt_store *store, int64_t run_id, const struct rt_config 
     if (cfg->quiet && !cfg->summary)
         return; /* nothing to say: no summary to work out (1.7 ms of a short run) */
     /* the line needs the run's figures only (no document); --summary prints all of it */
-    struct rt_summary_opts o = {run_id, NULL, 0, NULL, !cfg->summary};
+    struct rt_summary_opts o = {.run_id = run_id, .figures_only = !cfg->summary};
+    struct rt_summary s;
     struct rt_summary_line fig;
-    struct rt_buf json = {0};
     char err[512];
     int bad = 0;
-    int ok =
-        rt_summary_run(store, &o, cfg->summary ? &json : NULL, &fig, &bad, err, sizeof(err)) == 0;
+    int ok = rt_summary_compute(store, &o, &s, &bad, err, sizeof(err)) == 0;
+    if (ok)
+        rt_summary_line_of(&s, &fig);
     if (!cfg->quiet) {
         struct rt_buf line = {0};
         end_line(&line, ok ? &fig : NULL, run_id, cfg, res);
@@ -76,9 +78,9 @@ void cmd_run_end(struct rt_store *store, int64_t run_id, const struct rt_config 
     }
     if (cfg->summary) {
         if (ok)
-            cmd_summary_print(json.p, json.len, 0);
+            rt_summary_write_text(&s, stdout, 0);
         else
             rt_warn("run %lld: no summary: %s", (long long)run_id, err);
     }
-    rt_buf_free(&json);
+    rt_summary_free(&s);
 }

@@ -21,8 +21,4 @@ struct rt_store;
 void cmd_run_end(struct rt_store *store, int64_t run_id, const struct rt_config *cfg,
                  const struct rt_record_result *res);
 
-/* The summary text (md: markdown) of a summary JSON document (rt_summary_json), on stdout:
- * `rtrack summary`'s own printer (cmd_summary.c). 0, or -1 after saying why. */
-int cmd_summary_print(const char *json, size_t len, int md);
-
 #endif

@@ -319,23 +319,6 @@ int rt_store_find_run(struct rt_store *s, int64_t id, int64_t *found, double *st
 
 /* CROSS JOIN: SQLite reads gpu_samples first (the order as written), finding a sample by its
  * id, rather than the runs' samples first and gpu_samples for each */
-int rt_store_runs_have_gpus(struct rt_store *s, const char *runs, int *out)
-{
-    *out = 0;
-    char *sql = xasprintf("SELECT EXISTS (SELECT 1 FROM gpu_samples g CROSS JOIN samples s ON "
-                          "s.id = g.sample_id WHERE s.run_id IN (%s))",
-                          runs);
-    struct rt_store_rows *r = rt_store_rows_open(s, sql);
-    free(sql);
-    if (!r)
-        return -1;
-    int rc = rt_store_rows_next(r);
-    if (rc == 1)
-        *out = rt_store_rows_i(r, 0) != 0;
-    rt_store_rows_close(r);
-    return rc == 1 ? 0 : rc < 0 ? -1 : store_err(s, "no answer to whether the runs have GPUs");
-}
-
 /* the start as summary and report show it: UTC, the whole second; the samples as summary
  * counts them (run_sample_counts, sql/views.sql) */
 static const char runs_table_sql[] =

@@ -7,62 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jout.h"
 #include "rtrack/base/fmt.h"
-#include "rtrack/base/util.h"
+#include "rtrack/base/jsonw.h"
 #include "rtrack/base/pyfmt.h"
+#include "rtrack/base/util.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
-#include "rtrack/summary/summary.h"
+#include "rtrack/summary/reco.h"
 
 #define HEADROOM_MEM  1.2 /* as the run's recommendation (summary.c) */
 #define HEADROOM_TIME 1.5 /* --time: the longest wall time x this, whole minutes */
-
-struct node {
-    char job[32], array_job[32], array_task[16], name[64], steps[128];
-    int runs;
-    double t0, t1, cpu_s, a_cpus, a_mem, a_gpus, mem_peak, cores_peak, gpus_used;
-    double ntasks, num_nodes, time_limit;
-    double job_wall; /* of its job id, over every node */
-    int rec_cpus, rec_gpus;
-    long rec_mem;
-};
-
-struct job {
-    struct node *n;
-    size_t count;
-    int runs, nodes_per_job, ntasks_per_node, cpus_per_task, gpus;
-    double t0, t1, cpu_s, a_cpus, a_mem, a_core_s, mem_peak, mem_peak_max, time_limit;
-    double wall_max; /* the longest wall time of one job id */
-    long memory;
-};
-
-/* A node's runs, one row per run, in (job, node) order: see cluster.h for the sources. */
-static const char q_runs[] =
-    "SELECT r.slurm_job_id, coalesce(r.slurm_nodename, r.host_hostname, '-'), "
-    "coalesce(r.slurm_step_id, '-'), r.started_at, "
-    "coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id), r.started_at), "
-    "coalesce(r.job_utime_s + r.job_stime_s, (SELECT sum(process_utime + process_stime) FROM "
-    "sample_metrics WHERE run_id = r.id)), "
-    "coalesce(r.slurm_cpus_on_node, r.cgroup_cpu_quota_cores, r.cgroup_cpuset_cpus), "
-    "coalesce(r.slurm_mem_per_node_mib, r.slurm_mem_per_cpu_mib * r.slurm_cpus_on_node, "
-    "r.cgroup_memory_limit_bytes / 1048576.0), coalesce(r.slurm_gpus_on_node, r.alloc_gpus), "
-    "r.slurm_ntasks, r.slurm_job_num_nodes, r.slurm_time_limit_s, r.slurm_array_job_id, "
-    "r.slurm_array_task_id FROM runs r WHERE r.slurm_job_id = ?1 OR r.slurm_array_job_id = ?1 "
-    "ORDER BY 1, 2, r.started_at, r.id";
-
-/* Per node: the peaks of what its steps used at once, summed second by second (each run's
- * highest memory and mean cores in that second). */
-static const char q_peaks[] =
-    "WITH per AS (SELECT r.slurm_job_id AS job, coalesce(r.slurm_nodename, r.host_hostname, "
-    "'-') AS node, CAST(m.timestamp AS INTEGER) AS b, max(m.process_memory_mib) AS mem, "
-    "avg((m.process_utime + m.process_stime) / m.interval_s) AS cores, "
-    "max(m.process_gpu_utilized) AS gpus FROM sample_metrics m JOIN runs r ON r.id = m.run_id "
-    "WHERE (r.slurm_job_id = ?1 OR r.slurm_array_job_id = ?1) AND m.interval_s > 0 "
-    "GROUP BY m.run_id, b), "
-    "node AS (SELECT job, node, sum(mem) AS mem, sum(cores) AS cores, sum(gpus) AS gpus "
-    "FROM per GROUP BY job, node, b) "
-    "SELECT job, node, max(mem), max(cores), max(gpus) FROM node GROUP BY job, node";
 
 static double vmax(double a, double b)
 {
@@ -79,9 +34,10 @@ static void copy_t(char *dst, size_t n, const char *v)
     snprintf(dst, n, "%s", v ? v : "");
 }
 
-static int read_nodes(struct rt_store *s, const char *id, struct job *j, char *err, size_t errlen)
+static int read_nodes(struct rt_store *s, const char *id, struct rt_cluster *j, char *err,
+                      size_t errlen)
 {
-    struct rt_store_rows *r = rt_store_rows_open(s, q_runs);
+    struct rt_store_rows *r = rt_store_query(s, RT_Q_CLUSTER_RUNS);
     if (!r) {
         snprintf(err, errlen, "cannot read the runs: %s", rt_store_error(s));
         return -1;
@@ -91,7 +47,7 @@ static int read_nodes(struct rt_store *s, const char *id, struct job *j, char *e
     int rc;
     while ((rc = rt_store_rows_next(r)) == 1) {
         const char *job = rt_store_rows_t(r, 0), *name = rt_store_rows_t(r, 1);
-        struct node *n = j->count ? &j->n[j->count - 1] : NULL;
+        struct rt_cluster_node *n = j->count ? &j->n[j->count - 1] : NULL;
         if (!n || strcmp(n->job, job ? job : "") || strcmp(n->name, name)) {
             if (j->count == cap) {
                 cap = cap ? cap * 2 : 16;
@@ -128,7 +84,7 @@ static int read_nodes(struct rt_store *s, const char *id, struct job *j, char *e
         snprintf(err, errlen, "cannot read the runs: %s", rt_store_error(s));
         return -1;
     }
-    if (!(r = rt_store_rows_open(s, q_peaks))) {
+    if (!(r = rt_store_query(s, RT_Q_CLUSTER_PEAKS))) {
         snprintf(err, errlen, "cannot read the samples: %s", rt_store_error(s));
         return -1;
     }
@@ -154,7 +110,7 @@ static int read_nodes(struct rt_store *s, const char *id, struct job *j, char *e
 
 /* The figures derived from the rows: each job id's wall time, the efficiencies' parts, the
  * recommendations. */
-static void decide(struct job *j)
+static void decide(struct rt_cluster *j)
 {
     j->t0 = j->t1 = j->cpu_s = j->a_cpus = j->a_mem = j->mem_peak = j->mem_peak_max = RT_NAN;
     j->time_limit = RT_NAN;
@@ -163,7 +119,7 @@ static void decide(struct job *j)
     int all_alloc = 1, per_node_max = 0;
     double cpus_node = 0, tasks = RT_NAN, nodes = RT_NAN;
     for (size_t i = 0; i < j->count; i++) {
-        struct node *n = &j->n[i];
+        struct rt_cluster_node *n = &j->n[i];
         double t0 = n->t0, t1 = n->t1;
         int count = 0;
         for (size_t k = 0; k < j->count; k++)
@@ -214,12 +170,12 @@ static double pct(double used, double alloc)
                                                       : RT_NAN;
 }
 
-static double time_rec(const struct job *j)
+static double time_rec(const struct rt_cluster *j)
 {
     return ceil(j->wall_max * HEADROOM_TIME / 60.0) * 60.0;
 }
 
-static void sbatch_text(const struct job *j, char *out, size_t n)
+static void sbatch_text(const struct rt_cluster *j, char *out, size_t n)
 {
     long min = (long)fmax(1, time_rec(j) / 60.0);
     char mem[32] = "";
@@ -233,10 +189,11 @@ static void sbatch_text(const struct job *j, char *out, size_t n)
              j->nodes_per_job, j->ntasks_per_node, j->cpus_per_task, mem, gres, min / 60, min % 60);
 }
 
-static int load(struct rt_store *s, const char *id, struct job *j, int *bad, char *err,
-                size_t errlen)
+int rt_cluster_compute(struct rt_store *s, const char *id, struct rt_cluster *j, int *bad,
+                       char *err, size_t errlen)
 {
     memset(j, 0, sizeof(*j));
+    snprintf(j->slurm_job, sizeof(j->slurm_job), "%s", id);
     *bad = 0;
     rt_store_read_begin(s);
     int rc = read_nodes(s, id, j, err, errlen);
@@ -249,96 +206,98 @@ static int load(struct rt_store *s, const char *id, struct job *j, int *bad, cha
         return -1;
     }
     decide(j);
+    sbatch_text(j, j->sbatch, sizeof(j->sbatch));
     return 0;
 }
 
-static void j_int(struct rt_buf *b, int *first, const char *k, double v)
+void rt_cluster_free(struct rt_cluster *c)
 {
-    j_key(b, first, k);
-    j_num(b, v);
+    free(c->n);
+    memset(c, 0, sizeof(*c));
 }
 
-int rt_cluster_json(struct rt_store *s, const char *slurm_job, struct rt_buf *b, int *bad,
-                    char *err, size_t errlen)
+void rt_cluster_row_of(const struct rt_cluster *c, const struct rt_cluster_node *n,
+                       struct rt_cluster_row *r)
 {
-    struct job j;
-    if (load(s, slurm_job, &j, bad, err, errlen) != 0) {
-        free(j.n);
-        return -1;
+    if (n) {
+        *r = (struct rt_cluster_row){rt_py_round(n->t1 - n->t0, 2),
+                                     rt_py_round(n->cpu_s, 2),
+                                     n->a_cpus,
+                                     pct(n->cpu_s, n->a_cpus * n->job_wall),
+                                     rt_py_round(n->mem_peak, 2),
+                                     n->a_mem,
+                                     pct(n->mem_peak, n->a_mem)};
+    } else {
+        *r = (struct rt_cluster_row){
+            rt_py_round(c->t1 - c->t0, 2), rt_py_round(c->cpu_s, 2),    c->a_cpus,
+            pct(c->cpu_s, c->a_core_s),    rt_py_round(c->mem_peak, 2), c->a_mem,
+            pct(c->mem_peak, c->a_mem)};
     }
-    int first = 1;
-    rt_buf_puts(b, "{");
-    j_key(b, &first, "slurm_job");
-    j_str(b, slurm_job);
-    j_key(b, &first, "nodes");
-    rt_buf_puts(b, "[");
+}
+
+void rt_cluster_write_json(const struct rt_cluster *c, struct rt_buf *b)
+{
+    const struct rt_cluster j = *c;
+    struct rt_cluster_row row;
+    struct rt_jw w;
+    rt_jw_init(&w, b);
+    rt_jw_object(&w);
+    rt_jw_kv_str(&w, "slurm_job", j.slurm_job);
+    rt_jw_kv_array(&w, "nodes");
     for (size_t i = 0; i < j.count; i++) {
-        const struct node *n = &j.n[i];
-        int f = 1;
-        rt_buf_puts(b, i ? ", {" : "{");
-        j_key(b, &f, "job_id");
-        j_str(b, n->job);
-        j_key(b, &f, "array_job_id");
-        j_str(b, *n->array_job ? n->array_job : NULL);
-        j_key(b, &f, "array_task_id");
-        j_str(b, *n->array_task ? n->array_task : NULL);
-        j_key(b, &f, "node");
-        j_str(b, n->name);
-        j_key(b, &f, "steps");
-        j_str(b, n->steps);
-        j_int(b, &f, "runs", n->runs);
-        j_int(b, &f, "wall_s", rt_py_round(n->t1 - n->t0, 2));
-        j_int(b, &f, "cpu_s", rt_py_round(n->cpu_s, 2));
-        j_int(b, &f, "mean_cores",
-              n->job_wall > 0 ? rt_py_round(n->cpu_s / n->job_wall, 2) : RT_NAN);
-        j_int(b, &f, "peak_cores", rt_py_round(n->cores_peak, 2));
-        j_int(b, &f, "memory_peak_mib", rt_py_round(n->mem_peak, 2));
-        j_int(b, &f, "gpus_used", n->gpus_used);
-        j_int(b, &f, "alloc_cpus", n->a_cpus);
-        j_int(b, &f, "alloc_memory_mib", n->a_mem);
-        j_int(b, &f, "alloc_gpus", n->a_gpus);
-        j_int(b, &f, "cpu_eff_pct", pct(n->cpu_s, n->a_cpus * n->job_wall));
-        j_int(b, &f, "memory_eff_pct", pct(n->mem_peak, n->a_mem));
-        j_key(b, &f, "recommended");
-        int g = 1;
-        rt_buf_puts(b, "{");
-        j_int(b, &g, "cpus", n->rec_cpus);
-        j_int(b, &g, "memory_mib", n->rec_mem ? (double)n->rec_mem : RT_NAN);
-        j_int(b, &g, "gpus", n->rec_gpus);
-        rt_buf_puts(b, "}}");
+        const struct rt_cluster_node *n = &j.n[i];
+        rt_cluster_row_of(c, n, &row);
+        rt_jw_object(&w);
+        rt_jw_kv_str(&w, "job_id", n->job);
+        rt_jw_kv_str(&w, "array_job_id", *n->array_job ? n->array_job : NULL);
+        rt_jw_kv_str(&w, "array_task_id", *n->array_task ? n->array_task : NULL);
+        rt_jw_kv_str(&w, "node", n->name);
+        rt_jw_kv_str(&w, "steps", n->steps);
+        rt_jw_kv_num(&w, "runs", n->runs);
+        rt_jw_kv_num(&w, "wall_s", row.wall_s);
+        rt_jw_kv_num(&w, "cpu_s", row.cpu_s);
+        rt_jw_kv_num(&w, "mean_cores",
+                     n->job_wall > 0 ? rt_py_round(n->cpu_s / n->job_wall, 2) : RT_NAN);
+        rt_jw_kv_num(&w, "peak_cores", rt_py_round(n->cores_peak, 2));
+        rt_jw_kv_num(&w, "memory_peak_mib", row.memory_peak_mib);
+        rt_jw_kv_num(&w, "gpus_used", n->gpus_used);
+        rt_jw_kv_num(&w, "alloc_cpus", row.alloc_cpus);
+        rt_jw_kv_num(&w, "alloc_memory_mib", row.alloc_memory_mib);
+        rt_jw_kv_num(&w, "alloc_gpus", n->a_gpus);
+        rt_jw_kv_num(&w, "cpu_eff_pct", row.cpu_eff_pct);
+        rt_jw_kv_num(&w, "memory_eff_pct", row.memory_eff_pct);
+        rt_jw_kv_object(&w, "recommended");
+        rt_jw_kv_num(&w, "cpus", n->rec_cpus);
+        rt_jw_kv_num(&w, "memory_mib", n->rec_mem ? (double)n->rec_mem : RT_NAN);
+        rt_jw_kv_num(&w, "gpus", n->rec_gpus);
+        rt_jw_end(&w);
+        rt_jw_end(&w);
     }
-    rt_buf_puts(b, "]");
-    j_key(b, &first, "job");
-    int f = 1;
-    rt_buf_puts(b, "{");
-    j_int(b, &f, "nodes", (double)j.count);
-    j_int(b, &f, "runs", j.runs);
-    j_int(b, &f, "wall_s", rt_py_round(j.t1 - j.t0, 2));
-    j_int(b, &f, "time_limit_s", j.time_limit);
-    j_int(b, &f, "cpu_s", rt_py_round(j.cpu_s, 2));
-    j_int(b, &f, "alloc_cpus", j.a_cpus);
-    j_int(b, &f, "alloc_memory_mib", j.a_mem);
-    j_int(b, &f, "memory_peak_mib", rt_py_round(j.mem_peak, 2));
-    j_int(b, &f, "memory_peak_max_node_mib", rt_py_round(j.mem_peak_max, 2));
-    j_int(b, &f, "cpu_eff_pct", pct(j.cpu_s, j.a_core_s));
-    j_int(b, &f, "memory_eff_pct", pct(j.mem_peak, j.a_mem));
-    j_key(b, &f, "recommended");
-    int g = 1;
-    rt_buf_puts(b, "{");
-    j_int(b, &g, "nodes", j.nodes_per_job);
-    j_int(b, &g, "ntasks_per_node", j.ntasks_per_node);
-    j_int(b, &g, "cpus_per_task", j.cpus_per_task);
-    j_int(b, &g, "memory_mib", j.memory ? (double)j.memory : RT_NAN);
-    j_int(b, &g, "gpus", j.gpus);
-    j_int(b, &g, "time_s", time_rec(&j));
-    rt_buf_puts(b, "}");
-    char sb[256];
-    sbatch_text(&j, sb, sizeof(sb));
-    j_key(b, &f, "sbatch");
-    j_str(b, sb);
-    rt_buf_puts(b, "}}");
-    free(j.n);
-    return 0;
+    rt_jw_end(&w);
+    rt_cluster_row_of(c, NULL, &row);
+    rt_jw_kv_object(&w, "job");
+    rt_jw_kv_num(&w, "nodes", (double)j.count);
+    rt_jw_kv_num(&w, "runs", j.runs);
+    rt_jw_kv_num(&w, "wall_s", row.wall_s);
+    rt_jw_kv_num(&w, "time_limit_s", j.time_limit);
+    rt_jw_kv_num(&w, "cpu_s", row.cpu_s);
+    rt_jw_kv_num(&w, "alloc_cpus", row.alloc_cpus);
+    rt_jw_kv_num(&w, "alloc_memory_mib", row.alloc_memory_mib);
+    rt_jw_kv_num(&w, "memory_peak_mib", row.memory_peak_mib);
+    rt_jw_kv_num(&w, "memory_peak_max_node_mib", rt_py_round(j.mem_peak_max, 2));
+    rt_jw_kv_num(&w, "cpu_eff_pct", row.cpu_eff_pct);
+    rt_jw_kv_num(&w, "memory_eff_pct", row.memory_eff_pct);
+    rt_jw_kv_object(&w, "recommended");
+    rt_jw_kv_num(&w, "nodes", j.nodes_per_job);
+    rt_jw_kv_num(&w, "ntasks_per_node", j.ntasks_per_node);
+    rt_jw_kv_num(&w, "cpus_per_task", j.cpus_per_task);
+    rt_jw_kv_num(&w, "memory_mib", j.memory ? (double)j.memory : RT_NAN);
+    rt_jw_kv_num(&w, "gpus", j.gpus);
+    rt_jw_kv_num(&w, "time_s", time_rec(&j));
+    rt_jw_end(&w);
+    rt_jw_kv_str(&w, "sbatch", j.sbatch);
+    rt_jw_end(&w);
+    rt_jw_end(&w);
 }
 
 /* "42.0%", or "-" */
@@ -365,16 +324,11 @@ static const char *mib_text(char *b, size_t n, double v)
     return isnan(v) ? (snprintf(b, n, "-"), b) : rt_fmt_mib(b, n, v);
 }
 
-int rt_cluster_print(struct rt_store *s, const char *slurm_job, FILE *f, int md, int *bad,
-                     char *err, size_t errlen)
+void rt_cluster_write_text(const struct rt_cluster *c, FILE *f, int md)
 {
-    struct job j;
-    if (load(s, slurm_job, &j, bad, err, errlen) != 0) {
-        free(j.n);
-        return -1;
-    }
+    const struct rt_cluster j = *c;
     char a[8][48];
-    fprintf(f, "%sslurm job %s: %s, %s, wall %s", md ? "## " : "", slurm_job,
+    fprintf(f, "%sslurm job %s: %s, %s, wall %s", md ? "## " : "", j.slurm_job,
             rt_fmt_count(a[0], sizeof(a[0]), (double)j.count, "node"),
             rt_fmt_count(a[1], sizeof(a[1]), j.runs, "run"),
             rt_fmt_duration(a[2], sizeof(a[2]), j.t1 - j.t0));
@@ -392,7 +346,7 @@ int rt_cluster_print(struct rt_store *s, const char *slurm_job, FILE *f, int md,
         fprintf(f, "  %-16s %-12s %9s %6s %6s %8s %11s %11s %8s  %s\n", hdr[0], hdr[1], hdr[2],
                 hdr[3], hdr[4], hdr[5], hdr[6], hdr[7], hdr[8], hdr[9]);
     for (size_t i = 0; i <= j.count; i++) {
-        const struct node *n = i < j.count ? &j.n[i] : NULL;
+        const struct rt_cluster_node *n = i < j.count ? &j.n[i] : NULL;
         char name[96], next[96];
         if (n) {
             snprintf(name, sizeof(name), "%s%s%s%s", n->name, *n->array_task ? " [" : "",
@@ -430,15 +384,33 @@ int rt_cluster_print(struct rt_store *s, const char *slurm_job, FILE *f, int md,
             fprintf(f, "  %-16s %-12s %9s %6s %6s %8s %11s %11s %8s  %s\n", name, steps, a[0], a[1],
                     a[2], a[3], a[4], a[5], a[6], next);
     }
-    char sb[256];
-    sbatch_text(&j, sb, sizeof(sb));
-    fprintf(f, "\n%snext time: sbatch %s\n", md ? "- " : "", sb);
+    fprintf(f, "\n%snext time: sbatch %s\n", md ? "- " : "", j.sbatch);
     if (!isnan(j.mem_peak_max))
         fprintf(f,
                 "%s(memory: the largest node peaked at %s; --mem is per node, with x%.1f "
                 "headroom; --time is the longest wall time x%.1f)\n",
                 md ? "- " : "", rt_fmt_mib(a[0], sizeof(a[0]), j.mem_peak_max), HEADROOM_MEM,
                 HEADROOM_TIME);
-    free(j.n);
-    return 0;
+}
+
+int rt_cluster_json(struct rt_store *s, const char *slurm_job, struct rt_buf *out, int *bad,
+                    char *err, size_t errlen)
+{
+    struct rt_cluster c;
+    int rc = rt_cluster_compute(s, slurm_job, &c, bad, err, errlen);
+    if (rc == 0)
+        rt_cluster_write_json(&c, out);
+    rt_cluster_free(&c);
+    return rc;
+}
+
+int rt_cluster_print(struct rt_store *s, const char *slurm_job, FILE *f, int md, int *bad,
+                     char *err, size_t errlen)
+{
+    struct rt_cluster c;
+    int rc = rt_cluster_compute(s, slurm_job, &c, bad, err, errlen);
+    if (rc == 0)
+        rt_cluster_write_text(&c, f, md);
+    rt_cluster_free(&c);
+    return rc;
 }

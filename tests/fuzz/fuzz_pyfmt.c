@@ -1,4 +1,4 @@
-/* fuzz_pyfmt.c - the CSV number formatter (src/export/pyfmt.c) for any double bit pattern,
+/* fuzz_pyfmt.c - the CSV number formatter (src/base/pyfmt.c) for any double bit pattern,
  * checked against its contract rather than only for crashes:
  *   rt_py_repr(x): fits RT_PYFLOAT_MAX, reads back as exactly x (NaN as "nan"), has a '.' or an
  *     exponent like Python's repr, and is the shortest such text (one digit fewer does not

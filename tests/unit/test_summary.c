@@ -1,6 +1,6 @@
-/* test_summary.c - rt_summary_json() over hand-made runs (tests/fixtures/summary/runs.sql),
- * applied to a database rtrack created (the real schema and views). Every expected value
- * below is worked out by hand from the fixture's numbers. */
+/* test_summary.c - rt_summary_compute() and its JSON (render_json.c) over hand-made runs
+ * (tests/fixtures/summary/runs.sql), applied to a database rtrack created (the real schema and
+ * views). Every expected value below is worked out by hand from the fixture's numbers. */
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
+#include "rtrack/summary/render.h"
 #include "rtrack/summary/summary.h"
 #include "testlib.h"
 
@@ -43,6 +44,30 @@ static int teardown(void **state)
 
 static struct rt_buf out;
 
+/* The document of o's summary appended to b: the compute step, then the JSON renderer. */
+static int summary_json(const struct rt_summary_opts *o, struct rt_buf *b, int *bad, char *err,
+                        size_t errlen)
+{
+    struct rt_summary s;
+    int rc = rt_summary_compute(store, o, &s, bad, err, errlen);
+    if (rc == 0)
+        rt_summary_write_json(&s, b);
+    rt_summary_free(&s);
+    return rc;
+}
+
+/* The end-of-run line's figures of o's summary. */
+static int summary_line(const struct rt_summary_opts *o, struct rt_summary_line *line, int *bad,
+                        char *err, size_t errlen)
+{
+    struct rt_summary s;
+    int rc = rt_summary_compute(store, o, &s, bad, err, errlen);
+    if (rc == 0)
+        rt_summary_line_of(&s, line);
+    rt_summary_free(&s);
+    return rc;
+}
+
 /* The summary of a run (or a job) as JSON text; asserts success. */
 static void summarize(int64_t run, const char *job)
 {
@@ -50,7 +75,7 @@ static void summarize(int64_t run, const char *job)
     int bad = -1;
     char err[256];
     out.len = 0;
-    int rc = rt_summary_json(store, &o, &out, &bad, err, sizeof(err));
+    int rc = summary_json(&o, &out, &bad, err, sizeof(err));
     if (rc != 0)
         fail_msg("summary failed: %s", err);
     assert_int_equal(bad, 0);
@@ -231,7 +256,7 @@ static void test_bad_requests(void **state)
         struct rt_buf b = {0};
         int bad = 0;
         char err[256];
-        assert_int_equal(rt_summary_json(store, &o, &b, &bad, err, sizeof(err)), -1);
+        assert_int_equal(summary_json(&o, &b, &bad, err, sizeof(err)), -1);
         assert_int_equal(bad, 1);
         assert_non_null(strstr(err, cases[i].msg));
         rt_buf_free(&b);
@@ -243,7 +268,7 @@ static void test_bad_requests(void **state)
         struct rt_summary_line line;
         bad = 0;
         err[0] = 0;
-        assert_int_equal(rt_summary_run(store, &o, NULL, &line, &bad, err, sizeof(err)), -1);
+        assert_int_equal(summary_line(&o, &line, &bad, err, sizeof(err)), -1);
         assert_int_equal(bad, 1);
         assert_non_null(strstr(err, cases[i].msg));
     }
@@ -257,7 +282,7 @@ static void test_line_figures(void **state)
     struct rt_summary_line line;
     int bad = -1;
     char err[256];
-    assert_int_equal(rt_summary_run(store, &o, NULL, &line, &bad, err, sizeof(err)), 0);
+    assert_int_equal(summary_line(&o, &line, &bad, err, sizeof(err)), 0);
     assert_int_equal(bad, 0);
     assert_int_equal(line.tree, 1);
     assert_float_equal(line.cores_mean, 2.5, 1e-12);

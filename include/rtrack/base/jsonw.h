@@ -30,6 +30,7 @@ struct rt_jw {
     int depth;
     int keyed;                     /* a key was written, its value is next */
     int top;                       /* values written at the top (one makes a document) */
+    int compact;                   /* "," and ":" without blanks (rt_jw_compact) */
     char kind[RT_JW_DEPTH];        /* '{' or '[' per open level */
     unsigned members[RT_JW_DEPTH]; /* members written so far per open level */
 };
@@ -59,6 +60,11 @@ void rt_jw_kv_null(struct rt_jw *w, const char *key);
 void rt_jw_kv_raw(struct rt_jw *w, const char *key, const char *json);
 void rt_jw_kv_object(struct rt_jw *w, const char *key); /* "key": { ... rt_jw_end() */
 void rt_jw_kv_array(struct rt_jw *w, const char *key);  /* "key": [ ... rt_jw_end() */
+
+/* From here on, separators without blanks ("," and ":", as SQLite's JSON functions write
+ * them) until turned off again: summary --compare's runs and recommendations have always been
+ * written so. */
+void rt_jw_compact(struct rt_jw *w, int on);
 
 /* 1 when every object and array is closed (the document is whole). */
 int rt_jw_done(const struct rt_jw *w);

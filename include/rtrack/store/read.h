@@ -73,12 +73,6 @@ int rt_store_open_second(struct rt_store *s, struct rt_store **out);
  * (epoch seconds) in *started (may be NULL). 0, or -1 when the database cannot be read. */
 int rt_store_find_run(struct rt_store *s, int64_t id, int64_t *found, double *started);
 
-/* Whether any sample of the runs has GPU rows (gpu_samples): 1 or 0 in *out. `runs` is the SQL
- * that names them inside "run_id IN (...)": a subquery ("SELECT id FROM temp.summary_runs") or
- * their ids ("42"). gpu_samples is read first, so a database without GPUs answers at once
- * rather than looking up each sample of the runs. 0, or -1 when the database cannot be read. */
-int rt_store_runs_have_gpus(struct rt_store *s, const char *runs, int *out);
-
 /* The runs a database holds, oldest first, for `rtrack runs`. RT_RUNS_TABLE: id, job_name,
  * command (argv joined with spaces), started (UTC text, whole seconds), seconds (2 dp),
  * samples (after the baseline), exit_code, pid, status, mode, command (JSON). RT_RUNS_JSON: one

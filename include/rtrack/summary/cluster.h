@@ -30,12 +30,53 @@
 struct rt_store;
 struct rt_buf;
 
-/* The job `slurm_job` (runs.slurm_job_id, or slurm_array_job_id: every task of an array) as
- * JSON in out. 0; -1 with the reason in err (*bad_input set when the job has no run: exit 2). */
+/* One node's runs of one job id (NAN: unknown). */
+struct rt_cluster_node {
+    char job[32], array_job[32], array_task[16], name[64], steps[128];
+    int runs;
+    double t0, t1, cpu_s, a_cpus, a_mem, a_gpus, mem_peak, cores_peak, gpus_used;
+    double ntasks, num_nodes, time_limit;
+    double job_wall; /* of its job id, over every node */
+    int rec_cpus, rec_gpus;
+    long rec_mem;
+};
+
+/* The job: its nodes, the totals over them, the sbatch options for next time. */
+struct rt_cluster {
+    char slurm_job[64];
+    struct rt_cluster_node *n;
+    size_t count;
+    int runs, nodes_per_job, ntasks_per_node, cpus_per_task, gpus;
+    double t0, t1, cpu_s, a_cpus, a_mem, a_core_s, mem_peak, mem_peak_max, time_limit;
+    double wall_max; /* the longest wall time of one job id */
+    long memory;
+    char sbatch[256]; /* the options as text */
+};
+
+/* The job `slurm_job` read and decided into *c (freed with rt_cluster_free, also after a
+ * failure). 0; -1 with the reason in err (*bad_input set when the job has no run: exit 2). */
+int rt_cluster_compute(struct rt_store *s, const char *slurm_job, struct rt_cluster *c,
+                       int *bad_input, char *err, size_t errlen);
+void rt_cluster_free(struct rt_cluster *c);
+
+/* A row's figures as the document has them (a node, or the job's total for n NULL): wall and
+ * CPU seconds (2 dp), cores allocated, CPU efficiency (%, 1 dp), peak memory (MiB, 2 dp),
+ * memory allocated, memory efficiency (%, 1 dp); NAN where unknown. */
+struct rt_cluster_row {
+    double wall_s, cpu_s, alloc_cpus, cpu_eff_pct, memory_peak_mib, alloc_memory_mib,
+        memory_eff_pct;
+};
+void rt_cluster_row_of(const struct rt_cluster *c, const struct rt_cluster_node *n,
+                       struct rt_cluster_row *r);
+
+/* The document above, appended to out; the same for people: a row per node, the job's total,
+ * the sbatch options (markdown: md). */
+void rt_cluster_write_json(const struct rt_cluster *c, struct rt_buf *out);
+void rt_cluster_write_text(const struct rt_cluster *c, FILE *f, int md);
+
+/* Compute and write in one call (`summary --slurm-job`): 0; -1 as rt_cluster_compute. */
 int rt_cluster_json(struct rt_store *s, const char *slurm_job, struct rt_buf *out, int *bad_input,
                     char *err, size_t errlen);
-
-/* The same for people: a row per node, the job's total, the sbatch options (markdown: md). */
 int rt_cluster_print(struct rt_store *s, const char *slurm_job, FILE *f, int md, int *bad_input,
                      char *err, size_t errlen);
 
