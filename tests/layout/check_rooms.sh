@@ -7,7 +7,7 @@
 #   sqlite3 handle  functions); <sqlite3.h> likewise
 #   dlopen          src/net/libs.c (libcurl, libcrypto, zlib) and src/collect/gpu_nvml.c (NVML)
 # and SQL that names a table (tests/layout/check_rooms.sh SRC_DIR [SQL_DIR]): in the readers'
-# rooms no C string (adjacent literals joined, as C joins them) names a table of SQL_DIR's
+# rooms (export, cli, upload, summary) no C string (adjacent literals joined, as C joins them) names a table of SQL_DIR's
 # schema.sql and migrations/ (default SRC_DIR/../sql) after FROM, JOIN, INTO, UPDATE or TABLE:
 # their SQL over the tables is the store's named queries (sql/queries/), so a migration is
 # checked by preparing those, not by a grep across the rooms.
@@ -54,9 +54,8 @@ check "sqlite3" 'sqlite3_[a-z_0-9]+|<sqlite3\.h>|(^|[^a-z_])sqlite3[ \t]*\*' 'st
 check "dlopen" '(^|[^_a-z])dlopen[ \t]*\(' 'net/libs\.c$' 'collect/gpu_nvml\.c$'
 
 # --- the tables' names in the readers' SQL ----------------------------------------------------
-# The rooms held to it. src/summary joins once its SQL has moved into sql/queries/summary.sql:
-# add "summary" to this list.
-SQL_ROOMS="export cli upload"
+# The rooms held to it: the readers (a room that reads the tables joins with its name).
+SQL_ROOMS="export cli upload summary"
 # Files whose SQL is generated from a field table over a sample's stored rows (each JSON Lines
 # field and Rust CSV column is a key and its SQL once): their FROM and JOIN name tables until
 # those row sets are views or named sources of the store (a decision of its own, with a

@@ -1,5 +1,4 @@
-/* planted: the summary still reads the tables until its SQL is named queries (it joins the
- * check's list of rooms then) */
+/* planted: the summary reading a table itself instead of through a named query */
 const char *planted_summary_sql(void);
 const char *planted_summary_sql(void)
 {
