@@ -169,7 +169,8 @@ _rtrack_takes_value()
         --project-name | --stage-name | --task-name | --team | --env | --language | \
         --orchestrator | --executor | --external-run-id | --container-image | -t | --tag | \
         -o | --output | -f | --format | -r | --run | --table | --since | --until | \
-        --upload-interval | --sentinel-url | -j | --job | --last | --status | --compare)
+        --upload-interval | --sentinel-url | -j | --job | --last | --status | --compare | \
+        --slurm-job)
         return 0
         ;;
     esac

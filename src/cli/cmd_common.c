@@ -140,15 +140,18 @@ int cmd_option_error(const char *cmd, int c, char **argv, const struct option *l
     char typed[128] = "";
     if (!strncmp(arg, "--", 2))
         snprintf(typed, sizeof(typed), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
-    const char *names[64];
     size_t n = 0;
-    for (const struct option *o = lopts; o && o->name && n < RT_ARRAY_LEN(names); o++)
-        names[n++] = o->name;
+    while (lopts && lopts[n].name)
+        n++;
+    const char **names = xcalloc(n + 1, sizeof(*names));
+    for (size_t i = 0; i < n; i++)
+        names[i] = lopts[i].name;
     char near[256];
     if (typed[0] && cmd_nearest(typed, names, n, "--", near, sizeof(near)))
         rt_err("%s: unknown option '%s'; did you mean %s?", cmd, arg, near);
     else
         rt_err("%s: unknown option '%s' (see '%s%s --help')", cmd, arg, see, cmd);
+    free(names);
     return RT_EXIT_USAGE;
 }
 
@@ -172,6 +175,11 @@ static int64_t resolve_run(struct rt_store *store, const char *db_path, const ch
             rt_err("'%s' has no runs yet", db_path);
     }
     return found;
+}
+
+int64_t cmd_find_run(const struct cmd_ctx *c, const char *arg, double *started)
+{
+    return resolve_run(c->store, c->db_path, arg, started);
 }
 
 struct rt_store *cmd_open_db(const char *db_path, enum rt_store_mode mode, const char *run,

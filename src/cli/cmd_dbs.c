@@ -97,6 +97,19 @@ const char *cmd_dbs_slurm(void)
     return dbs.slurm_job;
 }
 
+int cmd_dbs_count(void)
+{
+    return dbs.n;
+}
+
+const char *const *cmd_dbs_list(const struct rt_env *env, int *n)
+{
+    if (dbs.n == 0)
+        keep(rt_env_db(env));
+    *n = dbs.n;
+    return (const char *const *)dbs.paths;
+}
+
 const char *cmd_dbs_path(const char *cmd, const struct rt_env *env)
 {
     if (dbs.slurm_job && !*dbs.slurm_job) {
@@ -145,11 +158,8 @@ const char *cmd_dbs_path(const char *cmd, const struct rt_env *env)
     return dbs.merged;
 }
 
-int cmd_cluster_summary(const char *db_path, const char *slurm_job, int fmt)
+int cmd_cluster_summary(struct rt_store *store, const char *slurm_job, int fmt)
 {
-    struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, NULL, NULL, NULL);
-    if (!store)
-        return RT_EXIT_USAGE;
     char err[512];
     int bad = 0, rc;
     if (fmt == 1) {
@@ -163,7 +173,6 @@ int cmd_cluster_summary(const char *db_path, const char *slurm_job, int fmt)
     } else {
         rc = rt_cluster_print(store, slurm_job, stdout, fmt == 2, &bad, err, sizeof(err));
     }
-    rt_store_close(store);
     if (rc != 0) {
         rt_err("summary: %s", err);
         return bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;

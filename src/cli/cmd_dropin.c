@@ -36,7 +36,7 @@ static void dropin_help(FILE *out)
             "in --output. Samples are recorded into a temporary database deleted at exit, or\n"
             "into --db (RTRACK_DB) when given.\n\noptions:\n",
             DROPIN_RUST_VERSION);
-    rt_config_print_dropin_opts(out);
+    rt_opt_help(out, rt_config_opts, RT_FACE_DROPIN);
     fprintf(out, "\nConfig file: resource-tracker.toml in the working directory, if present\n"
                  "([job] name, pid; [tracker] interval_secs; rtrack's other keys too; unknown\n"
                  "keys are warned about and ignored). Each TRACKER_... variable also has\n"

@@ -1,5 +1,6 @@
 /* cmd_merge.c - `rtrack merge OUT IN...`: the runs of several databases gathered into one
  * (store/merge.h: known by their UUID, so nothing is copied twice). */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,16 +11,20 @@
 #include "rtrack/store/merge.h"
 #include "rtrack/store/store.h"
 
-enum { OPT_SLURM_JOB = 1 };
-
-static const struct cmd_opt merge_opts[] = {
-    {"slurm-job", 0, "ID", "only the runs of this Slurm job (its id, or an array's job id)", NULL,
-     OPT_SLURM_JOB},
-    {"quiet", 'q', NULL, "say nothing on success", NULL, 'q'},
-    {NULL, 0, NULL, NULL, NULL, 0},
+struct merge_opts {
+    char *slurm_job;
+    int quiet;
 };
 
-static int cmd_merge(int argc, char **argv, const struct rt_env *env);
+static const struct rt_opt merge_opts[] = {
+    OPT_STRING("slurm-job", 0, "ID",
+               "only the runs of this Slurm job (its id, or an array's job id)", struct merge_opts,
+               slurm_job),
+    OPT_BOOL("quiet", 'q', "say nothing on success", struct merge_opts, quiet),
+    OPT_END,
+};
+
+static int cmd_merge(struct cmd_ctx *c);
 
 const struct cmd_def cmd_merge_def = {
     .name = "merge",
@@ -32,27 +37,16 @@ const struct cmd_def cmd_merge_def = {
         "all their samples, processes, disks, NICs, GPUs and tags. Upload progress is not\n"
         "copied. For a cluster's files: one database per node, gathered for SQL.",
     .opts = merge_opts,
+    .opts_size = sizeof(struct merge_opts),
     .operands = 1,
 };
 
-static int cmd_merge(int argc, char **argv, const struct rt_env *env)
+static int cmd_merge(struct cmd_ctx *c)
 {
-    (void)env;
-    const char *job = NULL;
-    int quiet = 0;
-    struct cmd_parse p;
-    cmd_parse_begin(&p, &cmd_merge_def, argc, argv);
-    const char *v;
-    int c;
-    while ((c = cmd_parse_next(&p, &v)) >= 0) {
-        if (c == OPT_SLURM_JOB)
-            job = v;
-        else if (c == 'q')
-            quiet = 1;
-    }
-    if (c != CMD_PARSE_DONE)
-        return cmd_parse_exit(c);
-    int first = optind;
+    const struct merge_opts *o = c->opts;
+    const char *job = o->slurm_job;
+    int argc = c->argc, first = c->optind;
+    char **argv = c->argv;
     if (argc - first < 2) {
         rt_err("merge: expected OUT.db and at least one IN.db (see 'rtrack merge --help')");
         return RT_EXIT_USAGE;
@@ -75,7 +69,7 @@ static int cmd_merge(int argc, char **argv, const struct rt_env *env)
             rc = RT_EXIT_FAILURE;
             continue;
         }
-        if (!quiet)
+        if (!o->quiet)
             printf("%s: %lld runs added, %lld already in %s\n", argv[i], (long long)n.added,
                    (long long)n.present, argv[first]);
     }

@@ -6,7 +6,7 @@
 #include "rtrack/base/log.h"
 #include "rtrack/cli/cmd.h"
 
-static int cmd_record(int argc, char **argv, const struct rt_env *env);
+static int cmd_record(struct cmd_ctx *cc);
 
 const struct cmd_def cmd_record_def = {
     .name = "record",
@@ -15,14 +15,17 @@ const struct cmd_def cmd_record_def = {
     .synopsis = "[options]",
     .description = "Record the system (and with --pid a process tree) until SIGINT/SIGTERM,\n"
                    "--duration, or until the tracked tree is gone.",
-    .print_opts = rt_config_print_record_opts,
+    .opts = rt_config_opts,
+    .face = RT_FACE_RECORD,
+    .layered = 1,
     .epilog = rt_config_epilog,
 };
 
-static int cmd_record(int argc, char **argv, const struct rt_env *env)
+static int cmd_record(struct cmd_ctx *cc)
 {
+    const struct rt_env *env = cc->env;
     struct rt_config cfg;
-    int rc = rt_config_load(&cfg, RT_CMD_RECORD, argc, argv);
+    int rc = rt_config_load(&cfg, RT_CMD_RECORD, cc->argc, cc->argv);
     if (rc != 0)
         return rc < 0 ? RT_EXIT_OK : rc;
     rt_log_quiet(cfg.quiet);

@@ -28,23 +28,25 @@ static int write_file(const char *path, const struct rt_buf *page)
     return cmd_out_close(&o, ok) == 0 && ok ? 0 : -1;
 }
 
-enum { OPT_SERVER = 1, OPT_SLURM_JOB };
-
-static const struct cmd_opt report_opts[] = {
-    {"db", 'd', "FILE", "database (default rtrack.db); again, or a glob, to read several as one",
-     "RTRACK_DB", 'd'},
-    {"slurm-job", 0, "ID",
-     "the runs of this Slurm job only, its nodes against its allocation first", NULL,
-     OPT_SLURM_JOB},
-    {"run", 'r', "ID|latest", "run to report (default latest)", NULL, 'r'},
-    {"output", 'o', "FILE", "the HTML file to write (required; - = stdout)", NULL, 'o'},
-    {"recommend-server", 0, NULL,
-     "add the cheapest matching cloud server from the Spare Cores Keeper API", "RTRACK_KEEPER_URL",
-     OPT_SERVER},
-    {NULL, 0, NULL, NULL, NULL, 0},
+struct report_opts {
+    char *output;
+    int recommend_server;
 };
 
-static int cmd_report(int argc, char **argv, const struct rt_env *env);
+static const struct rt_opt report_opts[] = {
+    CMD_OPT_DBS,
+    CMD_OPT_SLURM_JOB("the runs of this Slurm job only, its nodes against its allocation first"),
+    CMD_OPT_RUN("run to report (default latest)"),
+    OPT_STRING("output", 'o', "FILE", "the HTML file to write (required; - = stdout)",
+               struct report_opts, output),
+    CMD_OPT_RECOMMEND_SERVER(
+        "add the cheapest matching cloud server from the Spare Cores Keeper API",
+        struct report_opts),
+    OPT_END,
+};
+
+static int report_check(struct cmd_ctx *c);
+static int cmd_report(struct cmd_ctx *c);
 
 const struct cmd_def cmd_report_def = {
     .name = "report",
@@ -55,62 +57,36 @@ const struct cmd_def cmd_report_def = {
                    "next time, the busiest processes and charts over time. The page is\n"
                    "self-contained (no scripts, fonts or images to fetch) and prints well.",
     .opts = report_opts,
+    .opts_size = sizeof(struct report_opts),
+    .check = report_check,
+    .db = CMD_DB_READ,
+    .db_flags = CMD_DB_RUN | CMD_DB_OUTPUT,
 };
 
-static int cmd_report(int argc, char **argv, const struct rt_env *env)
+static int report_check(struct cmd_ctx *c)
 {
-    const char *db_path;
-    const char *run = "latest", *output = NULL;
-    int server = 0;
-    struct cmd_parse p;
-    cmd_parse_begin(&p, &cmd_report_def, argc, argv);
-    const char *v;
-    int c;
-    while ((c = cmd_parse_next(&p, &v)) >= 0) {
-        switch (c) {
-        case 'd':
-            if (cmd_dbs_add("report", v) != 0)
-                return RT_EXIT_USAGE;
-            break;
-        case OPT_SLURM_JOB:
-            cmd_dbs_slurm_job(v);
-            break;
-        case 'r':
-            run = v;
-            break;
-        case 'o':
-            output = v;
-            break;
-        case OPT_SERVER:
-            server = 1;
-            break;
-        }
-    }
-    if (c != CMD_PARSE_DONE)
-        return cmd_parse_exit(c);
-    if (server && rt_env_check_http(env, "report") != 0)
+    const struct report_opts *o = c->opts;
+    if (o->recommend_server && rt_env_check_http(c->env, "report") != 0)
         return RT_EXIT_USAGE;
-    if (!output || !*output) {
+    if (!o->output || !*o->output) {
         rt_err("report: which file? give -o FILE (the HTML page to write)");
         return RT_EXIT_USAGE;
     }
-    /* an output that is the database (or its -wal, -shm, -journal) would destroy it */
-    if (!(db_path = cmd_dbs_path("report", env)))
-        return RT_EXIT_USAGE;
-    if (cmd_out_check_db("report", output, db_path) != 0)
-        return RT_EXIT_USAGE;
+    c->output = o->output;
+    return 0;
+}
 
-    int64_t run_id;
-    struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, run, &run_id, NULL);
-    if (!store)
-        return RT_EXIT_USAGE;
+static int cmd_report(struct cmd_ctx *c)
+{
+    const struct report_opts *o = c->opts;
+    struct rt_store *store = c->store;
     int rc;
     char err[600];
     struct rt_buf page = {0};
     struct rt_summary_opts so = {
-        .run_id = run_id,
-        .recommend_server = server,
-        .keeper_url = env->keeper_url,
+        .run_id = c->run_id,
+        .recommend_server = o->recommend_server,
+        .keeper_url = c->env->keeper_url,
     };
     /* one read snapshot: the summary and the charts see the same samples even while a
      * recorder is still writing the run */
@@ -138,9 +114,8 @@ static int cmd_report(int argc, char **argv, const struct rt_env *env)
     rt_summary_free(&sum);
     rt_cluster_free(&job);
     rt_store_read_end(store);
-    if (rc == RT_EXIT_OK && write_file(output, &page) != 0)
+    if (rc == RT_EXIT_OK && write_file(o->output, &page) != 0)
         rc = RT_EXIT_FAILURE;
     rt_buf_free(&page);
-    rt_store_close(store);
     return rc;
 }

@@ -10,7 +10,7 @@
 #include "rtrack/base/log.h"
 #include "rtrack/cli/cmd.h"
 
-static int cmd_run(int argc, char **argv, const struct rt_env *env);
+static int cmd_run(struct cmd_ctx *cc);
 
 const struct cmd_def cmd_run_def = {
     .name = "run",
@@ -19,14 +19,17 @@ const struct cmd_def cmd_run_def = {
     .synopsis = "[options] [--] CMD [ARGS...]",
     .description = "Run CMD, track its whole process tree and the system, record every sample\n"
                    "into a SQLite database, and exit with CMD's exit status.",
-    .print_opts = rt_config_print_run_opts,
+    .opts = rt_config_opts,
+    .face = RT_FACE_RUN,
+    .layered = 1,
     .epilog = rt_config_epilog,
 };
 
-static int cmd_run(int argc, char **argv, const struct rt_env *env)
+static int cmd_run(struct cmd_ctx *cc)
 {
+    const struct rt_env *env = cc->env;
     struct rt_config cfg;
-    int rc = rt_config_load(&cfg, RT_CMD_RUN, argc, argv);
+    int rc = rt_config_load(&cfg, RT_CMD_RUN, cc->argc, cc->argv);
     if (rc != 0)
         return rc < 0 ? RT_EXIT_OK : rc;
     rt_log_quiet(cfg.quiet);

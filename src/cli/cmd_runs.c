@@ -1,6 +1,7 @@
 /* cmd_runs.c - `rtrack runs`: the runs a database holds, or those the filters pick. */
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "rtrack/base/util.h"
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/env.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 
@@ -58,10 +60,16 @@ static void csv_field(FILE *f, struct rt_store_rows *r, int i)
 /* What the filters ask for. */
 enum { ST_FINISHED = 1, ST_FAILED = 2, ST_RUNNING = 4, ST_INTERRUPTED = 8, ST_KILLED = 16 };
 struct filter {
-    const char *job;
+    char *job;
     int64_t last;  /* 0: all */
     double since;  /* epoch seconds, NAN: any */
     unsigned mask; /* ST_*, 0: any */
+};
+
+/* runs' options */
+struct runs_opts {
+    int format; /* 0 table, 1 csv, 2 jsonl */
+    struct filter f;
 };
 
 static const struct {
@@ -159,9 +167,7 @@ struct row {
 static struct row *pick(struct rt_store *store, const struct filter *f, size_t *np)
 {
     struct rt_store_rows *r = rt_store_runs(store, RT_RUNS_TABLE);
-    struct rt_store_rows *m =
-        r ? rt_store_rows_open(store, "SELECT id, started_at, exit_signal FROM runs ORDER BY id")
-          : NULL;
+    struct rt_store_rows *m = r ? rt_store_query(store, RT_Q_CLI_RUN_ENDS) : NULL;
     if (!m) {
         rt_store_rows_close(r);
         return NULL;
@@ -291,29 +297,47 @@ static int print_rows(struct rt_store *store, const struct row *rows, size_t n, 
     return step < 0 ? -1 : 0;
 }
 
-enum { OPT_LAST = 1, OPT_SINCE, OPT_STATUS, OPT_SLURM_JOB };
+/* --since WHEN and --status LIST, into the filter */
+static int opt_since(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v)
+{
+    (void)o;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return parse_since(v, (double)ts.tv_sec + ts.tv_nsec / 1e9,
+                       &((struct runs_opts *)c->opts)->f.since);
+}
 
-static const struct cmd_opt runs_opts[] = {
-    {"db", 'd', "FILE", "database (default rtrack.db); again, or a glob, to read several as one",
-     "RTRACK_DB", 'd'},
-    {"slurm-job", 0, "ID", "the runs of this Slurm job only", NULL, OPT_SLURM_JOB},
-    {"format", 'f', "table|csv|jsonl",
-     "table for people (default), csv or jsonl for programs (jsonl adds the host's GPUs)", NULL,
-     'f'},
-    {"job", 'j', "NAME", "only the runs of this job name", NULL, 'j'},
-    {"last", 'n', "N", "only the newest N runs (of those the other filters keep)", NULL, OPT_LAST},
-    {"since", 0, "WHEN",
-     "only runs started since WHEN: a duration back from now (90s, 30m, 2h, 3d, 1w) or a UTC "
-     "date (2026-11-27, 2026-11-27T06:00)",
-     NULL, OPT_SINCE},
-    {"status", 0, "LIST",
-     "only runs with one of these statuses, comma-separated: finished, failed (killed "
-     "included), killed (by a signal), running, interrupted (the recorder is gone)",
-     NULL, OPT_STATUS},
-    {NULL, 0, NULL, NULL, NULL, 0},
+static int opt_status(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v)
+{
+    (void)o;
+    return parse_status(v, &((struct runs_opts *)c->opts)->f.mask);
+}
+
+static const struct runs_opts runs_defaults = {.f = {NULL, 0, RT_NAN, 0}};
+
+static const struct rt_opt runs_opts[] = {
+    CMD_OPT_DBS,
+    CMD_OPT_SLURM_JOB("the runs of this Slurm job only"),
+    OPT_ENUM("format", 'f', "table|csv|jsonl",
+             "table for people (default), csv or jsonl for programs (jsonl adds the host's GPUs)",
+             struct runs_opts, format, "format", "table", "csv", "jsonl|json"),
+    OPT_STRING("job", 'j', "NAME", "only the runs of this job name", struct runs_opts, f.job),
+    OPT_INT("last", 'n', "N", "only the newest N runs (of those the other filters keep)",
+            struct runs_opts, f.last, 1, (double)INT64_MAX, "a whole number above 0"),
+    OPT_CALLBACK("since", 0, "WHEN",
+                 "only runs started since WHEN: a duration back from now (90s, 30m, 2h, 3d, 1w) "
+                 "or a UTC date (2026-11-27, 2026-11-27T06:00)",
+                 opt_since),
+    {RT_OPT_ROW("status", 0, "LIST",
+                "only runs with one of these statuses, comma-separated: finished, failed (killed "
+                "included), killed (by a signal), running, interrupted (the recorder is gone)"),
+     .type = RT_OPT_CALLBACK, .fn = opt_status,
+     .values =
+         (const char *const[]){"finished", "failed", "killed", "running", "interrupted", NULL}},
+    OPT_END,
 };
 
-static int cmd_runs(int argc, char **argv, const struct rt_env *env);
+static int cmd_runs(struct cmd_ctx *c);
 
 const struct cmd_def cmd_runs_def = {
     .name = "runs",
@@ -327,70 +351,26 @@ const struct cmd_def cmd_runs_def = {
                    "table fits the terminal's width (COLUMNS) by shortening the commands; a\n"
                    "pipe gets them whole.",
     .opts = runs_opts,
+    .opts_size = sizeof(struct runs_opts),
+    .defaults = &runs_defaults,
+    .db = CMD_DB_READ,
 };
 
-static int cmd_runs(int argc, char **argv, const struct rt_env *env)
+static int cmd_runs(struct cmd_ctx *c)
 {
-    const char *db_path;
-    const char *format = "table";
-    struct filter f = {NULL, 0, RT_NAN, 0};
-    struct cmd_parse p;
-    cmd_parse_begin(&p, &cmd_runs_def, argc, argv);
-    const char *v;
-    int c;
-    while ((c = cmd_parse_next(&p, &v)) >= 0) {
-        if (c == 'd') {
-            if (cmd_dbs_add("runs", v) != 0)
-                return RT_EXIT_USAGE;
-        } else if (c == OPT_SLURM_JOB) {
-            cmd_dbs_slurm_job(v);
-        } else if (c == 'f') {
-            format = v;
-        } else if (c == 'j') {
-            f.job = v;
-        } else if (c == OPT_LAST) {
-            if (rt_parse_i64(v, &f.last) != 0 || f.last <= 0) {
-                rt_err("runs: invalid --last '%s': expected a whole number above 0", v);
-                return RT_EXIT_USAGE;
-            }
-        } else if (c == OPT_SINCE) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            if (parse_since(v, (double)ts.tv_sec + ts.tv_nsec / 1e9, &f.since) != 0)
-                return RT_EXIT_USAGE;
-        } else if (c == OPT_STATUS) {
-            if (parse_status(v, &f.mask) != 0)
-                return RT_EXIT_USAGE;
-        }
-    }
-    if (c != CMD_PARSE_DONE)
-        return cmd_parse_exit(c);
-    int fmt = !strcmp(format, "table")                                ? 0
-              : !strcmp(format, "csv")                                ? 1
-              : (!strcmp(format, "jsonl") || !strcmp(format, "json")) ? 2
-                                                                      : -1;
-    if (fmt < 0) {
-        rt_err("runs: unknown format '%s' (table, csv or jsonl)", format);
-        return RT_EXIT_USAGE;
-    }
-    if (!(db_path = cmd_dbs_path("runs", env)))
-        return RT_EXIT_USAGE;
-    struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, NULL, NULL, NULL);
-    if (!store)
-        return RT_EXIT_USAGE;
+    const struct runs_opts *o = c->opts;
     int rc = RT_EXIT_FAILURE;
     size_t n = 0;
-    struct row *rows = pick(store, &f, &n);
-    if (!rows || (fmt != 0 && print_rows(store, rows, n, fmt == 2) != 0)) {
-        rt_err("cannot read database '%s': %s", db_path, rt_store_error(store));
+    struct row *rows = pick(c->store, &o->f, &n);
+    if (!rows || (o->format != 0 && print_rows(c->store, rows, n, o->format == 2) != 0)) {
+        rt_err("cannot read database '%s': %s", c->db_path, rt_store_error(c->store));
     } else {
-        if (fmt == 0)
-            print_table(rows, n, term_width(env));
+        if (o->format == 0)
+            print_table(rows, n, term_width(c->env));
         rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */
     }
     for (size_t i = 0; rows && i < n; i++)
         free(rows[i].command);
     free(rows);
-    rt_store_close(store);
     return rc;
 }

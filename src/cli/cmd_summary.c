@@ -24,29 +24,48 @@
 #include "rtrack/base/utf8.h"
 #include "rtrack/base/util.h"
 
-enum { OPT_SERVER = 1, OPT_COMPARE, OPT_SLURM_JOB };
-
-static const struct cmd_opt summary_opts[] = {
-    {"db", 'd', "FILE", "database (default rtrack.db); again, or a glob, to read several as one",
-     "RTRACK_DB", 'd'},
-    {"slurm-job", 0, "ID",
-     "this Slurm job across its nodes: a row per node, the job, sbatch options", NULL,
-     OPT_SLURM_JOB},
-    {"run", 'r', "ID|latest", "the run (default latest)", NULL, 'r'},
-    {"job", 'j', "NAME",
-     "every run of this job name together (mean of means, max of maxes; default: one run)", NULL,
-     'j'},
-    {"compare", 0, "RUN RUN",
-     "two runs side by side (ids or latest): each figure, the change and the change in per cent",
-     NULL, OPT_COMPARE},
-    {"format", 'f', "text|json|markdown", "output format (default text)", NULL, 'f'},
-    {"recommend-server", 0, NULL,
-     "ask the Spare Cores Keeper API for the cheapest server that fits", "RTRACK_KEEPER_URL",
-     OPT_SERVER},
-    {NULL, 0, NULL, NULL, NULL, 0},
+struct summary_opts {
+    char *job;            /* --job */
+    const char *cmp[2];   /* --compare's two runs */
+    int format;           /* 0 text, 1 json, 2 markdown */
+    int recommend_server; /* --recommend-server */
 };
 
-static int cmd_summary(int argc, char **argv, const struct rt_env *env);
+/* --compare RUN RUN: the option's value and the argument after it (getopt stops there) */
+static int opt_compare(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v)
+{
+    (void)o;
+    struct summary_opts *s = c->opts;
+    s->cmp[0] = v;
+    s->cmp[1] = optind < c->argc && c->argv[optind][0] != '-' ? c->argv[optind++] : NULL;
+    if (!s->cmp[1]) {
+        rt_err("summary: --compare needs two runs (ids or latest)");
+        return -1;
+    }
+    return 0;
+}
+
+static const struct rt_opt summary_opts[] = {
+    CMD_OPT_DBS,
+    CMD_OPT_SLURM_JOB("this Slurm job across its nodes: a row per node, the job, sbatch options"),
+    CMD_OPT_RUN("the run (default latest)"),
+    OPT_STRING("job", 'j', "NAME",
+               "every run of this job name together (mean of means, max of maxes; default: one "
+               "run)",
+               struct summary_opts, job),
+    OPT_CALLBACK(
+        "compare", 0, "RUN RUN",
+        "two runs side by side (ids or latest): each figure, the change and the change in per cent",
+        opt_compare),
+    OPT_ENUM("format", 'f', "text|json|markdown", "output format (default text)",
+             struct summary_opts, format, "format", "text", "json", "markdown|md"),
+    CMD_OPT_RECOMMEND_SERVER("ask the Spare Cores Keeper API for the cheapest server that fits",
+                             struct summary_opts),
+    OPT_END,
+};
+
+static int summary_check(struct cmd_ctx *c);
+static int cmd_summary(struct cmd_ctx *c);
 
 const struct cmd_def cmd_summary_def = {
     .name = "summary",
@@ -62,115 +81,79 @@ const struct cmd_def cmd_summary_def = {
         "--job: every run of the job together, then how the runs spread (mean \u00b1 \u03c3,\n"
         "min \u2026 max); --compare: two runs side by side. Each in JSON too.",
     .opts = summary_opts,
+    .opts_size = sizeof(struct summary_opts),
+    .check = summary_check,
+    .db = CMD_DB_READ,
 };
 
-static int cmd_summary(int argc, char **argv, const struct rt_env *env)
+/* What goes with what; then the run the database is opened with: none for --compare (its two
+ * are found by summary_compare), --job or the Slurm job across its nodes; else --run's, or the
+ * latest. */
+static int summary_check(struct cmd_ctx *c)
 {
-    const char *db_path, *run = NULL, *format = "text", *cmp[2] = {NULL, NULL};
-    struct rt_summary_opts o = {0, NULL, 0, NULL, 0};
-    struct cmd_parse p;
-    cmd_parse_begin(&p, &cmd_summary_def, argc, argv);
-    const char *v;
-    int c;
-    while ((c = cmd_parse_next(&p, &v)) >= 0) {
-        switch (c) {
-        case 'd':
-            if (cmd_dbs_add("summary", v) != 0)
-                return RT_EXIT_USAGE;
-            break;
-        case OPT_SLURM_JOB:
-            cmd_dbs_slurm_job(v);
-            break;
-        case 'r':
-            run = v;
-            break;
-        case 'j':
-            o.job = v;
-            break;
-        case 'f':
-            format = v;
-            break;
-        case OPT_SERVER:
-            o.recommend_server = 1;
-            break;
-        case OPT_COMPARE:
-            /* two values: the option's and the argument after it (getopt stops there) */
-            cmp[0] = v;
-            cmp[1] = optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
-            if (!cmp[1]) {
-                rt_err("summary: --compare needs two runs (ids or latest)");
-                return RT_EXIT_USAGE;
-            }
-            break;
-        }
-    }
-    if (c != CMD_PARSE_DONE)
-        return cmd_parse_exit(c);
-    if (cmp[0] && (run || o.job)) {
+    const struct summary_opts *o = c->opts;
+    if (o->cmp[0] && (c->run || o->job)) {
         rt_err("summary: --compare cannot be used with --run or --job");
         return RT_EXIT_USAGE;
     }
-    if (o.recommend_server && rt_env_check_http(env, "summary") != 0)
+    if (o->recommend_server && rt_env_check_http(c->env, "summary") != 0)
         return RT_EXIT_USAGE;
-    int fmt = !strcmp(format, "text")                                ? 0
-              : !strcmp(format, "json")                              ? 1
-              : !strcmp(format, "markdown") || !strcmp(format, "md") ? 2
-                                                                     : -1;
-    if (fmt < 0) {
-        rt_err("summary: unknown format '%s' (text, json or markdown)", format);
-        return RT_EXIT_USAGE;
-    }
-    if (run && o.job) {
+    if (c->run && o->job) {
         rt_err("summary: --run and --job cannot be used together");
         return RT_EXIT_USAGE;
     }
-    if (o.job && !*o.job) {
+    if (o->job && !*o->job) {
         rt_err("summary: --job needs a job name");
         return RT_EXIT_USAGE;
     }
-    o.keeper_url = env->keeper_url;
-    if (!(db_path = cmd_dbs_path("summary", env)))
-        return RT_EXIT_USAGE;
-    if (cmd_dbs_slurm() && !run && !o.job)
-        return cmd_cluster_summary(db_path, cmd_dbs_slurm(), fmt);
+    if (o->cmp[0] || o->job || (cmd_dbs_slurm() && !c->run))
+        c->run = NULL;
+    else if (!c->run)
+        c->run = "latest";
+    return 0;
+}
 
-    if (cmp[0]) {
-        int64_t id[2];
-        struct rt_store *st = cmd_open_db(db_path, RT_STORE_READ, cmp[1], &id[1], NULL);
-        if (!st)
-            return RT_EXIT_USAGE;
-        rt_store_close(st);
-        if (!(st = cmd_open_db(db_path, RT_STORE_READ, cmp[0], &id[0], NULL)))
-            return RT_EXIT_USAGE;
-        struct rt_summary_compare cmp_s;
-        char err[512];
-        int bad = 0, crc = rt_summary_compare(st, id, &cmp_s, &bad, err, sizeof(err));
-        rt_store_close(st);
-        if (crc != 0) {
-            rt_err("summary: %s", err);
-            rt_summary_compare_free(&cmp_s);
-            return bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
-        }
-        if (fmt == 1) {
-            struct rt_buf json = {0};
-            rt_summary_compare_write_json(&cmp_s, &json);
-            fwrite(json.p, 1, json.len, stdout);
-            putchar('\n');
-            rt_buf_free(&json);
-        } else {
-            rt_summary_compare_write_text(&cmp_s, stdout, fmt == 2);
-        }
-        rt_summary_compare_free(&cmp_s);
-        return cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
-    }
-    const char *which = o.job ? NULL : (run ? run : "latest"); /* --job: no one run */
-    struct rt_store *store = cmd_open_db(db_path, RT_STORE_READ, which, &o.run_id, NULL);
-    if (!store)
+/* --compare: the two runs (the second found first, as they were always said) side by side */
+static int summary_compare(struct cmd_ctx *c, int fmt)
+{
+    const struct summary_opts *o = c->opts;
+    int64_t id[2];
+    if (!(id[1] = cmd_find_run(c, o->cmp[1], NULL)) || !(id[0] = cmd_find_run(c, o->cmp[0], NULL)))
         return RT_EXIT_USAGE;
+    struct rt_summary_compare cmp_s;
+    char err[512];
+    int bad = 0, crc = rt_summary_compare(c->store, id, &cmp_s, &bad, err, sizeof(err));
+    if (crc != 0) {
+        rt_err("summary: %s", err);
+        rt_summary_compare_free(&cmp_s);
+        return bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
+    }
+    if (fmt == 1) {
+        struct rt_buf json = {0};
+        rt_summary_compare_write_json(&cmp_s, &json);
+        fwrite(json.p, 1, json.len, stdout);
+        putchar('\n');
+        rt_buf_free(&json);
+    } else {
+        rt_summary_compare_write_text(&cmp_s, stdout, fmt == 2);
+    }
+    rt_summary_compare_free(&cmp_s);
+    return cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
+}
+
+static int cmd_summary(struct cmd_ctx *c)
+{
+    const struct summary_opts *so = c->opts;
+    int fmt = so->format;
+    if (cmd_dbs_slurm() && !c->run && !so->job)
+        return cmd_cluster_summary(c->store, cmd_dbs_slurm(), fmt);
+    if (so->cmp[0])
+        return summary_compare(c, fmt);
+    struct rt_summary_opts o = {c->run_id, so->job, so->recommend_server, c->env->keeper_url, 0};
     char err[512];
     int bad = 0, rc;
     struct rt_summary sum;
-    if (rt_summary_compute(store, &o, &sum, &bad, err, sizeof(err)) != 0) {
+    if (rt_summary_compute(c->store, &o, &sum, &bad, err, sizeof(err)) != 0) {
         rt_err("summary: %s", err);
         rc = bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
         goto out;
@@ -187,6 +170,5 @@ static int cmd_summary(int argc, char **argv, const struct rt_env *env)
     rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */
 out:
     rt_summary_free(&sum);
-    rt_store_close(store);
     return rc;
 }

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "rtrack/base/fmt.h"
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/env.h"
 #include "rtrack/base/log.h"
@@ -13,27 +13,39 @@
 #include "rtrack/upload/upload_run.h"
 #include "rtrack/base/util.h"
 
-static const struct cmd_opt upload_opts[] = {
-    {"db", 'd', "FILE", "database (default rtrack.db)", "RTRACK_DB", 'd'},
-    {"run", 'r', "ID|latest", "the run (default latest)", NULL, 'r'},
-    {"all", 'a', NULL, "every finished run not uploaded yet", NULL, 'a'},
-    {"dry-run", 'n', NULL, "say what would be sent; no network", NULL, 'n'},
-    {NULL, 0, NULL, NULL, NULL, 0},
+struct upload_opts {
+    int all, dry_run;
+    struct rt_upload_opts up; /* from the environment (upload_check) */
 };
 
-static int cmd_upload(int argc, char **argv, const struct rt_env *env);
+static const struct rt_opt upload_opts[] = {
+    CMD_OPT_DB("database (default rtrack.db); again, or a glob, for several: with --all, "
+               "each in turn"),
+    CMD_OPT_RUN("the run (default latest)"),
+    OPT_BOOL("all", 'a', "every finished run not uploaded yet", struct upload_opts, all),
+    OPT_BOOL("dry-run", 'n', "say what would be sent; no network", struct upload_opts, dry_run),
+    OPT_END,
+};
+
+static int upload_check(struct cmd_ctx *c);
+static int cmd_upload(struct cmd_ctx *c);
 
 const struct cmd_def cmd_upload_def = {
     .name = "upload",
     .fn = cmd_upload,
     .summary = "send recorded runs to Spare Cores Sentinel (gzip CSV on S3)",
-    .synopsis = "[--db FILE] [--run ID|latest | --all] [--dry-run]",
+    .synopsis = "[--db FILE]... [--run ID|latest | --all] [--dry-run]",
     .description =
         "Send recorded runs to Spare Cores Sentinel: register each run, upload its\n"
         "samples as gzip CSV batches to the S3 location Sentinel assigns, and finish it.\n"
         "Progress is kept in the database: an interrupted upload resumes where it\n"
         "stopped, a finished run is not sent again.",
     .opts = upload_opts,
+    .opts_size = sizeof(struct upload_opts),
+    .check = upload_check,
+    /* upload keeps its progress in the database: opened for writing, never made */
+    .db = CMD_DB_WRITE,
+    .db_flags = CMD_DB_EACH | CMD_DB_EXISTING,
     .epilog = "environment:\n"
               "  SENTINEL_API_TOKEN           the API token (required; never stored or printed)\n"
               "  SENTINEL_API_URL             the API (default\n"
@@ -45,152 +57,130 @@ const struct cmd_def cmd_upload_def = {
               "                               instead of S3 (default 65536)\n",
 };
 
-/* s in single quotes for a shell command the user may paste (a ' inside becomes '\''). */
-static void shell_quote(const char *s, char *out, size_t cap)
+/* What goes with what, and the environment's values, before any database is opened: the token
+ * goes over TLS, or no further than this machine. */
+static int upload_check(struct cmd_ctx *c)
 {
-    struct rt_buf b = {0};
-    rt_buf_puts(&b, "'");
-    for (; *s; s++)
-        if (*s == '\'')
-            rt_buf_puts(&b, "'\\''");
-        else
-            rt_buf_append(&b, s, 1);
-    rt_buf_puts(&b, "'");
-    snprintf(out, cap, "%s", b.p);
-    rt_buf_free(&b);
-}
-
-static int cmd_upload(int argc, char **argv, const struct rt_env *env)
-{
-    const char *db_path = rt_env_db(env), *run = NULL;
-    int all = 0;
-    struct rt_upload_opts o = {.batch_rows = 10000, .inline_max = 64 * 1024};
-    struct cmd_parse p;
-    cmd_parse_begin(&p, &cmd_upload_def, argc, argv);
-    const char *v;
-    int c;
-    while ((c = cmd_parse_next(&p, &v)) >= 0) {
-        switch (c) {
-        case 'd':
-            db_path = v;
-            break;
-        case 'r':
-            run = v;
-            break;
-        case 'a':
-            all = 1;
-            break;
-        case 'n':
-            o.dry_run = 1;
-            break;
-        }
-    }
-    if (c != CMD_PARSE_DONE)
-        return cmd_parse_exit(c);
-    if (run && all) {
+    struct upload_opts *o = c->opts;
+    const struct rt_env *env = c->env;
+    if (c->run && o->all) {
         rt_err("upload: --run and --all cannot be used together");
         return RT_EXIT_USAGE;
     }
+    /* a run id or "latest" names a run of one database */
+    if (!o->all && cmd_dbs_count() > 1) {
+        rt_err("upload: %s names a run of one database, and --db gave %d (with --all, each is "
+               "uploaded in turn)",
+               c->run ? "--run" : "the latest run", cmd_dbs_count());
+        return RT_EXIT_USAGE;
+    }
+    c->run = o->all ? NULL : c->run ? c->run : "latest";
     if (rt_env_check_http(env, "upload") != 0)
         return RT_EXIT_USAGE;
+    o->up = (struct rt_upload_opts){.batch_rows = 10000,
+                                    .inline_max = 64 * 1024,
+                                    .dry_run = o->dry_run,
+                                    .s3_endpoint = env->s3_endpoint,
+                                    .s3_region = env->s3_region};
     const char *br = env->upload_batch_rows;
-    if (br && (rt_parse_i64(br, &o.batch_rows) != 0 || o.batch_rows < 1)) {
+    if (br && (rt_parse_i64(br, &o->up.batch_rows) != 0 || o->up.batch_rows < 1)) {
         rt_err("upload: invalid RTRACK_UPLOAD_BATCH_ROWS '%s': expected a positive number", br);
         return RT_EXIT_USAGE;
     }
-    if (rt_env_inline_max(env, "upload", &o.inline_max) != 0)
+    if (rt_env_inline_max(env, "upload", &o->up.inline_max) != 0)
         return RT_EXIT_USAGE;
-    struct rt_sentinel s;
-    memset(&s, 0, sizeof(s));
-    o.s3_endpoint = env->s3_endpoint;
-    o.s3_region = env->s3_region;
-    if (!o.dry_run && rt_sentinel_init(&s, env->sentinel_token, env->sentinel_url) != 0) {
+    if (!o->dry_run && !(env->sentinel_token && *env->sentinel_token)) {
         rt_err("upload: SENTINEL_API_TOKEN is not set (the Sentinel API token; see docs/usage.md)");
         return RT_EXIT_USAGE;
     }
-    /* the token goes over TLS, or no further than this machine */
     char err[512];
-    if (!o.dry_run && rt_sentinel_url_check(env->sentinel_url, err, sizeof(err)) != 0) {
+    if (!o->dry_run && rt_sentinel_url_check(env->sentinel_url, err, sizeof(err)) != 0) {
         rt_err("upload: %s", err);
-        rt_sentinel_free(&s);
         return RT_EXIT_USAGE;
     }
-    if (access(db_path, F_OK) != 0) {
-        rt_err("upload: no database '%s'", db_path);
-        rt_sentinel_free(&s);
-        return RT_EXIT_USAGE;
+    return 0;
+}
+
+/* Run `id` sent (or, dry, counted): said on stdout (dry) or stderr; an exit code. */
+static int upload_one(struct cmd_ctx *c, struct rt_sentinel *s, int64_t id)
+{
+    const struct upload_opts *o = c->opts;
+    struct rt_upload_result r;
+    char err[512];
+    /* the dry run's lines (stdout) and the notes (stderr) in run order, also in a file */
+    fflush(stdout);
+    if (rt_upload_run(c->store, id, s, &o->up, &r, err, sizeof(err)) != 0) {
+        if (r.skipped) {
+            rt_note("upload: run %lld skipped: %s", (long long)id, err);
+            return RT_EXIT_OK;
+        }
+        if (r.in_doubt) {
+            /* only the user can tell whether Sentinel has it: how to say "it has not" */
+            char *sql = rt_store_upload_doubt_sql(id);
+            char *argv[] = {"sqlite3", (char *)c->db_path, sql};
+            char *cmd = rt_fmt_argv(argv, 3);
+            rt_err("upload: run %lld: %s; if sentinel has no such run, clear the doubt with %s "
+                   "and upload again",
+                   (long long)id, err, cmd);
+            free(cmd);
+            free(sql);
+            return RT_EXIT_FAILURE;
+        }
+        rt_err("upload: run %lld: %s; what was sent is kept, 'rtrack upload' again resumes",
+               (long long)id, err);
+        return r.bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
     }
-    /* upload keeps its progress in the database: opened for writing */
-    int64_t id = 0;
-    const char *which = all ? NULL : (run ? run : "latest");
-    struct rt_store *store = cmd_open_db(db_path, RT_STORE_WRITE, which, &id, NULL);
-    if (!store) {
-        rt_sentinel_free(&s);
-        return RT_EXIT_USAGE;
-    }
-    int rc = RT_EXIT_OK;
-    /* the runs to send */
+    if (r.already)
+        rt_note("upload: run %lld was uploaded before; nothing to do", (long long)id);
+    else if (o->dry_run) {
+        printf("run %lld: %lld sample%s to upload\n", (long long)id, (long long)r.pending_rows,
+               r.pending_rows == 1 ? "" : "s");
+        if (cmd_stdout_check() != 0) /* said why; the dry run's answer is lost */
+            return -RT_EXIT_FAILURE;
+    } else if (r.inline_data)
+        rt_note("upload: run %lld -> sentinel run %s: %lld sample%s, %lld bytes of CSV "
+                "inline with finish (no S3 object)",
+                (long long)id, r.remote_run_id, (long long)r.rows, r.rows == 1 ? "" : "s",
+                (long long)r.bytes);
+    else
+        rt_note("upload: run %lld -> sentinel run %s: %lld sample%s in %lld batch%s, %lld "
+                "bytes",
+                (long long)id, r.remote_run_id, (long long)r.rows, r.rows == 1 ? "" : "s",
+                (long long)r.batches, r.batches == 1 ? "" : "es", (long long)r.bytes);
+    return RT_EXIT_OK;
+}
+
+/* The runs of the database open in c sent: --run's (or the latest), or with --all every one not
+ * sent yet. */
+static int cmd_upload(struct cmd_ctx *c)
+{
+    const struct upload_opts *o = c->opts;
     int64_t *ids = NULL;
     int nids = 0, cap = 0;
-    if (all) {
-        if (rt_store_upload_pending(store, &ids, &nids) != 0) {
-            rt_err("upload: cannot read '%s': %s", db_path, rt_store_error(store));
-            rc = RT_EXIT_FAILURE;
-            goto out;
-        }
-        if (nids == 0)
-            rt_note("upload: nothing to upload in '%s'", db_path);
-    } else {
-        *RT_PUSH(ids, nids, cap) = id;
+    if (c->ndbs > 1)
+        rt_note("upload: database '%s'", c->db_path);
+    if (!o->all) {
+        *RT_PUSH(ids, nids, cap) = c->run_id;
+    } else if (rt_store_upload_pending(c->store, &ids, &nids) != 0) {
+        rt_err("upload: cannot read '%s': %s", c->db_path, rt_store_error(c->store));
+        return RT_EXIT_FAILURE;
+    } else if (nids == 0) {
+        rt_note("upload: nothing to upload in '%s'", c->db_path);
     }
+    struct rt_sentinel s;
+    memset(&s, 0, sizeof(s));
+    if (!o->dry_run)
+        rt_sentinel_init(&s, c->env->sentinel_token, c->env->sentinel_url); /* checked */
+    int rc = RT_EXIT_OK;
     for (int i = 0; i < nids; i++) {
-        struct rt_upload_result r;
-        /* the dry run's lines (stdout) and the notes (stderr) in run order, also in a file */
-        fflush(stdout);
-        if (rt_upload_run(store, ids[i], &s, &o, &r, err, sizeof(err)) != 0) {
-            if (r.skipped) {
-                rt_note("upload: run %lld skipped: %s", (long long)ids[i], err);
-                continue;
-            }
-            if (r.in_doubt) {
-                /* only the user can tell whether Sentinel has it: how to say "it has not" */
-                char qdb[1024];
-                shell_quote(db_path, qdb, sizeof(qdb));
-                rt_err("upload: run %lld: %s; if sentinel has no such run, clear the doubt with "
-                       "sqlite3 %s \"DELETE FROM uploads WHERE run_id = %lld AND remote_run_id "
-                       "IS NULL\" and upload again",
-                       (long long)ids[i], err, qdb, (long long)ids[i]);
-                rc = RT_EXIT_FAILURE;
-                continue;
-            }
-            rt_err("upload: run %lld: %s; what was sent is kept, 'rtrack upload' again resumes",
-                   (long long)ids[i], err);
-            rc = r.bad_input ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
-            continue;
+        int r = upload_one(c, &s, ids[i]);
+        if (r < 0) { /* stdout is gone: no more */
+            rc = -r;
+            break;
         }
-        if (r.already)
-            rt_note("upload: run %lld was uploaded before; nothing to do", (long long)ids[i]);
-        else if (o.dry_run) {
-            printf("run %lld: %lld sample%s to upload\n", (long long)ids[i],
-                   (long long)r.pending_rows, r.pending_rows == 1 ? "" : "s");
-            if (cmd_stdout_check() != 0) { /* said why; the dry run's answer is lost */
-                rc = RT_EXIT_FAILURE;
-                break;
-            }
-        } else if (r.inline_data)
-            rt_note("upload: run %lld -> sentinel run %s: %lld sample%s, %lld bytes of CSV "
-                    "inline with finish (no S3 object)",
-                    (long long)ids[i], r.remote_run_id, (long long)r.rows, r.rows == 1 ? "" : "s",
-                    (long long)r.bytes);
-        else
-            rt_note("upload: run %lld -> sentinel run %s: %lld sample%s in %lld batch%s, %lld "
-                    "bytes",
-                    (long long)ids[i], r.remote_run_id, (long long)r.rows, r.rows == 1 ? "" : "s",
-                    (long long)r.batches, r.batches == 1 ? "" : "es", (long long)r.bytes);
+        rc = r != RT_EXIT_OK ? r : rc;
     }
-out:
     free(ids);
-    rt_store_close(store);
     rt_sentinel_free(&s);
     return rc;
 }

@@ -118,23 +118,28 @@ static void print_version(const struct rt_env *e)
  * most two edits away), the way git does. */
 static int unknown(const char *name)
 {
-    const char *cands[96 + RT_ARRAY_LEN(top_options)] = {0};
-    size_t n = 0;
+    size_t max = RT_ARRAY_LEN(top_options), n = 0;
+    for (const struct cmd_def *const *c = cmd_table; *c; c++)
+        max++;
+    for (const struct rt_opt *o = rt_config_opts; o->name; o++)
+        max++;
+    const char **cands = xcalloc(max, sizeof(*cands));
     int option = name[0] == '-';
-    for (const struct cmd_def *const *c = cmd_table; *c && !option && n < 32; c++)
+    for (const struct cmd_def *const *c = cmd_table; *c && !option; c++)
         cands[n++] = (*c)->name;
     char near[256];
     if (option && name[1] == '-' && !rt_config_is_option(name)) {
         /* the top level's options and, for the shorthands, run's and record's */
         for (size_t i = 0; i < RT_ARRAY_LEN(top_options); i++)
             cands[n++] = top_options[i] + 2;
-        n += rt_config_option_names(cands + n, 96);
+        n += rt_config_option_names(cands + n, max - n);
         char typed[128];
         snprintf(typed, sizeof(typed), "%.*s", (int)strcspn(name + 2, "="), name + 2);
         cmd_nearest(typed, cands, n, "--", near, sizeof(near));
     } else {
         cmd_nearest(name, cands, n, "", near, sizeof(near));
     }
+    free(cands);
     const char *what = option ? "option" : "command";
     if (near[0])
         rt_err("unknown %s '%s'; did you mean %s?", what, name, near);
@@ -145,6 +150,20 @@ static int unknown(const char *name)
     else
         rt_err("unknown command '%s' (see 'rtrack --help')", name);
     return RT_EXIT_USAGE;
+}
+
+/* `rtrack help --options NAME`: the options of command NAME (or of rtrack as
+ * resource-tracker) as its table lists them (rt_opt_list). */
+static int list_options(const char *name)
+{
+    const struct cmd_def *c = cmd_find(name);
+    if (!strcmp(name, "resource-tracker"))
+        rt_opt_list(stdout, rt_config_opts, RT_FACE_DROPIN);
+    else if (c)
+        rt_opt_list(stdout, c->opts, c->face);
+    else
+        return unknown(name);
+    return RT_EXIT_OK;
 }
 
 /* What rtrack does with its arguments; main() adds stdout's check. */
@@ -170,6 +189,10 @@ static int dispatch(int argc, char **argv, const struct rt_env *env)
             usage(stdout);
             return RT_EXIT_OK;
         }
+        /* `rtrack help --options CMD`: the options of its table, a line each, for the
+         * completions' test (tests/cli/test_completion.sh), not for people */
+        if (!strcmp(argv[2], "--options") && argc == 4)
+            return list_options(argv[3]);
         const struct cmd_def *c = cmd_find(argv[2]);
         if (!c)
             return unknown(argv[2]);
@@ -189,14 +212,14 @@ static int dispatch(int argc, char **argv, const struct rt_env *env)
         args[0] = to_run ? "run" : "record";
         for (int i = 1; i < argc; i++)
             args[i] = argv[i];
-        int rc = (to_run ? &cmd_run_def : &cmd_record_def)->fn(argc, args, env);
+        int rc = cmd_call(to_run ? &cmd_run_def : &cmd_record_def, argc, args, env);
         free(args);
         return rc;
     }
     const struct cmd_def *c = cmd_find(name);
     if (!c)
         return unknown(name);
-    return c->fn(argc - 1, argv + 1, env);
+    return cmd_call(c, argc - 1, argv + 1, env);
 }
 
 /* The name rtrack was called by, without its directory. */

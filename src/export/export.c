@@ -10,6 +10,7 @@
 #include "jsonl.h"
 #include "rtrack/base/util.h"
 #include "rtrack/base/pyfmt.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 
@@ -58,7 +59,12 @@ struct rt_exporter {
     struct rt_buf line;
 };
 
-static const char *const views[] = {"python_combined", "python_system", "python_process"};
+/* The CSV layouts' statements (sql/queries/export.sql): a run's samples, or one sample */
+static const enum rt_query layout_rows[][2] = {
+    [RT_TABLE_COMBINED] = {RT_Q_EXPORT_COMBINED_RUN, RT_Q_EXPORT_COMBINED_SAMPLE},
+    [RT_TABLE_SYSTEM] = {RT_Q_EXPORT_SYSTEM_RUN, RT_Q_EXPORT_SYSTEM_SAMPLE},
+    [RT_TABLE_PROCESS] = {RT_Q_EXPORT_PROCESS_RUN, RT_Q_EXPORT_PROCESS_SAMPLE},
+};
 
 static int find_rule(const char *name, enum colfmt *out)
 {
@@ -121,18 +127,8 @@ struct rt_exporter *rt_exporter_open(struct rt_store *store, const struct rt_exp
         bind_query(x);
         return x;
     }
-    char sql[512];
-    snprintf(sql, sizeof(sql), "SELECT * FROM %s WHERE ", views[q->table]);
-    size_t l = strlen(sql);
-    if (q->sample_id > 0)
-        snprintf(sql + l, sizeof(sql) - l, "sample_id = ?4");
-    else
-        snprintf(sql + l, sizeof(sql) - l,
-                 "run_id = ?1 AND (?2 IS NULL OR timestamp >= ?2) AND "
-                 "(?3 IS NULL OR timestamp <= ?3) AND (?5 IS NULL OR seq >= ?5) AND "
-                 "(?6 IS NULL OR seq <= ?6) ORDER BY seq");
     /* kept: live output runs it again for every sample of the recording */
-    if (!(x->rows = rt_store_rows_open_kept(store, sql))) {
+    if (!(x->rows = rt_store_query_kept(store, layout_rows[q->table][q->sample_id > 0]))) {
         snprintf(err, errlen, "cannot read the export views: %s", rt_store_error(store));
         rt_exporter_close(x);
         return NULL;
@@ -405,8 +401,7 @@ static void jworker_wait(struct jworker *w)
  * empty). */
 static int jsonl_span(struct rt_exporter *x, int64_t *lo, int64_t *hi)
 {
-    struct rt_store_rows *r =
-        rt_store_rows_open(x->store, "SELECT min(seq), max(seq) FROM samples WHERE run_id = ?1");
+    struct rt_store_rows *r = rt_store_query(x->store, RT_Q_EXPORT_SEQ_SPAN);
     if (!r)
         return 0;
     rt_store_rows_bind_i(r, 1, x->q.run_id);
@@ -422,8 +417,7 @@ static int jsonl_span(struct rt_exporter *x, int64_t *lo, int64_t *hi)
         *hi = x->q.seq_to;
     if (!ok || *hi - *lo < 2 * JSONL_SEQS)
         return 0;
-    r = rt_store_rows_open(x->store, "SELECT count(*) FROM samples WHERE run_id = ?1 AND seq "
-                                     "BETWEEN ?2 AND ?3");
+    r = rt_store_query(x->store, RT_Q_EXPORT_SEQ_COUNT);
     if (!r)
         return 0;
     rt_store_rows_bind_i(r, 1, x->q.run_id);

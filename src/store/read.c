@@ -62,6 +62,11 @@ struct rt_store_rows *rt_store_query(struct rt_store *s, enum rt_query q)
     return rows_prepare(s, rt_store_query_sql[q], 0);
 }
 
+struct rt_store_rows *rt_store_query_kept(struct rt_store *s, enum rt_query q)
+{
+    return rows_prepare(s, rt_store_query_sql[q], SQLITE_PREPARE_PERSISTENT);
+}
+
 const char *rt_store_query_name(enum rt_query q)
 {
     return rt_store_query_names[q];

@@ -349,6 +349,12 @@ int rt_store_upload_run_status(struct rt_store *s, int64_t run, char **status)
     return rc < 0 ? -1 : 0;
 }
 
+char *rt_store_upload_doubt_sql(int64_t run)
+{
+    return xasprintf("DELETE FROM uploads WHERE run_id = %lld AND remote_run_id IS NULL",
+                     (long long)run);
+}
+
 int rt_store_upload_pending(struct rt_store *s, int64_t **ids, int *n)
 {
     *ids = NULL;

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The bash completion: subcommands, options per subcommand (the same as each command's --help),
+# The bash completion: subcommands, options per subcommand (exactly those of the command's option
+# table, as `rtrack help --options CMD` lists them: the table the help and the parsing read),
+# each option's values where the table has them, the options that take a value,
 # --format values per subcommand, the job's command line after `run`, *.db files for --db, run
 # ids and job names from the database on the line (--db FILE, --db=FILE, -dFILE, $RTRACK_DB),
 # and --opt=value forms.
@@ -60,18 +62,45 @@ check "files as the job's arguments" "$(complete_words rtrack run sh no)" "notes
 pid=$$
 check "--pid offers pids" "$(complete_words rtrack record --pid "$pid" | grep -o -w "$pid" | head -1)" "$pid"
 
-# the options offered are exactly the long options of `rtrack CMD --help`
-for cmd in $("$RTRACK" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'); do
-    help=$("$RTRACK" "$cmd" --help | grep -E '^ +(-[a-zA-Z], )?--[a-z]' | grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' |
-        sort -u | tr '\n' ' ' | sed 's/ $//')
-    check "$cmd: the options of --help" "$(complete_words rtrack "$cmd" --)" "$help"
-done
-
-# resource-tracker, rtrack's second name: the options of its --help, the job from the first word
+# --- against the option tables: `rtrack help --options CMD` lists each option as
+# "--LONG<TAB>-S<TAB>ARG<TAB>VALUES" (src/cli/opt.c, rt_opt_list) ------------------------------
+# table_opts CMD : the long options of CMD's table, sorted, on one line
+table_opts() { "$RTRACK" help --options "$1" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'; }
+# table_rows CMD : its rows, the fields separated by ';' (a tab is blank to read, which would
+# merge the empty fields)
+table_rows() { "$RTRACK" help --options "$1" | tr '\t' ';'; }
 ln -s "$RTRACK" resource-tracker
-help=$(./resource-tracker --help | grep -E '^ +(-[a-zA-Z], )?--[a-z]' | grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' |
-    sort -u | tr '\n' ' ' | sed 's/ $//')
-check "resource-tracker: the options of its --help" "$(complete_words resource-tracker --)" "$help"
+COMMANDS=$("$RTRACK" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
+for cmd in $COMMANDS resource-tracker; do
+    want=$(table_opts "$cmd")
+    [ -n "$want" ] && pass "$cmd: its table lists options" || fail "$cmd: its table lists options"
+    if [ "$cmd" = resource-tracker ]; then
+        check "$cmd: the options of its table" "$(complete_words resource-tracker --)" "$want"
+    else
+        check "$cmd: the options of its table" "$(complete_words rtrack "$cmd" --)" "$want"
+    fi
+    # each option's values (an enum's, a list's words), exactly; and every option that takes a
+    # value is known as one (a flag is not), so what follows it is not taken for the job
+    while IFS=';' read -r long short arg values; do
+        if [ -n "$values" ]; then
+            want=$(tr ' ' '\n' <<<"$values" | sort | tr '\n' ' ' | sed 's/ $//')
+            if [ "$cmd" = resource-tracker ]; then
+                got=$(complete_words resource-tracker "$long" '')
+            else
+                got=$(complete_words rtrack "$cmd" "$long" '')
+            fi
+            check "$cmd $long: the values of its table" "$got" "$want"
+        fi
+        if [ -n "$arg" ]; then
+            _rtrack_takes_value "$long" && pass "$cmd $long takes a value" ||
+                fail "$cmd $long takes a value: not in _rtrack_takes_value"
+        else
+            _rtrack_takes_value "$long" && fail "$cmd $long is a flag: in _rtrack_takes_value" ||
+                pass "$cmd $long is a flag"
+        fi
+    done < <(table_rows "$cmd")
+done
+# resource-tracker, rtrack's second name: the job from the first word
 check "resource-tracker: --format values" "$(complete_words resource-tracker -f '')" "csv json python-csv rust-csv system-csv"
 check "resource-tracker: a command name first" "$(complete_words resource-tracker bas | grep -o -w bash | head -1)" "bash"
 check "resource-tracker: a command name after --" \

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The zsh (completions/_rtrack) and fish (completions/rtrack.fish) completions: subcommands,
-# options per subcommand (the same as each command's --help), --format/--table values, *.db
+# options per subcommand (exactly those of the command's option table, `rtrack help --options
+# CMD`, which its --help and its parsing read too), every option's values where the table has
+# them (--format, --table, --status), *.db
 # files for --db, run ids and job names from the database on the line (or $RTRACK_DB), the job's
 # command line after `run`. zsh is driven for real: an
 # interactive zsh under zpty gets the line typed and TAB, with compadd wrapped to log every
@@ -12,10 +14,27 @@ COMPDIR=$(cd "$HERE/../../completions" && pwd)
 touch a.db b.db notes.txt c.toml; mkdir sub
 "$RTRACK" record --quiet --db ids.db --duration 0.1 -n train &&
     "$RTRACK" record --quiet --db ids.db --duration 0.1 -n etl
-# help_opts CMD : the long options of `rtrack CMD --help`, sorted, on one line
-help_opts() {
-    "$RTRACK" "$1" --help | grep -E '^ +(-[a-zA-Z], )?--[a-z]' | grep -oE -- '--[a-z0-9]+(-[a-z0-9]+)*' |
-        sort -u | tr '\n' ' ' | sed 's/ $//'
+# table_opts CMD : the long options of CMD's table, sorted, on one line
+table_opts() { "$RTRACK" help --options "$1" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'; }
+# table_values CMD : "--LONG VALUE..." (sorted) for each option of CMD's table that has values
+table_values() {
+    "$RTRACK" help --options "$1" | awk -F'\t' '$4 != "" {
+        n = split($4, v, " "); s = ""
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+        for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") v[i]
+        print $1 "\t" s }'
+}
+COMMANDS=$("$RTRACK" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
+# check_tables SHELL COMPLETE : every command's options, and each option's values, as the
+# function COMPLETE (a line in, the completions out) offers them, against the tables
+check_tables() {
+    local sh=$1 complete=$2 cmd long values
+    for cmd in $COMMANDS; do
+        check "$sh: $cmd: the options of its table" "$($complete "rtrack $cmd --")" "$(table_opts "$cmd")"
+        while IFS=$'\t' read -r long values; do
+            check "$sh: $cmd $long: the values of its table" "$($complete "rtrack $cmd $long ")" "$values"
+        done < <(table_values "$cmd")
+    done
 }
 
 # --- fish ---------------------------------------------------------------------------------
@@ -50,8 +69,19 @@ if command -v fish >/dev/null 2>&1; then
     check "fish: --run: --db=FILE" "$(fish_complete 'rtrack report --db=ids.db --run ')" "1 2 latest"
     check "fish: summary --job: job names from --db" "$(fish_complete 'rtrack summary -d ids.db --job ')" "etl train"
     check "fish: --run reads no missing database into being" "$(ls rtrack.db 2>/dev/null | wc -l)" 0
-    for cmd in run record export runs summary report upload; do
-        check "fish: $cmd: the options of --help" "$(fish_complete "rtrack $cmd --")" "$(help_opts "$cmd")"
+    check_tables fish fish_complete
+    # the options that take a value, where the job's command line starts after them (run and
+    # resource-tracker): exactly those with a value in the tables of run, record and
+    # resource-tracker
+    for cmd in run record resource-tracker; do
+        while IFS=';' read -r long short arg _; do
+            for o in $long $short; do
+                got=$(fish -c 'source $argv[1]; __rtrack_takes_value $argv[2]; and echo value; or echo flag' \
+                    "$COMPDIR/rtrack.fish" "$o")
+                check "fish: $cmd $o: $([ -n "$arg" ] && echo takes a value || echo is a flag)" "$got" \
+                    "$([ -n "$arg" ] && echo value || echo flag)"
+            done
+        done < <("$RTRACK" help --options "$cmd" | tr '\t' ';') # (tabs would merge empty fields)
     done
     check "fish: --db offers databases and directories" "$(fish_complete 'rtrack record --db ')" \
         "a.db b.db ids.db sub/"
@@ -73,6 +103,8 @@ if command -v fish >/dev/null 2>&1; then
     }
     check "fish: resource-tracker --format values" "$(rt_fish 'resource-tracker -f ')" "csv json python-csv rust-csv system-csv"
     check "fish: resource-tracker --version" "$(rt_fish 'resource-tracker --vers')" "--version"
+    check "fish: resource-tracker: the options of its table" "$(rt_fish 'resource-tracker --')" \
+        "$(table_opts resource-tracker)"
     check "fish: resource-tracker: a command name first" \
         "$(rt_fish 'resource-tracker bas' | grep -o -w bash | head -1)" "bash"
     check "fish: resource-tracker: no options in the job" "$(rt_fish 'resource-tracker -- cat --inter')" ""
@@ -147,9 +179,9 @@ ZSH
     check "zsh: --run: \$RTRACK_DB" "$(RTRACK_DB=ids.db zsh_complete 'rtrack export --run ')" "1 2 latest"
     check "zsh: --run: --db=FILE" "$(zsh_complete 'rtrack report --db=ids.db --run ')" "1 2 latest"
     check "zsh: summary --job: job names from --db" "$(zsh_complete 'rtrack summary -d ids.db --job ')" "etl train"
-    for cmd in run record export runs summary report upload; do
-        check "zsh: $cmd: the options of --help" "$(zsh_complete "rtrack $cmd --")" "$(help_opts "$cmd")"
-    done
+    check_tables zsh zsh_complete
+    check "zsh: resource-tracker: the options of its table" "$(zsh_complete 'resource-tracker --')" \
+        "$(table_opts resource-tracker)"
     check "zsh: --db offers databases and directories" "$(zsh_complete 'rtrack record --db ')" \
         "a.db b.db ids.db sub"
     check "zsh: --config offers .toml files" "$(zsh_complete 'rtrack run --config ')" "c.toml sub"

@@ -47,6 +47,10 @@ for cmd in $COMMANDS; do
     check "$cmd --help: an options section" "$(grep -c '^options:$' h.out)" 1
     entries h.out >"entries.$cmd"
     check "$cmd --help: --help is listed" "$(grep -c '^--help	' "entries.$cmd")" 1
+    # the option lines are the command's table (`rtrack help --options CMD`, which the
+    # completions' tests hold the completion files to), in its order
+    check "$cmd --help: the options of its table, in order" "$(cut -f1 "entries.$cmd" | tr '\n' ' ')" \
+        "$("$RTRACK" help --options "$cmd" | cut -f1 | tr '\n' ' ')"
     # --db everywhere (but merge, which names its files as arguments): RTRACK_DB, rtrack.db
     db=$(grep '^--db	' "entries.$cmd")
     [ "$cmd" = merge ] && db="(default rtrack.db) [env RTRACK_DB]"
@@ -64,6 +68,13 @@ for cmd in $COMMANDS; do
     rm -f rtrack.db rtrack.db-wal rtrack.db-shm
 done
 check "rtrack help CMD creates no database" "$(ls ./*.db 2>/dev/null | wc -l)" 0
+ln -s "$RTRACK" resource-tracker
+./resource-tracker --help >rt.out
+entries rt.out >entries.rt
+check "resource-tracker --help: the options of its table, in order" "$(cut -f1 entries.rt | tr '\n' ' ')" \
+    "$("$RTRACK" help --options resource-tracker | cut -f1 | tr '\n' ' ')"
+"$RTRACK" help --options nosuch >o.out 2>o.err
+check "help --options of no command: exit 2, nothing on stdout" "$?:$(wc -c <o.out)" "2:0"
 
 # --- run and record: the environment variable and default of each option, as docs/usage.md ---
 # the "## Options" table: | `-i, --interval SECS` — ... | `RTRACK_INTERVAL` | config | default |

@@ -293,6 +293,35 @@ RTRACK_CLOUD_DISCOVERY=0 SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_WAIT=20 "$RTRAC
     --db st0.db --interval 0.1 -- sleep 0.3 >out 2>err; keep
 check "streamed, RTRACK_CLOUD_DISCOVERY=0: not asked" "$?,$(q st0.db "SELECT count(*) FROM runs WHERE cloud_vendor_id IS NULL")" "0,1"
 
+# --- several databases (--db again, or a glob): --all uploads from each in turn, its progress kept
+# in each; a run id or "latest" names a run of one database, so without --all several are refused
+"$RTRACK" record --quiet --db many-a.db --interval 0.1 --duration 0.3 -n many-a &&
+    "$RTRACK" record --quiet --db many-b.db --interval 0.1 --duration 0.3 -n many-b
+n_runs=$(requests 'POST /runs')
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db 'many-*.db' --all >out 2>err; keep
+check "several databases, --all: exit 0, a run registered from each" \
+    "$?,$(($(requests 'POST /runs') - n_runs))" "0,2"
+check "several databases: each named before its runs, in order" \
+    "$(grep -o "^rtrack: upload: database '[^']*'" err | tr '\n' ' ')" \
+    "rtrack: upload: database 'many-a.db' rtrack: upload: database 'many-b.db' "
+check "several databases: each finished in its own database" \
+    "$(q many-a.db "SELECT count(*) FROM uploads WHERE finished_at IS NOT NULL"),$(q many-b.db "SELECT count(*) FROM uploads WHERE finished_at IS NOT NULL")" \
+    "1,1"
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db many-a.db --db many-b.db --all >out 2>err; keep
+check "several databases, again: exit 0, nothing sent twice" \
+    "$?,$(($(requests 'POST /runs') - n_runs)),$(grep -c "^rtrack: upload: nothing to upload in 'many-[ab].db'$" err)" "0,2,2"
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db many-a.db --db many-b.db >out 2>err; keep
+check "several databases, the latest run: exit 2, says why" \
+    "$?,$(grep -c "^rtrack: upload: the latest run names a run of one database, and --db gave 2 (with --all, each is uploaded in turn)$" err)" \
+    "2,1"
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db 'many-*.db' --run 1 --dry-run >out 2>err; keep
+check "several databases, --run: exit 2" "$?,$(grep -c "^rtrack: upload: --run names a run of one database" err)" "2,1"
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db 'none-*.db' --all >out 2>err; keep
+check "a glob that matches nothing: exit 2" "$?,$(grep -c "no database matches 'none-\*.db'" err)" "2,1"
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db 'many-a*.db' --dry-run >out 2>err; keep
+check "a glob of one database: its latest run" \
+    "$?,$(wc -c <out),$(grep -c "^rtrack: upload: run 1 was uploaded before; nothing to do$" err)" "0,0,1"
+
 # --- bad input --------------------------------------------------------------------------------------
 SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db up.db --run 9 >out 2>err; keep
 check "unknown run: exit 2" "$?" 2

@@ -82,7 +82,7 @@ check "lost answer: exit 1" "$rc" 1
 check "lost answer: the mock made the run, rtrack does not know its id" \
     "$(($(posts) - n0)),$(made),$(q lost.db "SELECT remote_run_id IS NULL FROM uploads")" "1,4,1"
 check "lost answer: says what happened and that it is not registered again" \
-    "$(grep -c "^rtrack: upload: run 1: sentinel api $SENTINEL_API_URL gave no complete answer to POST /runs: .*; sentinel may have registered the run all the same: it is not registered again by itself; if sentinel has no such run, clear the doubt with sqlite3 'lost.db' \"DELETE FROM uploads WHERE run_id = 1 AND remote_run_id IS NULL\" and upload again$" err):$(wc -l <err)" "1:1"
+    "$(grep -c "^rtrack: upload: run 1: sentinel api $SENTINEL_API_URL gave no complete answer to POST /runs: .*; sentinel may have registered the run all the same: it is not registered again by itself; if sentinel has no such run, clear the doubt with sqlite3 lost.db 'DELETE FROM uploads WHERE run_id = 1 AND remote_run_id IS NULL' and upload again$" err):$(wc -l <err)" "1:1"
 check "lost answer: the doubt is in the database" \
     "$(q lost.db "SELECT api_url = '$SENTINEL_API_URL', register_sent_at IS NOT NULL, register_error LIKE '%gave no complete answer%', owner_pid IS NULL FROM uploads")" "1|1|1|1"
 for how in "--run 1" "--all"; do
@@ -90,7 +90,7 @@ for how in "--run 1" "--all"; do
     rc=$?
     check "lost answer, upload $how again: exit 1, no POST /runs" "$rc,$(($(posts) - n0))" "1,1"
     check "lost answer, upload $how again: says the registration is in doubt, and why" \
-        "$(grep -c "^rtrack: upload: run 1: its registration is in doubt: POST /runs to $SENTINEL_API_URL at [0-9-]*T[0-9:]*Z got no usable answer (sentinel api $SENTINEL_API_URL gave no complete answer to POST /runs: .*), so sentinel may hold the run already; it is not registered again by itself; if sentinel has no such run, clear the doubt with sqlite3 'lost.db' \"DELETE FROM uploads WHERE run_id = 1 AND remote_run_id IS NULL\" and upload again$" err)" 1
+        "$(grep -c "^rtrack: upload: run 1: its registration is in doubt: POST /runs to $SENTINEL_API_URL at [0-9-]*T[0-9:]*Z got no usable answer (sentinel api $SENTINEL_API_URL gave no complete answer to POST /runs: .*), so sentinel may hold the run already; it is not registered again by itself; if sentinel has no such run, clear the doubt with sqlite3 lost.db 'DELETE FROM uploads WHERE run_id = 1 AND remote_run_id IS NULL' and upload again$" err)" 1
 done
 sed 's/^/    /' err
 # the user clears it with the command rtrack printed; this API honours Idempotency-Key, so the

@@ -19,12 +19,12 @@ static int setup(void **state)
     snprintf(tmpdir, sizeof(tmpdir), "/tmp/rtrack-config.XXXXXX");
     if (!mkdtemp(tmpdir) || chdir(tmpdir) != 0)
         return -1;
-    static const char *const vars[] = {"RTRACK_DB",        "RTRACK_INTERVAL",      "RTRACK_CONFIG",
-                                       "RTRACK_DURATION",  "TRACKER_QUIET",        "TRACKER_TAGS",
-                                       "TRACKER_JOB_NAME", "TRACKER_PROJECT_NAME", "TRACKER_TEAM",
-                                       "TRACKER_INTERVAL", "TRACKER_PID",          "TRACKER_FORMAT",
-                                       "RTRACK_OUTPUT",    "TRACKER_OUTPUT",       "TRACKER_CONFIG",
-                                       "RTRACK_QUIET",     "RTRACK_FORMAT",        "TRACKER_DB"};
+    static const char *const vars[] = {
+        "RTRACK_DB",     "RTRACK_INTERVAL",  "RTRACK_CONFIG",    "RTRACK_DURATION",
+        "TRACKER_QUIET", "TRACKER_TAGS",     "TRACKER_JOB_NAME", "TRACKER_PROJECT_NAME",
+        "TRACKER_TEAM",  "TRACKER_INTERVAL", "TRACKER_PID",      "TRACKER_FORMAT",
+        "RTRACK_OUTPUT", "TRACKER_OUTPUT",   "TRACKER_CONFIG",   "RTRACK_QUIET",
+        "RTRACK_FORMAT", "TRACKER_DB",       "RTRACK_TAGS"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
         unsetenv(vars[i]);
     return 0;
@@ -133,6 +133,26 @@ static void test_tags_merge(void **state)
     unsetenv("TRACKER_TAGS");
     assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--tag", "novalue"), RT_EXIT_USAGE);
     assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record", "--tag", "=v"), RT_EXIT_USAGE);
+}
+
+/* RTRACK_TAGS is a list as TRACKER_TAGS is (docs/usage.md: `k=v,k2=v2` for both; it was one
+ * tag, "a=1,b=2" the value of a), and where both set a key, rtrack's wins. */
+static void test_rtrack_tags(void **state)
+{
+    (void)state;
+    setenv("RTRACK_TAGS", "a=1, b=2", 1);
+    setenv("TRACKER_TAGS", "a=0,c=3", 1);
+    struct rt_config c;
+    assert_int_equal(LOAD(&c, RT_CMD_RECORD, "record"), 0);
+    const char *want[][2] = {{"a", "1"}, {"c", "3"}, {"b", "2"}};
+    assert_int_equal(c.ntags, 3);
+    for (size_t i = 0; i < c.ntags; i++) {
+        assert_string_equal(c.tags[i].key, want[i][0]);
+        assert_string_equal(c.tags[i].value, want[i][1]);
+    }
+    rt_config_free(&c);
+    unsetenv("RTRACK_TAGS");
+    unsetenv("TRACKER_TAGS");
 }
 
 /* One rule for a tag key from every source: not empty, no '=', no blank at either end; blanks
@@ -493,6 +513,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_precedence, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tags_merge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tags_one_rule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rtrack_tags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sentinel_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bool_env, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_values, setup, teardown),

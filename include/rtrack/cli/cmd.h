@@ -3,11 +3,11 @@
 #ifndef RTRACK_CMD_H
 #define RTRACK_CMD_H
 
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "rtrack/cli/opt.h"
 #include "rtrack/store/store.h"
 
 struct rt_env;
@@ -15,31 +15,68 @@ struct rt_env;
 /* --- the command table ---------------------------------------------------------------------
  *
  * One row per command (src/cli/commands.c), each defined beside its code (cmd_NAME.c): its
- * name, function, the line `rtrack --help` shows, and its help: `rtrack help NAME`,
- * `rtrack NAME --help`, the options getopt_long reads. The tests hold the man page's synopsis
- * and options and the shell completions against what the table prints. */
+ * name, function, the line `rtrack --help` shows, its help, its options (a table of opt.h's
+ * rows: `rtrack NAME --help`, the parsing, `rtrack help --options NAME`) and how it gets its
+ * database. cmd_call() does what every command does alike before its function runs: the options
+ * by the table, the command's own checks, the databases (--db again or a glob, --slurm-job)
+ * merged or taken as they are, opened, and --run resolved. The tests hold the man page's
+ * synopsis and options and the shell completions against what the table prints. */
 
-/* One option: how --help shows it and how it is parsed. */
-struct cmd_opt {
-    const char *name; /* long name; NULL ends a table */
-    int short_opt;    /* 0: none */
-    const char *arg;  /* the value's name in --help; NULL: a flag */
-    const char *help; /* what it does, its default in parentheses */
-    const char *env;  /* the variables that set it too (blank-separated), each shown as
-                       * [env NAME], or NULL */
-    int key;          /* what cmd_parse_next() returns for it */
+struct cmd_ctx;
+
+/* How a command reads the database (the readers: export, runs, summary, report, upload). */
+enum cmd_db_mode {
+    CMD_DB_NONE,  /* none, or its own (run, record, merge) */
+    CMD_DB_READ,  /* RT_STORE_READ */
+    CMD_DB_WRITE, /* RT_STORE_WRITE (upload keeps its progress in it) */
 };
+#define CMD_DB_RUN                                                                                 \
+    1u /* --run resolved ("latest" when not given; NULL after the check: no                        \
+        * run) into c->run_id */
+#define CMD_DB_EACH                                                                                \
+    2u                     /* every database given, each in turn (not merged): the function        \
+                            * runs once per database (upload) */
+#define CMD_DB_EXISTING 4u /* a database that is not there is an error (not made) */
+#define CMD_DB_OUTPUT                                                                              \
+    8u /* writes c->output (NULL: stdout), which must not be the database or                       \
+        * its -wal, -shm, -journal */
 
 struct cmd_def {
     const char *name;
-    int (*fn)(int argc, char **argv, const struct rt_env *env);
-    const char *summary;        /* `rtrack --help`'s line */
-    const char *synopsis;       /* "usage: rtrack NAME " then this; '\n' starts an indented line */
-    const char *description;    /* the paragraph before the options */
-    const struct cmd_opt *opts; /* NULL: print_opts prints them (run and record: config.c) */
-    void (*print_opts)(FILE *out);
+    int (*fn)(struct cmd_ctx *c);
+    const char *summary;     /* `rtrack --help`'s line */
+    const char *synopsis;    /* "usage: rtrack NAME " then this; '\n' starts an indented line */
+    const char *description; /* the paragraph before the options */
+    const struct rt_opt *opts;
+    unsigned face;        /* the rows of opts it takes (0: all; run and record: config.c's) */
+    size_t opts_size;     /* the options struct the rows' offsets point into, ... */
+    const void *defaults; /* ... as it starts (NULL: zeros) */
+    /* after the options, before the database: the command's own usage checks; may set c->run
+     * and c->output. 0, or an exit code after saying why */
+    int (*check)(struct cmd_ctx *c);
+    enum cmd_db_mode db;
+    unsigned db_flags;  /* CMD_DB_* */
+    int layered;        /* run, record: the function reads argv itself (rt_config_load: options >
+                         * environment > config file) */
     const char *epilog; /* after the options (examples, the environment), or NULL */
     int operands;       /* takes arguments after the options (merge's files): argv[optind]... */
+};
+
+/* What a command's function gets. */
+struct cmd_ctx {
+    const struct cmd_def *def;
+    const struct rt_env *env;
+    int argc; /* the command's arguments, argv[0] its name */
+    char **argv;
+    int optind;         /* the first operand */
+    void *opts;         /* def->opts_size bytes, filled by def->opts */
+    const char *run;    /* --run (an id or "latest"), as the check left it; NULL: none */
+    const char *output; /* CMD_DB_OUTPUT: what it writes (NULL: stdout); the check sets it */
+    const char *db_path;
+    int ndbs;               /* the databases given (CMD_DB_EACH: the function runs for each) */
+    struct rt_store *store; /* open while the function runs (db not CMD_DB_NONE) */
+    int64_t run_id;         /* c->run's id */
+    double started;         /* and its start (epoch seconds) */
 };
 
 /* The commands, in `rtrack --help`'s order; NULL-terminated. */
@@ -49,32 +86,39 @@ const struct cmd_def *cmd_find(const char *name);
 extern const struct cmd_def cmd_run_def, cmd_record_def, cmd_export_def, cmd_runs_def,
     cmd_summary_def, cmd_report_def, cmd_upload_def, cmd_merge_def;
 
+/* Command d with its arguments (argv[0] its name): options, check, database, function, in
+ * that order; its exit code. */
+int cmd_call(const struct cmd_def *d, int argc, char **argv, const struct rt_env *env);
+
 /* A command's whole help text. */
 void cmd_help(const struct cmd_def *d, FILE *out);
-/* One option line of a help text ("  -i, --interval SECS" then its help, wrapped at 80 columns
- * with "[env NAME]" as one word): what cmd_help prints for each option, and config.c for
- * run's and record's. */
-void cmd_help_opt(FILE *out, int short_opt, const char *name, const char *arg, const char *help,
-                  const char *env);
 
-/* getopt_long over a command's table (stops at the first argument that is not an option, as
- * `rtrack run` needs for its job's argv). */
-struct cmd_parse {
-    const struct cmd_def *cmd;
-    int argc;
-    char **argv;
-    struct option lopts[24];
-    char shorts[64];
-};
-enum { CMD_PARSE_DONE = -1, CMD_PARSE_HELP = -2, CMD_PARSE_BAD = -3 };
-void cmd_parse_begin(struct cmd_parse *p, const struct cmd_def *d, int argc, char **argv);
-/* The next option's key, its value in *val (NULL for a flag); CMD_PARSE_DONE at the end;
- * CMD_PARSE_HELP after printing the help (--help, -h); CMD_PARSE_BAD after saying what is wrong
- * (an unknown option, a missing value, or, at the end, an argument that is not an option:
- * commands other than run take none). */
-int cmd_parse_next(struct cmd_parse *p, const char **val);
-/* What a command exits with when cmd_parse_next() said CMD_PARSE_HELP or CMD_PARSE_BAD. */
-int cmd_parse_exit(int rc);
+/* The readers' shared rows (cmd_call.c): --db given again or a glob (the databases of
+ * cmd_dbs_add), --slurm-job (cmd_dbs_slurm_job), --run (c->run); each with its help. */
+int cmd_opt_db(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
+int cmd_opt_slurm_job(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
+int cmd_opt_run(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
+#define CMD_OPT_DB(h)                                                                              \
+    {                                                                                              \
+        RT_OPT_ROW("db", 'd', "FILE", h), .env = "RTRACK_DB", .env_rust = "TRACKER_DB",            \
+                                          .type = RT_OPT_CALLBACK, .fn = cmd_opt_db                \
+    }
+#define CMD_OPT_DBS                                                                                \
+    CMD_OPT_DB("database (default rtrack.db); again, or a glob, to read several as one")
+#define CMD_OPT_SLURM_JOB(h) OPT_CALLBACK("slurm-job", 0, "ID", h, cmd_opt_slurm_job)
+#define CMD_OPT_RUN(h)       OPT_CALLBACK("run", 'r', "ID|latest", h, cmd_opt_run)
+
+/* --recommend-server (summary, report): a flag into st's `recommend_server`; the Keeper's URL is
+ * RTRACK_KEEPER_URL's (rt_env) */
+#define CMD_OPT_RECOMMEND_SERVER(h, st)                                                            \
+    {                                                                                              \
+        RT_OPT_ROW("recommend-server", 0, NULL, h),                                                \
+            .env = "RTRACK_KEEPER_URL", .type = RT_OPT_BOOL, .off = offsetof(st, recommend_server) \
+    }
+
+/* Run arg ("latest" or an id) of c's database: its id, and its start into *started (may be
+ * NULL); 0 after saying why not (no such run, not an id). */
+int64_t cmd_find_run(const struct cmd_ctx *c, const char *arg, double *started);
 
 /* Shared by run and record: the database, host facts and the run row, in that order, so any
  * problem is reported before a job starts. Returns NULL after printing the error. */
@@ -137,17 +181,18 @@ int cmd_stdout_check(void);
  * process ends there with _exit(rc), stdout and stderr flushed. */
 int cmd_stdout_end(int rc);
 
-/* The readers' preamble (export, runs, summary, report, upload): the database at db_path
- * opened (RT_STORE_READ; upload keeps its progress in it: RT_STORE_WRITE) and, unless run is
- * NULL, the run it names ("latest" or an id) resolved into *run_id and its start time into
- * *started (may be NULL). NULL after printing why: exit code 2 (RT_EXIT_USAGE). */
+/* The readers' preamble (cmd_call() for export, runs, summary, report, upload): the database at
+ * db_path opened (RT_STORE_READ; upload keeps its progress in it: RT_STORE_WRITE) and, unless
+ * run is NULL, the run it names ("latest" or an id) resolved into *run_id and its start time
+ * into *started (may be NULL). NULL after printing why: exit code 2 (RT_EXIT_USAGE). */
 struct rt_store *cmd_open_db(const char *db_path, enum rt_store_mode mode, const char *run,
                              int64_t *run_id, double *started);
 
-/* The databases a reader reads (summary, report, export, runs): --db given once or more, each a
- * file or a glob, and --slurm-job. One file without a job is read as it is; several files, a
- * glob, or a job's runs are merged (store/merge.h) into a private temporary database first,
- * removed when the process exits. One command per process: the list is the process's. */
+/* The databases a reader reads (summary, report, export, runs; upload each in turn): --db given
+ * once or more, each a file or a glob, and --slurm-job. One file without a job is read as it
+ * is; several files, a glob, or a job's runs are merged (store/merge.h) into a private
+ * temporary database first, removed when the process exits. One command per process: the list
+ * is the process's. */
 /* --db VALUE: a file, or a pattern (glob(3)) that names one or more. -1 after saying why (a
  * pattern that matches nothing, too many files): exit 2. */
 int cmd_dbs_add(const char *cmd, const char *value);
@@ -157,8 +202,13 @@ const char *cmd_dbs_slurm(void); /* the job asked for, or NULL */
 /* The database to read: the one given (or RTRACK_DB's, rtrack.db) or the private merge of all.
  * NULL after saying why: exit 2. */
 const char *cmd_dbs_path(const char *cmd, const struct rt_env *env);
+/* How many databases --db named (a glob's files counted); 0 when none was given. */
+int cmd_dbs_count(void);
+/* The databases as given, not merged (upload's, each in turn): *n of them, the default one
+ * (RTRACK_DB's, rtrack.db) when none was given. */
+const char *const *cmd_dbs_list(const struct rt_env *env, int *n);
 /* summary --slurm-job: the job across its nodes (summary/cluster.h) in format 0 text, 1 JSON,
- * 2 markdown; an exit code. */
-int cmd_cluster_summary(const char *db_path, const char *slurm_job, int fmt);
+ * 2 markdown, from the database open in store; an exit code. */
+int cmd_cluster_summary(struct rt_store *store, const char *slurm_job, int fmt);
 
 #endif

@@ -1,12 +1,14 @@
 /* config.h - options of `run` and `record`: CLI > TRACKER_... and RTRACK_... environment > TOML
- * file > defaults, all from one table (src/config.c). */
+ * file > defaults, all from one table (src/cli/config.c, rows of opt.h). */
 #ifndef RTRACK_CONFIG_H
 #define RTRACK_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "rtrack/cli/opt.h"
 #include "rtrack/sample/run.h"
 
 struct rt_config {
@@ -14,12 +16,13 @@ struct rt_config {
     char *db;
     char *config_file; /* the file that was read, NULL if none */
     int quiet;
-    int summary;         /* run: the summary on stdout when the job has ended (--summary) */
-    int cloud_discovery; /* 1: ask the cloud while recording; 0: never; -1: when streaming */
-    pid_t pid;
+    int summary;            /* run: the summary on stdout when the job has ended (--summary) */
+    int cloud_discovery;    /* 1: ask the cloud while recording; 0: never; -1: when streaming */
+    int64_t pid;            /* record: --pid (0: none) */
     double duration;        /* 0 = no limit */
     char *output;           /* live output: a file, "-" for stdout, NULL for none */
-    int output_csv;         /* live output format: enum rt_live_format (export.h) */
+    int format;             /* --format: the index of its value in the table's list */
+    int output_csv;         /* live output format: enum rt_live_format (export.h), of format */
     int dropin;             /* read as resource-tracker (argv[0]): the Rust tool's defaults */
     double upload_interval; /* streaming to Sentinel: seconds between uploads */
     char *sentinel_url;     /* Sentinel API base URL, NULL = SENTINEL_API_URL's default */
@@ -44,11 +47,10 @@ enum rt_cmd_kind { RT_CMD_RUN, RT_CMD_RECORD, RT_CMD_DROPIN };
  * for --help, -2 for --version, printed by the caller). */
 int rt_config_load(struct rt_config *cfg, enum rt_cmd_kind kind, int argc, char **argv);
 void rt_config_free(struct rt_config *cfg);
-/* The option lines of run's and record's --help (their rows of the command table print the
- * rest), and what follows them. */
-void rt_config_print_run_opts(FILE *out);
-void rt_config_print_record_opts(FILE *out);
-void rt_config_print_dropin_opts(FILE *out);
+/* The options of run (RT_FACE_RUN), record (RT_FACE_RECORD) and resource-tracker
+ * (RT_FACE_DROPIN), one row each (a row of its own where resource-tracker's help says another
+ * default): their help, parsing, variables and config keys. */
+extern const struct rt_opt rt_config_opts[];
 /* The long names of run's and record's options (for "did you mean"), at most max. */
 size_t rt_config_option_names(const char **names, size_t max);
 /* 1 when arg ("--interval", "--pid=3", "-p") is one of run's or record's options: what

@@ -19,6 +19,9 @@ struct rt_store_rows;
 /* Named query q prepared on s, its rows read through read.h (bind, next, columns, close).
  * NULL when SQLite refuses it, with the reason in rt_store_error(s). */
 struct rt_store_rows *rt_store_query(struct rt_store *s, enum rt_query q);
+/* The same kept for a whole recording and run again for every sample (the live output's; as
+ * rt_store_rows_open_kept). */
+struct rt_store_rows *rt_store_query_kept(struct rt_store *s, enum rt_query q);
 /* q's name, "READER.NAME" (for messages and the test that prepares them all) */
 const char *rt_store_query_name(enum rt_query q);
 

@@ -89,6 +89,11 @@ int rt_store_upload_finished(struct rt_store *s, int64_t run, double now, int64_
  * killed), or NULL when there is no such run (0 returned). Free *status. */
 int rt_store_upload_run_status(struct rt_store *s, int64_t run, char **status);
 
+/* The statement a person runs (with sqlite3) to say that Sentinel has no such run: it clears
+ * the doubt of run `run`'s registration, so that upload registers it again. The tables are the
+ * store's to name; the id is in the text, as it is for a person to paste. Free it. */
+char *rt_store_upload_doubt_sql(int64_t run);
+
 /* The runs `rtrack upload --all` sends: not finished on Sentinel, not being recorded; oldest
  * first. *ids is allocated (free it), *n its length. */
 int rt_store_upload_pending(struct rt_store *s, int64_t **ids, int *n);
