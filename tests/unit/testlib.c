@@ -456,3 +456,67 @@ int fx_python_mock(const char *script, const char *arg1, const char *arg2, pid_t
     }
     return port;
 }
+
+/* --- a fixture root mutated between samples ----------------------------------------------------
+ */
+
+int fx_walk_mode;
+
+static int no_statvfs(void *ud, const char *path, struct rt_fsstat *out)
+{
+    (void)ud;
+    (void)path;
+    (void)out;
+    return -2;
+}
+
+void fx_gen_init(struct fx_gen *g)
+{
+    memset(g, 0, sizeof(*g));
+    snprintf(g->root, sizeof(g->root), "/tmp/rtrack-fx.XXXXXX");
+    assert_non_null(mkdtemp(g->root));
+    g->env.root = g->root;
+    g->env.statvfs_fn = no_statvfs;
+    g->env.clk_tck = 100;
+    g->env.page_size = 4096;
+    g->t = 1000.0;
+    fx_write(g->root, "proc/stat", "cpu  100 0 50 1000 0 0 0 0 0 0\n");
+}
+
+void fx_gen_open(struct fx_gen *g, pid_t root_pid, pid_t subreaper)
+{
+    if (fx_walk_mode)
+        fx_write_children(g->root);
+    struct rt_collect_cfg cc = {root_pid, subreaper, 1.0, 0};
+    g->col = rt_collectors_open(&g->env, &cc);
+}
+
+struct rt_sample *fx_gen_sample(struct fx_gen *g)
+{
+    struct rt_sample *s = &g->buf[g->next];
+    g->next ^= 1;
+    rt_sample_begin(s, g->prev, g->prev ? RT_SAMPLE_PERIODIC : RT_SAMPLE_BASELINE, g->t, g->t);
+    if (fx_walk_mode)
+        fx_write_children(g->root);
+    rt_collectors_sample(g->col, s, g->prev);
+    g->prev = s;
+    g->t += 1.0;
+    return s;
+}
+
+void fx_gen_free(struct fx_gen *g)
+{
+    rt_collectors_close(g->col);
+    rt_sample_free(&g->buf[0]);
+    rt_sample_free(&g->buf[1]);
+    fx_statvfs_free(&g->sv);
+    fx_rmtree(g->root);
+}
+
+const struct rt_proc_sample *fx_find_proc(const struct rt_sample *s, pid_t pid)
+{
+    for (int i = 0; i < s->nprocs; i++)
+        if (s->procs[i].pid == pid)
+            return &s->procs[i];
+    return NULL;
+}
