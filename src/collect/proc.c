@@ -572,11 +572,15 @@ static int each_thread_file(struct proc_state *st, pid_t pid, struct kept *k, co
     return 0;
 }
 
-/* schedstat's second field (ns waiting for a CPU, cumulative) in st->buf: 0, or -1 */
+/* schedstat's second field (ns waiting for a CPU, cumulative) in st->buf: 0, or -1. A kernel
+ * that does not account it (sched_info off: 4.2 to 5.13 built without CONFIG_SCHEDSTATS and
+ * with delay accounting off) prints "0 0 0" for every task, where any task that has run has a
+ * non-zero first field (its CPU time, always counted): unknown, not a wait of 0. */
 static int parse_sched_wait(const struct proc_state *st, int64_t *wait)
 {
     uint64_t run, w;
-    if (sscanf(st->buf.p, "%" SCNu64 " %" SCNu64, &run, &w) != 2 || w > INT64_MAX)
+    if (sscanf(st->buf.p, "%" SCNu64 " %" SCNu64, &run, &w) != 2 || w > INT64_MAX ||
+        (run == 0 && w == 0))
         return -1;
     *wait = (int64_t)w;
     return 0;
@@ -1029,6 +1033,7 @@ static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *e
 {
     double tck = (double)env->clk_tck;
     int64_t du = 0, ds = 0, dr = 0, dw = 0;
+    int dr_known = 0, dw_known = 0; /* members whose io was read in both samples */
     for (int i = 0; i < cur->nprocs; i++) {
         struct rt_proc_sample *p = &cur->procs[i];
         const struct scan_ent *e = &st->scan[scan_find(st, p->pid, p->starttime)];
@@ -1042,6 +1047,8 @@ static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *e
         ds = rt_sat_add(ds, e->ds);
         dr = rt_sat_add(dr, nz(e->dr));
         dw = rt_sat_add(dw, nz(e->dw));
+        dr_known += e->dr != RT_NA;
+        dw_known += e->dw != RT_NA;
     }
 
     cur->has_tree = 1;
@@ -1068,8 +1075,10 @@ static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *e
             double r = ((ub + sb) - (ua + sa)) / cur->dt;
             cur->proc_cpu_usage = rt_cores_bound(r, cur->ncores);
         }
-        cur->proc_read_bytes = dr;
-        cur->proc_write_bytes = dw;
+        /* none of the members' io readable (a kernel without CONFIG_TASK_IO_ACCOUNTING,
+         * another user's processes): unknown, as the tree's memory */
+        cur->proc_read_bytes = dr_known ? dr : RT_NA;
+        cur->proc_write_bytes = dw_known ? dw : RT_NA;
     }
 }
 

@@ -20,6 +20,7 @@ static void assert_rows_sum(const struct rt_sample *s)
 {
     double u = 0, st = 0;
     int64_t r = 0, w = 0;
+    int rk = 0, wk = 0; /* rows with a known figure: none, and the tree's is unknown too */
     for (int i = 0; i < s->nprocs; i++) {
         const struct rt_proc_sample *p = &s->procs[i];
         if (isnan(p->cpu_utime_s))
@@ -28,7 +29,13 @@ static void assert_rows_sum(const struct rt_sample *s)
         st += p->cpu_stime_s;
         r += p->read_bytes == RT_NA ? 0 : p->read_bytes;
         w += p->write_bytes == RT_NA ? 0 : p->write_bytes;
+        rk += p->read_bytes != RT_NA;
+        wk += p->write_bytes != RT_NA;
     }
+    if (!rk)
+        r = RT_NA;
+    if (!wk)
+        w = RT_NA;
     if (fabs(u - s->proc_utime_s) > 1e-9 || fabs(st - s->proc_stime_s) > 1e-9 ||
         r != s->proc_read_bytes || w != s->proc_write_bytes)
         fail_msg("rows sum to u %g s %g r %lld w %lld, tree has %g %g %lld %lld", u, st,
@@ -493,6 +500,89 @@ static void test_tree_run_counts_from_spawn(void **state)
     }
 }
 
+/* A tree whose /proc/PID/io cannot be read (a kernel without CONFIG_TASK_IO_ACCOUNTING,
+ * another user's processes) has unknown I/O, not none: NULL, never a sum of nothing. With one
+ * member readable, the tree's figure is that member's. */
+static void test_tree_io_unknown(void **state)
+{
+    (void)state;
+    struct fx_gen g;
+    fx_gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 10, .starttime = 1,
+                            .pss_kib = 100, .read_bytes = -1));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 5, .starttime = 2,
+                            .pss_kib = 50, .read_bytes = -1));
+    fx_gen_open(&g, 10, 0);
+    fx_gen_sample(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 20, .starttime = 1,
+                            .pss_kib = 100, .read_bytes = -1));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 8, .starttime = 2,
+                            .pss_kib = 50, .read_bytes = -1));
+    struct rt_sample *s = fx_gen_sample(&g);
+    assert_true(fabs(s->proc_utime_s - 0.13) < 1e-9);
+    assert_true(s->proc_read_bytes == RT_NA);
+    assert_true(s->proc_write_bytes == RT_NA);
+    assert_true(fx_find_proc(s, 10)->read_bytes == RT_NA);
+    assert_true(fx_find_proc(s, 11)->read_total == RT_NA);
+    assert_rows_sum(s);
+    /* the root's io becomes readable: its first reading has nothing to count from, the next
+     * one's delta is the tree's */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 20, .starttime = 1,
+                            .pss_kib = 100, .read_bytes = 1000, .write_bytes = 10));
+    s = fx_gen_sample(&g);
+    assert_true(s->proc_read_bytes == RT_NA);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 20, .starttime = 1,
+                            .pss_kib = 100, .read_bytes = 1500, .write_bytes = 10));
+    s = fx_gen_sample(&g);
+    assert_int_equal(s->proc_read_bytes, 500);
+    assert_int_equal(s->proc_write_bytes, 0); /* known, and none: 0 */
+    assert_rows_sum(s);
+    fx_gen_free(&g);
+}
+
+/* The time a process waited for a CPU: /proc/PID/schedstat's second field (ns), summed over the
+ * threads of a multi-threaded one (task/TID/schedstat). A kernel that does not account it
+ * (sched_info off: CONFIG_SCHEDSTATS unset and delay accounting off, 4.2 to 5.13) prints
+ * "0 0 0" for every task: unknown, not a wait of 0 - a process that has run a tick has a
+ * non-zero first field wherever the kernel counts. */
+static void test_tree_cpu_wait(void **state)
+{
+    (void)state;
+    struct fx_gen g;
+    fx_gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 10, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "threads", .utime = 50, .starttime = 2,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0, .threads = 2));
+    fx_write(g.root, "proc/10/schedstat", "100000000 2000000 10\n");
+    fx_write(g.root, "proc/11/task/11/schedstat", "300000000 5000000 30\n");
+    fx_write(g.root, "proc/11/task/12/schedstat", "200000000 1000000 20\n");
+    fx_gen_open(&g, 10, 0);
+    struct rt_sample *s = fx_gen_sample(&g);
+    assert_int_equal(fx_find_proc(s, 10)->sched_wait_ns, 2000000);
+    assert_int_equal(fx_find_proc(s, 11)->sched_wait_ns, 6000000);
+    assert_true(isnan(s->proc_cpu_wait_s)); /* the baseline: no interval */
+    fx_write(g.root, "proc/10/schedstat", "110000000 2500000 12\n");
+    fx_write(g.root, "proc/11/task/11/schedstat", "400000000 9000000 40\n");
+    fx_write(g.root, "proc/11/task/12/schedstat", "250000000 3000000 25\n");
+    s = fx_gen_sample(&g);
+    assert_true(fabs(fx_find_proc(s, 10)->cpu_wait_s - 0.0005) < 1e-12);
+    assert_true(fabs(fx_find_proc(s, 11)->cpu_wait_s - 0.006) < 1e-12);
+    assert_true(fabs(s->proc_cpu_wait_s - 0.0065) < 1e-12);
+    /* accounting off: every task reads "0 0 0" */
+    fx_write(g.root, "proc/10/schedstat", "0 0 0\n");
+    fx_write(g.root, "proc/11/task/11/schedstat", "0 0 0\n");
+    fx_write(g.root, "proc/11/task/12/schedstat", "0 0 0\n");
+    s = fx_gen_sample(&g);
+    assert_true(fx_find_proc(s, 10)->sched_wait_ns == RT_NA);
+    assert_true(fx_find_proc(s, 11)->sched_wait_ns == RT_NA);
+    assert_true(isnan(fx_find_proc(s, 10)->cpu_wait_s));
+    assert_true(isnan(s->proc_cpu_wait_s));
+    s = fx_gen_sample(&g);
+    assert_true(isnan(s->proc_cpu_wait_s));
+    fx_gen_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +596,8 @@ int main(void)
         cmocka_unit_test(test_tree_transient_miss),
         cmocka_unit_test(test_tree_sticky_and_subreaper),
         cmocka_unit_test(test_tree_run_counts_from_spawn),
+        cmocka_unit_test(test_tree_io_unknown),
+        cmocka_unit_test(test_tree_cpu_wait),
     };
     /* the process-tree scenarios once more, the tree found through children files */
     const struct CMUnitTest walk[] = {
@@ -517,6 +609,8 @@ int main(void)
         cmocka_unit_test(test_tree_transient_miss),
         cmocka_unit_test(test_tree_sticky_and_subreaper),
         cmocka_unit_test(test_tree_run_counts_from_spawn),
+        cmocka_unit_test(test_tree_io_unknown),
+        cmocka_unit_test(test_tree_cpu_wait),
     };
     int failed = cmocka_run_group_tests_name("full scan", tests, NULL, NULL);
     fx_walk_mode = 1;

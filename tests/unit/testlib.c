@@ -305,11 +305,13 @@ void fx_write_proc(const char *root, const struct fx_proc *p)
 {
     char rel[256], text[1024];
     snprintf(rel, sizeof(rel), "proc/%d/stat", (int)p->pid);
-    snprintf(text, sizeof(text),
-             "%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 %ld %ld %ld %ld 20 0 1 0 %ld 1000000 %ld "
-             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-             (int)p->pid, p->comm, p->state ? p->state : 'S', (int)p->ppid, (int)p->pid,
-             (int)p->pid, p->utime, p->stime, p->cutime, p->cstime, p->starttime, p->rss_pages);
+    snprintf(
+        text, sizeof(text),
+        "%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 %ld %ld %ld %ld 20 0 %ld 0 %ld 1000000 %ld "
+        "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+        (int)p->pid, p->comm, p->state ? p->state : 'S', (int)p->ppid, (int)p->pid, (int)p->pid,
+        p->utime, p->stime, p->cutime, p->cstime, p->threads ? p->threads : 1, p->starttime,
+        p->rss_pages);
     fx_write(root, rel, text);
     snprintf(rel, sizeof(rel), "proc/%d/cmdline", (int)p->pid);
     snprintf(text, sizeof(text), "%s", p->comm);

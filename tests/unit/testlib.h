@@ -81,6 +81,7 @@ struct fx_proc {
     long utime, stime, cutime, cstime, starttime, rss_pages;
     long pss_kib;                 /* < 0: no smaps_rollup */
     long read_bytes, write_bytes; /* < 0: no io file */
+    long threads;                 /* 0: 1 */
 };
 /* proc/PID/{stat,smaps_rollup,io,cmdline} under root */
 void fx_write_proc(const char *root, const struct fx_proc *p);
