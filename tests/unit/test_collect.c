@@ -114,6 +114,19 @@ static void test_live_self(void **state)
     assert_true(me->pss_kib > 0);
     assert_true(me->rss_kib > 0);
     assert_true(me->read_total != RT_NA);
+    /* what this kernel has, as the sample says it (the run keeps it) */
+    assert_string_equal(b.proc_memory_source,
+                        access("/proc/self/smaps_rollup", R_OK) == 0 ? "smaps_rollup" : "smaps");
+    if (access("/proc/self/schedstat", R_OK) == 0)
+        assert_true(b.cpu_wait_source ? !strcmp(b.cpu_wait_source, "schedstat")
+                                      : !strcmp(b.cpu_wait_missing, "schedstat-off"));
+    else
+        assert_string_equal(b.cpu_wait_missing, "no-schedstat");
+    char probe[256];
+    if (rt_read_small("/proc/pressure/cpu", probe, sizeof(probe)) >= 0)
+        assert_null(b.psi_missing);
+    else
+        assert_non_null(b.psi_missing);
     /* 0.3 s of CPU burnt, measured in 10 ms ticks */
     assert_true(b.proc_utime_s + b.proc_stime_s >= 0.25);
     assert_true(b.proc_utime_s + b.proc_stime_s <= b.dt + 0.05);

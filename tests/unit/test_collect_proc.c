@@ -569,6 +569,8 @@ static void test_tree_cpu_wait(void **state)
     assert_true(fabs(fx_find_proc(s, 10)->cpu_wait_s - 0.0005) < 1e-12);
     assert_true(fabs(fx_find_proc(s, 11)->cpu_wait_s - 0.006) < 1e-12);
     assert_true(fabs(s->proc_cpu_wait_s - 0.0065) < 1e-12);
+    assert_string_equal(s->cpu_wait_source, "schedstat");
+    assert_null(s->cpu_wait_missing);
     /* accounting off: every task reads "0 0 0" */
     fx_write(g.root, "proc/10/schedstat", "0 0 0\n");
     fx_write(g.root, "proc/11/task/11/schedstat", "0 0 0\n");
@@ -583,10 +585,143 @@ static void test_tree_cpu_wait(void **state)
     fx_gen_free(&g);
 }
 
+/* 3.10's smaps: two mappings of a process, Pss 20 and 33 KiB (a 4.14+ file has more lines per
+ * mapping, Pss_Anon, SwapPss... of which only Pss counts) */
+static const char smaps_310[] =
+    "00400000-0040b000 r-xp 00000000 fd:00 1049088                            /usr/bin/sleep\n"
+    "Size:                 44 kB\nRss:                  20 kB\nPss:                  20 kB\n"
+    "Shared_Clean:          0 kB\nShared_Dirty:          0 kB\nPrivate_Clean:        20 kB\n"
+    "Private_Dirty:         0 kB\nReferenced:           20 kB\nAnonymous:             0 kB\n"
+    "AnonHugePages:         0 kB\nSwap:                  0 kB\nKernelPageSize:        4 kB\n"
+    "MMUPageSize:           4 kB\nLocked:                0 kB\nVmFlags: rd ex mr mw me dw sd \n"
+    "7f1e2a9e1000-7f1e2a9e5000 rw-p 00000000 00:00 0 \n"
+    "Size:                 16 kB\nRss:                 16 kB\nPss:                 33 kB\n"
+    "Shared_Clean:          0 kB\nShared_Dirty:          0 kB\nPrivate_Clean:         0 kB\n"
+    "Private_Dirty:        16 kB\nReferenced:           16 kB\nAnonymous:            16 kB\n"
+    "AnonHugePages:         0 kB\nSwap:                  0 kB\nKernelPageSize:        4 kB\n"
+    "MMUPageSize:           4 kB\nLocked:                0 kB\nVmFlags: rd wr mr mw me ac sd \n";
+
+static void test_smaps_pss_sum(void **state)
+{
+    (void)state;
+    assert_int_equal(rt_parse_smaps_pss(smaps_310), 53);
+    /* a newer mapping's other Pss-like lines are not Pss */
+    assert_int_equal(rt_parse_smaps_pss("Rss: 8 kB\nPss: 5 kB\nPss_Dirty: 4 kB\nSwapPss: 9 kB\n"
+                                        "Pss_Anon: 3 kB\nPss: 7 kB\n"),
+                     12);
+    assert_true(rt_parse_smaps_pss("Rss: 8 kB\nSwapPss: 9 kB\n") == RT_NA);
+    assert_true(rt_parse_smaps_pss("") == RT_NA);
+    /* one line no kernel prints makes the whole unknown, and so does a sum past the bound */
+    assert_true(rt_parse_smaps_pss("Pss: 5 kB\nPss: x kB\n") == RT_NA);
+    assert_true(rt_parse_smaps_pss("Pss: 1125899906842624 kB\nPss: 1 kB\n") == RT_NA);
+}
+
+/* Where memory comes from, by what the kernel has: smaps_rollup (4.14+); the Pss of every
+ * mapping in smaps (3.10); neither (no CONFIG_PROC_PAGE_MONITOR): RSS alone, PSS unknown. A
+ * member whose file cannot be read (here: one gone between its stat and its memory) decides
+ * nothing. */
+static void test_tree_memory_source(void **state)
+{
+    (void)state;
+    struct fx_gen g;
+    /* 4.14 and later */
+    fx_gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 1, .starttime = 1,
+                            .rss_pages = 30, .pss_kib = 100, .read_bytes = 0));
+    fx_gen_open(&g, 10, 0);
+    struct rt_sample *s = fx_gen_sample(&g);
+    assert_int_equal(s->proc_pss_kib, 100);
+    assert_string_equal(s->proc_memory_source, "smaps_rollup");
+    fx_gen_free(&g);
+    /* 3.10: smaps only */
+    fx_gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 1, .starttime = 1,
+                            .rss_pages = 30, .pss_kib = -1, .read_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "child", .utime = 1, .starttime = 2,
+                            .rss_pages = 9, .pss_kib = -1, .read_bytes = 0));
+    fx_write(g.root, "proc/10/smaps", smaps_310);
+    fx_write(g.root, "proc/11/smaps",
+             "00400000-00401000 r-xp 00000000 fd:00 1 /bin/x\n"
+             "Size: 4 kB\nRss: 4 kB\nPss: 2 kB\n");
+    fx_gen_open(&g, 10, 0);
+    s = fx_gen_sample(&g);
+    assert_int_equal(fx_find_proc(s, 10)->pss_kib, 53);
+    assert_int_equal(fx_find_proc(s, 11)->pss_kib, 2);
+    assert_int_equal(s->proc_pss_kib, 55);
+    assert_int_equal(s->proc_rss_kib, (30 + 9) * 4);
+    assert_string_equal(s->proc_memory_source, "smaps");
+    s = fx_gen_sample(&g);
+    assert_int_equal(s->proc_pss_kib, 55);
+    assert_string_equal(s->proc_memory_source, "smaps");
+    fx_gen_free(&g);
+    /* neither: the tree's PSS is unknown (NULL, not 0), its RSS known */
+    fx_gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 1, .starttime = 1,
+                            .rss_pages = 30, .pss_kib = -1, .read_bytes = 0));
+    fx_gen_open(&g, 10, 0);
+    s = fx_gen_sample(&g);
+    assert_true(fx_find_proc(s, 10)->pss_kib == RT_NA);
+    assert_true(s->proc_pss_kib == RT_NA);
+    assert_int_equal(s->proc_rss_kib, 30 * 4);
+    assert_string_equal(s->proc_memory_source, "rss");
+    s = fx_gen_sample(&g);
+    assert_true(s->proc_pss_kib == RT_NA);
+    assert_string_equal(s->proc_memory_source, "rss");
+    fx_gen_free(&g);
+    /* a system-only recording says nothing of a tree */
+    fx_gen_init(&g);
+    fx_gen_open(&g, 0, 0);
+    s = fx_gen_sample(&g);
+    assert_null(s->proc_memory_source);
+    assert_null(s->cpu_wait_source);
+    assert_null(s->cpu_wait_missing);
+    fx_gen_free(&g);
+}
+
+/* Why there is no CPU wait, as the kernel shows it: no schedstat file for a live process, or
+ * "0 0 0" from one that has run. Once any member's wait was read, schedstat is the source. */
+static void test_tree_cpu_wait_source(void **state)
+{
+    (void)state;
+    struct fx_gen g;
+    fx_gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 10, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 0));
+    fx_gen_open(&g, 10, 0);
+    struct rt_sample *s = fx_gen_sample(&g);
+    assert_null(s->cpu_wait_source);
+    assert_string_equal(s->cpu_wait_missing, "no-schedstat");
+    fx_gen_free(&g);
+
+    fx_gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 10, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "threads", .utime = 50, .starttime = 2,
+                            .pss_kib = 1, .read_bytes = 0, .threads = 2));
+    fx_write(g.root, "proc/10/schedstat", "0 0 0\n");
+    fx_write(g.root, "proc/11/task/11/schedstat", "0 0 0\n");
+    fx_write(g.root, "proc/11/task/12/schedstat", "0 0 0\n");
+    fx_gen_open(&g, 10, 0);
+    s = fx_gen_sample(&g);
+    assert_null(s->cpu_wait_source);
+    assert_string_equal(s->cpu_wait_missing, "schedstat-off");
+    s = fx_gen_sample(&g);
+    assert_true(isnan(s->proc_cpu_wait_s));
+    assert_string_equal(s->cpu_wait_missing, "schedstat-off");
+    /* a member whose wait reads (a kernel cannot do both: here, the fixture changed) settles
+     * it: schedstat */
+    fx_write(g.root, "proc/10/schedstat", "100000000 2000000 10\n");
+    s = fx_gen_sample(&g);
+    assert_string_equal(s->cpu_wait_source, "schedstat");
+    assert_null(s->cpu_wait_missing);
+    fx_gen_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pid_stat_parse),
+        cmocka_unit_test(test_smaps_pss_sum),
         cmocka_unit_test(test_tree_cascade_reap),
         cmocka_unit_test(test_tree_vanished_not_reaped_by_tree),
         cmocka_unit_test(test_tree_reap_between_reads),
@@ -598,6 +733,8 @@ int main(void)
         cmocka_unit_test(test_tree_run_counts_from_spawn),
         cmocka_unit_test(test_tree_io_unknown),
         cmocka_unit_test(test_tree_cpu_wait),
+        cmocka_unit_test(test_tree_memory_source),
+        cmocka_unit_test(test_tree_cpu_wait_source),
     };
     /* the process-tree scenarios once more, the tree found through children files */
     const struct CMUnitTest walk[] = {
@@ -611,6 +748,8 @@ int main(void)
         cmocka_unit_test(test_tree_run_counts_from_spawn),
         cmocka_unit_test(test_tree_io_unknown),
         cmocka_unit_test(test_tree_cpu_wait),
+        cmocka_unit_test(test_tree_memory_source),
+        cmocka_unit_test(test_tree_cpu_wait_source),
     };
     int failed = cmocka_run_group_tests_name("full scan", tests, NULL, NULL);
     fx_walk_mode = 1;

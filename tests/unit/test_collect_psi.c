@@ -21,6 +21,7 @@ static void test_psi(void **state)
     fx_gen_open(&g, 0, 0);
     struct rt_sample *s = fx_gen_sample(&g);
     assert_int_equal(s->psi_us[RT_PSI_CPU][RT_PSI_SOME], 1000000);
+    assert_null(s->psi_missing);
     assert_true(isnan(s->psi_pct[RT_PSI_CPU][RT_PSI_SOME]));
     assert_true(s->psi_us[RT_PSI_IO][RT_PSI_SOME] == RT_NA); /* file absent */
     fx_write(g.root, "proc/pressure/cpu",
@@ -33,10 +34,37 @@ static void test_psi(void **state)
     fx_gen_free(&g);
 }
 
+/* No PSI: every column NULL, and the sample says why: no /proc/pressure (before 4.20, no
+ * CONFIG_PSI), or its files unreadable (RHEL 8: EOPNOTSUPP unless booted with psi=1; here a
+ * directory in the file's place, which no read can read either). */
+static void test_psi_missing(void **state)
+{
+    (void)state;
+    struct fx_gen g;
+    for (int off = 0; off < 2; off++) {
+        fx_gen_init(&g);
+        char dir[300];
+        snprintf(dir, sizeof(dir), "%s/proc/pressure/cpu", g.root);
+        if (off)
+            fx_mkdirs(dir);
+        fx_gen_open(&g, 0, 0);
+        fx_gen_sample(&g);
+        struct rt_sample *s = fx_gen_sample(&g);
+        assert_string_equal(s->psi_missing, off ? "psi-off" : "no-pressure");
+        for (int r = 0; r < RT_PSI_NRES; r++)
+            for (int k = 0; k < RT_PSI_NKIND; k++) {
+                assert_true(s->psi_us[r][k] == RT_NA);
+                assert_true(isnan(s->psi_pct[r][k]));
+            }
+        fx_gen_free(&g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_psi),
+        cmocka_unit_test(test_psi_missing),
     };
     return cmocka_run_group_tests_name("pressure", tests, NULL, NULL);
 }
