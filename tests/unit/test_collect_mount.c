@@ -108,11 +108,42 @@ static void test_proc_mounts_fallback(void **state)
     fx_gen_free(&g);
 }
 
+/* An NVMe disk's sysfs path has no block/ directory (.../nvme/nvme0/nvme0n1/nvme0n1p1, the disk
+ * a child of its controller): its mounts' disk is found all the same, from /sys/block. */
+static void test_nvme_mount_disk(void **state)
+{
+    (void)state;
+    struct fx_gen g;
+    fx_gen_init(&g);
+    fx_write(g.root, "proc/self/mountinfo",
+             "39 0 259:1 / / rw,noatime shared:1 - xfs /dev/nvme0n1p1 rw,attr2\n"
+             "40 39 259:3 / /data rw,noatime shared:2 - ext4 /dev/nvme1n1 rw\n");
+    fx_symlink(g.root, "sys/dev/block/259:1",
+               "../../devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1/nvme0n1p1");
+    fx_symlink(g.root, "sys/dev/block/259:3",
+               "../../devices/pci0000:00/0000:00:1f.0/nvme/nvme1/nvme1n1");
+    fx_write(g.root, "sys/block/nvme0n1/size", "41943040\n");
+    fx_write(g.root, "sys/block/nvme1n1/size", "41943040\n");
+    fx_write(g.root, "statvfs.tsv", "/\t4096\t10\t5\t5\n/data\t4096\t10\t5\t5\n");
+    char path[512];
+    snprintf(path, sizeof(path), "%s/statvfs.tsv", g.root);
+    assert_int_equal(fx_statvfs_load(&g.sv, path), 0);
+    g.env.statvfs_fn = fx_statvfs_fn;
+    g.env.statvfs_ud = &g.sv;
+    fx_gen_open(&g, 0, 0);
+    struct rt_sample *s = fx_gen_sample(&g);
+    assert_int_equal(s->nmounts, 2);
+    assert_string_equal(s->mounts[0].ident->disk, "nvme0n1");
+    assert_string_equal(s->mounts[1].ident->disk, "nvme1n1");
+    fx_gen_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mountinfo_and_zfs),
         cmocka_unit_test(test_proc_mounts_fallback),
+        cmocka_unit_test(test_nvme_mount_disk),
     };
     return cmocka_run_group_tests_name("mounts", tests, NULL, NULL);
 }
