@@ -20,9 +20,9 @@
 #include "rtrack/collect/collect.h"
 
 struct cgroup_state {
-    char usage_path[4096];
-    int v2;             /* usage_path is a cpu.stat (µs) rather than cpuacct.usage (ns) */
-    double limit_cores; /* NAN: no quota */
+    char usage_path[4096]; /* below the root: a fixture's root changes between samples */
+    int v2;                /* usage_path is a cpu.stat (µs) rather than cpuacct.usage (ns) */
+    double limit_cores;    /* NAN: no quota */
     struct rt_buf buf;
     struct rt_kfile kf;
 };
@@ -130,7 +130,7 @@ static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cf
             if (rt_path(env, path, sizeof(path), "%s%s/cpu.stat", v2_bases[i], rel) ||
                 !readable(path))
                 continue;
-            snprintf(st->usage_path, sizeof(st->usage_path), "%s", path);
+            snprintf(st->usage_path, sizeof(st->usage_path), "%s", path + strlen(env->root));
             st->v2 = 1;
             st->limit_cores = find_limit(env, v2_bases[i], rel, 1);
         }
@@ -140,7 +140,7 @@ static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cf
         for (size_t i = 0; i < RT_ARRAY_LEN(v1_acct) && !st->usage_path[0]; i++)
             if (!rt_path(env, path, sizeof(path), "%s%s/cpuacct.usage", v1_acct[i], rel) &&
                 readable(path))
-                snprintf(st->usage_path, sizeof(st->usage_path), "%s", path);
+                snprintf(st->usage_path, sizeof(st->usage_path), "%s", path + strlen(env->root));
         if (cgroup_path(text.p, "cpu", cg, sizeof(cg)) == 0) {
             rel = strcmp(cg, "/") ? cg : "";
             for (size_t i = 0; i < RT_ARRAY_LEN(v1_cpu) && isnan(st->limit_cores); i++)
@@ -158,10 +158,11 @@ static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cf
 static void cgroup_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,
                            const struct rt_sample *prev)
 {
-    (void)env;
     struct cgroup_state *st = state;
+    char path[4096];
     cur->cgroup_limit_cores = st->limit_cores;
-    if (rt_kfile_read(&st->kf, st->usage_path, &st->buf) <= 0)
+    if (rt_path(env, path, sizeof(path), "%s", st->usage_path) ||
+        rt_kfile_read(&st->kf, path, &st->buf) <= 0)
         return;
     uint64_t v;
     if (st->v2) {

@@ -58,11 +58,39 @@ static void test_cgroup_v1(void **state)
     fx_gen_free(&g);
 }
 
+/* The collector follows the root it is given at each sample, as every other collector does: a
+ * fixture case's second snapshot is another directory (tests/fixtures/kernels/), and its
+ * cgroup's CPU time must be read there, not in the first one again (it read 0 s). */
+static void test_cgroup_follows_root(void **state)
+{
+    (void)state;
+    struct fx_gen a, b;
+    fx_gen_init(&a);
+    fx_gen_init(&b);
+    for (int i = 0; i < 2; i++) {
+        const char *root = i ? b.root : a.root;
+        fx_write(root, "proc/self/cgroup", "3:cpuacct,cpu:/slurm/job_1\n");
+        fx_write(root, "sys/fs/cgroup/cpu,cpuacct/slurm/job_1/cpuacct.usage",
+                 i ? "3500000000\n" : "1000000000\n");
+    }
+    fx_gen_open(&a, 0, 0);
+    struct rt_sample *s = fx_gen_sample(&a);
+    assert_int_equal(s->cgroup_usage_us, 1000000);
+    a.env.root = b.root;
+    s = fx_gen_sample(&a);
+    assert_int_equal(s->cgroup_usage_us, 3500000);
+    assert_true(fabs(s->cgroup_cpu_s - 2.5) < 1e-9);
+    a.env.root = a.root;
+    fx_gen_free(&a);
+    fx_gen_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cgroup_v2),
         cmocka_unit_test(test_cgroup_v1),
+        cmocka_unit_test(test_cgroup_follows_root),
     };
     return cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);
 }
