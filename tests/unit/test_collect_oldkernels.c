@@ -353,8 +353,8 @@ static const char run_418[] =
              "proc_memory_source='smaps_rollup' cpu_wait_missing='schedstat-off'";
 
 /* The tree's processes at b: the shell, the python with three threads, gzip. PSS: the sum of
- * smaps' lines on 3.10, smaps_rollup's (a KiB or so more than that sum) on 4.14 and 4.18; no
- * CPU wait. */
+ * smaps' lines on 3.10, smaps_rollup's (a KiB or so off that sum: the file read shows) on 4.14
+ * and 4.18; no CPU wait. */
 #define PROC_ROOT(ppid, pss)                                                                       \
     "sample_id=* process_id=* ppid=" #ppid " state='S' threads=1 utime=5 stime=3 cutime=0 "        \
     "cstime=0 rss_kib=3152 pss_kib=" #pss " read_bytes_total=1048576 write_bytes_total=4096 "      \
