@@ -27,17 +27,11 @@ static void test_mountinfo_and_zfs(void **state)
     fx_symlink(g.root, "sys/dev/block/254:1",
                "../../devices/pci0000:00/0000:00:04.0/virtio1/block/vda/vda1");
     fx_symlink(g.root, "sys/dev/block/253:0", "../../devices/virtual/block/dm-0");
-    fx_write(g.root, "statvfs.tsv",
-             "#mp\tfrsize\tblocks\tbfree\tbavail\n/\t4096\t1000\t600\t500\n"
-             "/dev/shm\t4096\t10\t10\t10\n/data\t4096\t2000\t1000\t1000\n"
-             "/media/usb disk\t4096\t1000\t600\t500\n/runner\t1024\t100\t50\t50\n"
-             "/run/user/0\t4096\t10\t10\t10\n/mnt/fuse\t4096\t0\t0\t0\n"
-             "/tank/home\t4096\t7\t7\t7\n");
-    char path[512];
-    snprintf(path, sizeof(path), "%s/statvfs.tsv", g.root);
-    assert_int_equal(fx_statvfs_load(&g.sv, path), 0);
-    g.env.statvfs_fn = fx_statvfs_fn;
-    g.env.statvfs_ud = &g.sv;
+    fx_gen_statvfs(&g, "#mp\tfrsize\tblocks\tbfree\tbavail\n/\t4096\t1000\t600\t500\n"
+                       "/dev/shm\t4096\t10\t10\t10\n/data\t4096\t2000\t1000\t1000\n"
+                       "/media/usb disk\t4096\t1000\t600\t500\n/runner\t1024\t100\t50\t50\n"
+                       "/run/user/0\t4096\t10\t10\t10\n/mnt/fuse\t4096\t0\t0\t0\n"
+                       "/tank/home\t4096\t7\t7\t7\n");
     /* a fake zpool on PATH */
     char bin[512], script[600];
     snprintf(bin, sizeof(bin), "%s/bin", g.root);
@@ -90,14 +84,8 @@ static void test_proc_mounts_fallback(void **state)
              "/dev/devel /devel ext4 rw 0 0\n");
     fx_write(g.root, "sys/block/nvme0n1/size", "1\n");
     fx_write(g.root, "sys/block/sdb/size", "1\n");
-    fx_write(g.root, "statvfs.tsv",
-             "/\t4096\t10\t5\t5\n/backup\t4096\t10\t5\t5\n"
-             "/devel\t4096\t10\t5\t5\n");
-    char path[512];
-    snprintf(path, sizeof(path), "%s/statvfs.tsv", g.root);
-    assert_int_equal(fx_statvfs_load(&g.sv, path), 0);
-    g.env.statvfs_fn = fx_statvfs_fn;
-    g.env.statvfs_ud = &g.sv;
+    fx_gen_statvfs(&g, "/\t4096\t10\t5\t5\n/backup\t4096\t10\t5\t5\n"
+                       "/devel\t4096\t10\t5\t5\n");
     fx_gen_open(&g, 0, 0);
     struct rt_sample *s = fx_gen_sample(&g);
     assert_int_equal(s->nmounts, 3);
@@ -124,12 +112,7 @@ static void test_nvme_mount_disk(void **state)
                "../../devices/pci0000:00/0000:00:1f.0/nvme/nvme1/nvme1n1");
     fx_write(g.root, "sys/block/nvme0n1/size", "41943040\n");
     fx_write(g.root, "sys/block/nvme1n1/size", "41943040\n");
-    fx_write(g.root, "statvfs.tsv", "/\t4096\t10\t5\t5\n/data\t4096\t10\t5\t5\n");
-    char path[512];
-    snprintf(path, sizeof(path), "%s/statvfs.tsv", g.root);
-    assert_int_equal(fx_statvfs_load(&g.sv, path), 0);
-    g.env.statvfs_fn = fx_statvfs_fn;
-    g.env.statvfs_ud = &g.sv;
+    fx_gen_statvfs(&g, "/\t4096\t10\t5\t5\n/data\t4096\t10\t5\t5\n");
     fx_gen_open(&g, 0, 0);
     struct rt_sample *s = fx_gen_sample(&g);
     assert_int_equal(s->nmounts, 2);

@@ -9,6 +9,7 @@
  * no column was forgotten (a column added to the schema later fails here until its value on
  * these kernels is written down below). The collectors' own tests hold each fallback alone. */
 #include <math.h>
+#include <stddef.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,6 +377,16 @@ static const char run_418[] =
     "id=* run_id=* pid=" #pid " starttime=" #start " ppid=" #ppid " name='" name "' cmdline='" cmd \
     "' first_seq=0"
 
+/* the tree's three processes: rtrack started the shell, which started python, which gzip */
+#define TREE(rtrack, root, child, grand)                                                           \
+    {                                                                                              \
+        PROCESS(root, 99990025, rtrack, "slurm_script",                                            \
+                "[\"/bin/bash\",\"/var/spool/slurmd/job/slurm_script\"]"),                         \
+            PROCESS(child, 99990125, root, "python3",                                              \
+                    "[\"python3\",\"train.py\",\"--epochs\",\"3\"]"),                              \
+            PROCESS(grand, 99999525, child, "gzip", "[\"gzip\",\"-9\"]")                           \
+    }
+
 struct kernel_case {
     const char *ver;
     const char *sample, *run;
@@ -402,10 +413,7 @@ static const struct kernel_case cases[] = {
      run_310,
      {23456, 23460, 23470},
      {PROC_ROOT(23450, 748), PROC_CHILD(23456, 198528), PROC_GRAND(23460, 620)},
-     {PROCESS(23456, 99990025, 23450, "slurm_script",
-              "[\"/bin/bash\",\"/var/spool/slurmd/job/slurm_script\"]"),
-      PROCESS(23460, 99990125, 23456, "python3", "[\"python3\",\"train.py\",\"--epochs\",\"3\"]"),
-      PROCESS(23470, 99999525, 23460, "gzip", "[\"gzip\",\"-9\"]")},
+     TREE(23450, 23456, 23460, 23470),
      CORE0_B,
      "id=* run_id=* name='sda' major=8 minor=0 model='Virtual disk' vendor='VMware' serial=NULL "
      "type='hdd' capacity_bytes=107374182400 hw_sector_size=512",
@@ -423,10 +431,7 @@ static const struct kernel_case cases[] = {
      run_414,
      {3125, 3130, 3140},
      {PROC_ROOT(3120, 750), PROC_CHILD(3125, 198531), PROC_GRAND(3130, 621)},
-     {PROCESS(3125, 99990025, 3120, "slurm_script",
-              "[\"/bin/bash\",\"/var/spool/slurmd/job/slurm_script\"]"),
-      PROCESS(3130, 99990125, 3125, "python3", "[\"python3\",\"train.py\",\"--epochs\",\"3\"]"),
-      PROCESS(3140, 99999525, 3130, "gzip", "[\"gzip\",\"-9\"]")},
+     TREE(3120, 3125, 3130, 3140),
      CORE0_B,
      "id=* run_id=* name='nvme0n1' major=259 minor=0 "
      "model='Amazon Elastic Block Store' vendor=NULL serial='vol0123456789abcdef0' type='nvme' "
@@ -444,10 +449,7 @@ static const struct kernel_case cases[] = {
      run_418,
      {98010, 98020, 98030},
      {PROC_ROOT(98001, 750), PROC_CHILD(98010, 198531), PROC_GRAND(98020, 621)},
-     {PROCESS(98010, 99990025, 98001, "slurm_script",
-              "[\"/bin/bash\",\"/var/spool/slurmd/job/slurm_script\"]"),
-      PROCESS(98020, 99990125, 98010, "python3", "[\"python3\",\"train.py\",\"--epochs\",\"3\"]"),
-      PROCESS(98030, 99999525, 98020, "gzip", "[\"gzip\",\"-9\"]")},
+     TREE(98001, 98010, 98020, 98030),
      CORE0_B,
      "id=* run_id=* name='vda' major=252 minor=0 model=NULL vendor=NULL serial=NULL type='hdd' "
      "capacity_bytes=42949672960 hw_sector_size=512",
@@ -484,34 +486,38 @@ static void check_machine(const struct kernel_case *k, int walk)
         check_row(db, what, sql, k->identity[i]);
     }
     /* only the tree: rtrack itself, pid 1 and kthreadd are not in it */
-    snprintf(sql, sizeof(sql), "SELECT count(*) FROM processes");
-    check_row(db, "processes", sql, "count(*)=3");
-    snprintf(what, sizeof(what), "%s cpu_core_samples", k->ver);
-    check_row(db, what,
-              "SELECT c.* FROM cpu_core_samples c JOIN samples s ON s.id = c.sample_id WHERE "
-              "s.seq = 1 AND c.core = 0",
-              k->core0);
-    snprintf(what, sizeof(what), "%s disks", k->ver);
-    check_row(db, what, "SELECT * FROM disks ORDER BY id", k->disk);
-    snprintf(what, sizeof(what), "%s disk_samples", k->ver);
-    check_row(db, what,
-              "SELECT d.* FROM disk_samples d JOIN samples s ON s.id = d.sample_id WHERE "
-              "s.seq = 1 ORDER BY d.disk_id",
-              k->disk_b);
-    snprintf(what, sizeof(what), "%s nics", k->ver);
-    check_row(db, what, "SELECT * FROM nics", k->nic);
-    snprintf(what, sizeof(what), "%s nic_samples", k->ver);
-    check_row(db, what,
-              "SELECT n.* FROM nic_samples n JOIN samples s ON s.id = n.sample_id WHERE "
-              "s.seq = 1",
-              k->nic_b);
-    snprintf(what, sizeof(what), "%s mounts", k->ver);
-    check_row(db, what, "SELECT * FROM mounts WHERE mount_point = '/'", k->mount);
-    snprintf(what, sizeof(what), "%s mount_samples", k->ver);
-    check_row(db, what,
-              "SELECT ms.* FROM mount_samples ms JOIN samples s ON s.id = ms.sample_id JOIN "
-              "mounts mt ON mt.id = ms.mount_id WHERE s.seq = 1 AND mt.mount_point = '/'",
-              k->mount_b);
+    check_row(db, "processes", "SELECT count(*) FROM processes", "count(*)=3");
+    /* one row of each identity table and of its rows at b: core 0, the first disk, the NIC,
+     * the root mount */
+    static const struct {
+        const char *table, *sql;
+        size_t want; /* offset of the expectation in struct kernel_case */
+    } rows[] = {
+        {"cpu_core_samples",
+         "SELECT c.* FROM cpu_core_samples c JOIN samples s ON s.id = c.sample_id WHERE "
+         "s.seq = 1 AND c.core = 0",
+         offsetof(struct kernel_case, core0)},
+        {"disks", "SELECT * FROM disks ORDER BY id", offsetof(struct kernel_case, disk)},
+        {"disk_samples",
+         "SELECT d.* FROM disk_samples d JOIN samples s ON s.id = d.sample_id WHERE s.seq = 1 "
+         "ORDER BY d.disk_id",
+         offsetof(struct kernel_case, disk_b)},
+        {"nics", "SELECT * FROM nics", offsetof(struct kernel_case, nic)},
+        {"nic_samples",
+         "SELECT n.* FROM nic_samples n JOIN samples s ON s.id = n.sample_id WHERE s.seq = 1",
+         offsetof(struct kernel_case, nic_b)},
+        {"mounts", "SELECT * FROM mounts WHERE mount_point = '/'",
+         offsetof(struct kernel_case, mount)},
+        {"mount_samples",
+         "SELECT ms.* FROM mount_samples ms JOIN samples s ON s.id = ms.sample_id JOIN mounts mt "
+         "ON mt.id = ms.mount_id WHERE s.seq = 1 AND mt.mount_point = '/'",
+         offsetof(struct kernel_case, mount_b)},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        snprintf(what, sizeof(what), "%s %s", k->ver, rows[i].table);
+        check_row(db, what, rows[i].sql,
+                  *(const char *const *)(const void *)((const char *)k + rows[i].want));
+    }
     machine_free(&m);
 }
 

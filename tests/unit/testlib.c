@@ -515,6 +515,17 @@ void fx_gen_free(struct fx_gen *g)
     fx_rmtree(g->root);
 }
 
+void fx_gen_statvfs(struct fx_gen *g, const char *tsv)
+{
+    char path[512];
+    fx_write(g->root, "statvfs.tsv", tsv);
+    snprintf(path, sizeof(path), "%s/statvfs.tsv", g->root);
+    fx_statvfs_free(&g->sv);
+    assert_int_equal(fx_statvfs_load(&g->sv, path), 0);
+    g->env.statvfs_fn = fx_statvfs_fn;
+    g->env.statvfs_ud = &g->sv;
+}
+
 const struct rt_proc_sample *fx_find_proc(const struct rt_sample *s, pid_t pid)
 {
     for (int i = 0; i < s->nprocs; i++)

@@ -114,6 +114,9 @@ void fx_gen_open(struct fx_gen *g, pid_t root_pid, pid_t subreaper);
  * the one after next. */
 struct rt_sample *fx_gen_sample(struct fx_gen *g);
 void fx_gen_free(struct fx_gen *g);
+/* statvfs answers from `tsv` (fx_statvfs's lines: mount_point frsize blocks bfree bavail), as
+ * the root's statvfs.tsv. */
+void fx_gen_statvfs(struct fx_gen *g, const char *tsv);
 /* The row of `pid` in a sample, or NULL. */
 const struct rt_proc_sample *fx_find_proc(const struct rt_sample *s, pid_t pid);
 
