@@ -6,6 +6,12 @@
  * for. cgroup v2 (cpu.stat usage_usec) is preferred, v1 (cpuacct.usage, ns) is the fallback;
  * the limit is the tightest CFS quota of the cgroup and its ancestors.
  *
+ * The cgroup's directory is /sys/fs/cgroup/HIERARCHY/PATH, PATH as /proc/self/cgroup names it.
+ * In a container without a cgroup namespace (Docker on a cgroup v1 host) that path is the
+ * host's (/docker/ID) and does not exist inside: the container's own cgroup is mounted at the
+ * hierarchy's mount point, with that path as the mount's root (/proc/self/mountinfo), which is
+ * where it is looked for when the usual place has nothing.
+ *
  * Read once when a run starts: what the job was allocated (the cgroup's CPU quota, cpuset and
  * memory limit: the job inherits rtrack's cgroup) and, at the end, the peak memory charge of
  * that cgroup when it is the job's own (rt_cgroup_peak_open in collect.h says when). */
@@ -20,9 +26,9 @@
 #include "rtrack/collect/collect.h"
 
 struct cgroup_state {
-    char usage_path[4096];
-    int v2;             /* usage_path is a cpu.stat (µs) rather than cpuacct.usage (ns) */
-    double limit_cores; /* NAN: no quota */
+    char usage_path[4096]; /* below the root: a fixture's root changes between samples */
+    int v2;                /* usage_path is a cpu.stat (µs) rather than cpuacct.usage (ns) */
+    double limit_cores;    /* NAN: no quota */
     struct rt_buf buf;
     struct rt_kfile kf;
 };
@@ -60,6 +66,86 @@ static int cgroup_path(const char *text, const char *controller, char *out, size
         return 0;
     }
     return -1;
+}
+
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape(char *s)
+{
+    char *o = s;
+    for (const char *p = s; *p; p++) {
+        if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+            p[3] >= '0' && p[3] <= '7') {
+            *o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+            p += 3;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+}
+
+/* Whether a mountinfo line (modified) is a mount of the hierarchy of `controller` (NULL: the
+ * v2 one); its root and mount point then. */
+static int cgroup_mount(char *line, const char *controller, char **root, char **mp)
+{
+    char *f[6], *save = NULL, *tok = strtok_r(line, " ", &save);
+    int n = 0;
+    for (; tok && n < 6; tok = strtok_r(NULL, " ", &save))
+        f[n++] = tok;
+    while (tok && strcmp(tok, "-") != 0)
+        tok = strtok_r(NULL, " ", &save); /* optional fields, up to the separator */
+    char *fstype = tok ? strtok_r(NULL, " ", &save) : NULL;
+    char *source = fstype ? strtok_r(NULL, " ", &save) : NULL;
+    char *opts = source ? strtok_r(NULL, " ", &save) : NULL;
+    if (n < 5 || !opts || strcmp(fstype, controller ? "cgroup" : "cgroup2") != 0)
+        return 0;
+    int match = !controller;
+    for (char *o = opts, *e; controller && !match && o; o = e ? e + 1 : NULL) {
+        e = strchr(o, ',');
+        size_t l = e ? (size_t)(e - o) : strlen(o);
+        match = l == strlen(controller) && strncmp(o, controller, l) == 0;
+    }
+    if (!match)
+        return 0;
+    unescape(f[3]);
+    unescape(f[4]);
+    *root = f[3];
+    *mp = f[4];
+    return 1;
+}
+
+/* Where rtrack's cgroup in the hierarchy of `controller` (NULL: v2) is, from the mounts of this
+ * mount namespace: the mount point (base) and the cgroup's path below the mount's root (rel, ""
+ * for the root itself). 0 when found. */
+static int mount_dir(const struct rt_sysenv *env, const char *text, const char *controller,
+                     char *base, size_t bcap, char *rel, size_t rcap)
+{
+    char cg[2048], path[4096];
+    struct rt_buf mi = {0};
+    if (cgroup_path(text, controller, cg, sizeof(cg)) != 0 ||
+        rt_path(env, path, sizeof(path), "/proc/self/mountinfo") || rt_read_file(path, &mi) <= 0) {
+        rt_buf_free(&mi);
+        return -1;
+    }
+    int found = -1;
+    for (char *line = mi.p, *nl; found && line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *root, *mp;
+        if (!cgroup_mount(line, controller, &root, &mp))
+            continue;
+        size_t rl = strcmp(root, "/") ? strlen(root) : 0;
+        if (strncmp(cg, root, rl) != 0 || (cg[rl] != '/' && cg[rl] != '\0'))
+            continue; /* the cgroup is outside what this mount shows */
+        const char *r = strcmp(cg + rl, "/") ? cg + rl : "";
+        if ((size_t)snprintf(base, bcap, "%s", mp) < bcap &&
+            (size_t)snprintf(rel, rcap, "%s", r) < rcap &&
+            !rt_path(env, path, sizeof(path), "%s%s", base, rel) && access(path, F_OK) == 0)
+            found = 0;
+    }
+    rt_buf_free(&mi);
+    return found;
 }
 
 static int readable(const char *path)
@@ -130,7 +216,7 @@ static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cf
             if (rt_path(env, path, sizeof(path), "%s%s/cpu.stat", v2_bases[i], rel) ||
                 !readable(path))
                 continue;
-            snprintf(st->usage_path, sizeof(st->usage_path), "%s", path);
+            snprintf(st->usage_path, sizeof(st->usage_path), "%s", path + strlen(env->root));
             st->v2 = 1;
             st->limit_cores = find_limit(env, v2_bases[i], rel, 1);
         }
@@ -140,11 +226,27 @@ static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cf
         for (size_t i = 0; i < RT_ARRAY_LEN(v1_acct) && !st->usage_path[0]; i++)
             if (!rt_path(env, path, sizeof(path), "%s%s/cpuacct.usage", v1_acct[i], rel) &&
                 readable(path))
-                snprintf(st->usage_path, sizeof(st->usage_path), "%s", path);
+                snprintf(st->usage_path, sizeof(st->usage_path), "%s", path + strlen(env->root));
         if (cgroup_path(text.p, "cpu", cg, sizeof(cg)) == 0) {
             rel = strcmp(cg, "/") ? cg : "";
             for (size_t i = 0; i < RT_ARRAY_LEN(v1_cpu) && isnan(st->limit_cores); i++)
                 st->limit_cores = find_limit(env, v1_cpu[i], rel, 0);
+        }
+    }
+    if (!st->usage_path[0]) {
+        /* nothing where the cgroup's path leads: a container's own cgroup is at the mount */
+        char base[1024], rel[2048];
+        if (mount_dir(env, text.p, NULL, base, sizeof(base), rel, sizeof(rel)) == 0 &&
+            !rt_path(env, path, sizeof(path), "%s%s/cpu.stat", base, rel) && readable(path)) {
+            snprintf(st->usage_path, sizeof(st->usage_path), "%s", path + strlen(env->root));
+            st->v2 = 1;
+            st->limit_cores = find_limit(env, base, rel, 1);
+        } else if (mount_dir(env, text.p, "cpuacct", base, sizeof(base), rel, sizeof(rel)) == 0 &&
+                   !rt_path(env, path, sizeof(path), "%s%s/cpuacct.usage", base, rel) &&
+                   readable(path)) {
+            snprintf(st->usage_path, sizeof(st->usage_path), "%s", path + strlen(env->root));
+            if (mount_dir(env, text.p, "cpu", base, sizeof(base), rel, sizeof(rel)) == 0)
+                st->limit_cores = find_limit(env, base, rel, 0);
         }
     }
     rt_buf_free(&text);
@@ -158,10 +260,11 @@ static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cf
 static void cgroup_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,
                            const struct rt_sample *prev)
 {
-    (void)env;
     struct cgroup_state *st = state;
+    char path[4096];
     cur->cgroup_limit_cores = st->limit_cores;
-    if (rt_kfile_read(&st->kf, st->usage_path, &st->buf) <= 0)
+    if (rt_path(env, path, sizeof(path), "%s", st->usage_path) ||
+        rt_kfile_read(&st->kf, path, &st->buf) <= 0)
         return;
     uint64_t v;
     if (st->v2) {
@@ -213,7 +316,7 @@ static int v1_dir(const struct rt_sysenv *env, const char *text, const char *con
             return 0;
         }
     }
-    return -1;
+    return mount_dir(env, text, controller, base, bcap, rel, rcap);
 }
 
 /* The v2 directory of rtrack's cgroup that has `file` (a controller's file: the hybrid layout's
@@ -233,7 +336,11 @@ static int v2_dir(const struct rt_sysenv *env, const char *text, const char *fil
             return 0;
         }
     }
-    return -1;
+    return mount_dir(env, text, NULL, base, bcap, rel, rcap) == 0 &&
+                   rt_path(env, path, sizeof(path), "%s%s/%s", base, rel, file) == 0 &&
+                   access(path, F_OK) == 0
+               ? 0
+               : -1;
 }
 
 int64_t rt_cpuset_count(const char *list)

@@ -96,8 +96,28 @@ static int parse_mounts(char *line, struct mount_line *m)
     return 0;
 }
 
+/* The whole disk of a device's sysfs path without a block/ directory in it (NVMe:
+ * .../nvme/nvme0/nvme0n1[/nvme0n1p1], the disk a child of its controller): its last component,
+ * or the one before, that /sys/block lists. NULL when neither is. */
+static char *disk_of_path(const struct rt_sysenv *env, char *link)
+{
+    char path[4096];
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(link, '/');
+        const char *name = slash ? slash + 1 : link;
+        if (*name && !rt_path(env, path, sizeof(path), "/sys/block/%s", name) &&
+            access(path, F_OK) == 0)
+            return xstrdup(name);
+        if (!slash)
+            break;
+        *slash = '\0';
+    }
+    return NULL;
+}
+
 /* The whole disk behind a mount: through the device number when mountinfo gives one
- * (/sys/dev/block/MAJ:MIN links to .../block/DISK[/PART]), else from a /dev/NAME source. */
+ * (/sys/dev/block/MAJ:MIN links to .../block/DISK[/PART], or for NVMe .../nvme0/DISK[/PART]),
+ * else from a /dev/NAME source. */
 static char *mount_disk(const struct rt_sysenv *env, const struct mount_line *m)
 {
     char path[4096], link[4096];
@@ -112,6 +132,7 @@ static char *mount_disk(const struct rt_sysenv *env, const struct mount_line *m)
                 char *slash = strchr(b, '/');
                 return slash ? xstrndup(b, (size_t)(slash - b)) : xstrdup(b);
             }
+            return disk_of_path(env, link);
         }
         return NULL;
     }

@@ -10,6 +10,13 @@
  * ppid instead; both give the same tree. /proc itself is listed every sample either way: the
  * process count is the number of its pid entries.
  *
+ * Memory is PSS from smaps_rollup (4.14+). Without it (ENOENT for a live process: an older
+ * kernel) the Pss lines of /proc/PID/smaps are summed, one per mapping; without either (no
+ * CONFIG_PROC_PAGE_MONITOR) PSS is unknown and RSS, from stat, is all there is. Which of the
+ * three the kernel has is learnt from the first process that says, and kept: the sample says
+ * it (proc_memory_source), as it says whether schedstat gave the CPU wait and why not
+ * (cpu_wait_source, cpu_wait_missing), and the store keeps these facts on the run.
+ *
  * On a live system the files read every sample (stat, io, smaps_rollup, children) stay open
  * and are re-read with pread. A descriptor kept open belongs to one process: once that process
  * is gone it fails with ESRCH, so a recycled pid is never mistaken for it (and a process opened
@@ -81,9 +88,20 @@ struct pending {
     struct reap_group g;
 };
 
+/* Where a member's memory comes from (see the top of this file); MEM_UNKNOWN until a process
+ * has told. */
+enum mem_src { MEM_UNKNOWN, MEM_ROLLUP, MEM_SMAPS, MEM_RSS };
+static const char *const mem_src_names[] = {NULL, "smaps_rollup", "smaps", "rss"};
+
+/* Whether schedstat gives the CPU wait: unknown until a member's file was read (or found
+ * missing); WAIT_SCHEDSTAT once any was read, whatever was seen before. */
+enum wait_src { WAIT_UNKNOWN, WAIT_SCHEDSTAT, WAIT_NO_FILE, WAIT_OFF };
+
 struct proc_state {
     struct rt_collect_cfg cfg;
     int track;
+    enum mem_src mem_src;
+    enum wait_src wait_src;
     struct scan_ent *scan;
     size_t nscan, capscan;
     struct reap_group *groups;
@@ -175,14 +193,22 @@ int rt_parse_pid_stat(const char *text, struct rt_pid_stat *o)
 
 int64_t rt_parse_smaps_pss(const char *text)
 {
+    /* one Pss line in smaps_rollup, one per mapping in smaps; Pss_Anon, SwapPss and the like
+     * are other lines */
+    int64_t sum = RT_NA;
     for (const char *l = text; l; l = strchr(l, '\n')) {
         if (*l == '\n')
             l++;
+        if (strncmp(l, "Pss:", 4) != 0)
+            continue;
         uint64_t v;
-        if (strncmp(l, "Pss:", 4) == 0 && rt_parse_u64(l + 4, &v) && v <= RT_PROC_MAX_COUNTER)
-            return (int64_t)v;
+        if (!rt_parse_u64(l + 4, &v) || v > RT_PROC_MAX_COUNTER)
+            return RT_NA; /* not a kernel's */
+        sum = (sum == RT_NA ? 0 : sum) + (int64_t)v;
+        if (sum > RT_PROC_MAX_COUNTER)
+            return RT_NA;
     }
-    return RT_NA;
+    return sum;
 }
 
 void rt_parse_pid_io(const char *text, int64_t *rd, int64_t *wr)
@@ -256,13 +282,13 @@ static int kept_alive(const struct kept *k)
  * within this sample, and kept only when the process's own stat descriptor still reads after
  * the open: while that process lives its pid cannot be another's. */
 static ssize_t read_kept(struct proc_state *st, struct kept *k, int *fdp, pid_t pid,
-                         const char *name)
+                         const char *name, enum rt_read_kind kind)
 {
     int had = k && *fdp >= 0;
-    ssize_t n = read_pidfile(st, k ? fdp : NULL, pid, name, RT_READ_SINGLE, &st->buf);
+    ssize_t n = read_pidfile(st, k ? fdp : NULL, pid, name, kind, &st->buf);
     if (n >= 0 || !had || !kept_alive(k))
         return n;
-    n = read_pidfile(st, fdp, pid, name, RT_READ_SINGLE, &st->buf);
+    n = read_pidfile(st, fdp, pid, name, kind, &st->buf);
     if (n >= 0 && !kept_alive(k)) {
         /* gone (or replaced) between the two reads: what was read may be another's */
         if (*fdp >= 0) {
@@ -275,19 +301,54 @@ static ssize_t read_kept(struct proc_state *st, struct kept *k, int *fdp, pid_t 
     return n;
 }
 
+/* Whether e's process still lives (its stat reads): then a file of it that is missing is one
+ * the kernel does not have, not one gone with the process. */
+static int proc_alive(const struct proc_state *st, const struct scan_ent *e)
+{
+    const struct kept *k = e->kept >= 0 ? &st->kept[e->kept] : NULL;
+    if (k && k->stat_fd >= 0)
+        return kept_alive(k);
+    char rel[64];
+    snprintf(rel, sizeof(rel), "%d/stat", (int)e->pid);
+    return faccessat(st->procfd, rel, F_OK, 0) == 0;
+}
+
+/* A member's PSS in KiB, RT_NA when unknown: from smaps_rollup, or where the kernel has none
+ * (before 4.14) the sum of smaps (one Pss line per mapping, each rounded down to a KiB; the
+ * kernel formats every mapping, so a process with many costs more: docs/portability.md). The
+ * descriptor kept is the file the kernel has. Neither file for a live process: RSS only. */
 static int64_t pss_kib(struct proc_state *st, struct scan_ent *e)
 {
     struct kept *k = kept_of(st, e);
-    if (read_kept(st, k, k ? &k->smaps_fd : NULL, e->pid, "smaps_rollup") <= 0)
-        return RT_NA; /* EACCES (other users, pid 1 here), ESRCH (zombie), ENOENT (gone) */
-    return rt_parse_smaps_pss(st->buf.p);
+    int *fdp = k ? &k->smaps_fd : NULL;
+    ssize_t n;
+    if (st->mem_src == MEM_RSS)
+        return RT_NA;
+    if (st->mem_src != MEM_SMAPS) {
+        n = read_kept(st, k, fdp, e->pid, "smaps_rollup", RT_READ_SINGLE);
+        if (n > 0) {
+            st->mem_src = MEM_ROLLUP;
+            return rt_parse_smaps_pss(st->buf.p);
+        }
+        /* EACCES (other users, pid 1 here), ESRCH and empty (zombie), ENOENT (gone) */
+        if (n != -ENOENT || st->mem_src == MEM_ROLLUP)
+            return RT_NA;
+    }
+    n = read_kept(st, k, fdp, e->pid, "smaps", RT_READ_TO_EOF);
+    if (n > 0) {
+        st->mem_src = MEM_SMAPS;
+        return rt_parse_smaps_pss(st->buf.p);
+    }
+    if (n == -ENOENT && st->mem_src == MEM_UNKNOWN && proc_alive(st, e))
+        st->mem_src = MEM_RSS;
+    return RT_NA;
 }
 
 static void read_io(struct proc_state *st, struct scan_ent *e, int64_t *rd, int64_t *wr)
 {
     struct kept *k = kept_of(st, e);
     *rd = *wr = RT_NA;
-    if (read_kept(st, k, k ? &k->io_fd : NULL, e->pid, "io") <= 0)
+    if (read_kept(st, k, k ? &k->io_fd : NULL, e->pid, "io", RT_READ_SINGLE) <= 0)
         return;
     rt_parse_pid_io(st->buf.p, rd, wr);
 }
@@ -572,28 +633,54 @@ static int each_thread_file(struct proc_state *st, pid_t pid, struct kept *k, co
     return 0;
 }
 
-/* schedstat's second field (ns waiting for a CPU, cumulative) in st->buf: 0, or -1 */
+/* schedstat's second field (ns waiting for a CPU, cumulative) in st->buf: 0; -1 when it is not
+ * a schedstat line; 1 when the kernel does not account it. Such a kernel (sched_info off: 4.2
+ * to 5.13 built without CONFIG_SCHEDSTATS and with delay accounting off) prints "0 0 0" for
+ * every task, where any task that has run has a non-zero first field (its CPU time, always
+ * counted): unknown, not a wait of 0. */
 static int parse_sched_wait(const struct proc_state *st, int64_t *wait)
 {
     uint64_t run, w;
     if (sscanf(st->buf.p, "%" SCNu64 " %" SCNu64, &run, &w) != 2 || w > INT64_MAX)
         return -1;
+    if (run == 0 && w == 0)
+        return 1;
     *wait = (int64_t)w;
     return 0;
 }
 
 struct wait_sum {
     int64_t sum, n;
+    int read, off; /* files read; of them, "0 0 0" */
 };
 
 static void add_thread_wait(struct proc_state *st, void *ud)
 {
     struct wait_sum *ws = ud;
     int64_t w;
-    if (parse_sched_wait(st, &w) == 0) {
+    int rc = parse_sched_wait(st, &w);
+    ws->read++;
+    ws->off += rc == 1;
+    if (rc == 0) {
         ws->sum = rt_sat_add(ws->sum, w);
         ws->n++;
     }
+}
+
+/* What a member's schedstat files said of the kernel (read: files read, off: of them "0 0 0",
+ * known: with a figure): schedstat once any gave a figure; else "0 0 0" from a process that has
+ * run (its ticks), or no file for one that lives, say why there is none. */
+static void learn_wait_src(struct proc_state *st, const struct scan_ent *e, int read, int off,
+                           int known)
+{
+    if (known)
+        st->wait_src = WAIT_SCHEDSTAT;
+    else if (st->wait_src == WAIT_SCHEDSTAT)
+        return;
+    else if (off && e->st.utime + e->st.stime > 0)
+        st->wait_src = WAIT_OFF;
+    else if (!read && st->wait_src == WAIT_UNKNOWN && proc_alive(st, e))
+        st->wait_src = WAIT_NO_FILE;
 }
 
 /* Time the process's threads waited, runnable, for a CPU (the second field of schedstat, ns,
@@ -603,14 +690,17 @@ static void add_thread_wait(struct proc_state *st, void *ud)
 static int64_t sched_wait_ns(struct proc_state *st, struct scan_ent *e)
 {
     struct kept *k = kept_of(st, e);
-    int64_t wait;
-    if (e->st.threads <= 1)
-        return read_kept(st, k, k ? &k->sched_fd : NULL, e->pid, "schedstat") > 0 &&
-                       parse_sched_wait(st, &wait) == 0
-                   ? wait
-                   : RT_NA;
-    struct wait_sum ws = {0, 0};
-    each_thread_file(st, e->pid, k, "schedstat", RT_READ_SINGLE, add_thread_wait, &ws);
+    int64_t wait = RT_NA;
+    if (e->st.threads <= 1) {
+        ssize_t n = read_kept(st, k, k ? &k->sched_fd : NULL, e->pid, "schedstat", RT_READ_SINGLE);
+        int rc = n > 0 ? parse_sched_wait(st, &wait) : -1;
+        if (n > 0 || n == -ENOENT)
+            learn_wait_src(st, e, n > 0, rc == 1, rc == 0);
+        return rc == 0 ? wait : RT_NA;
+    }
+    struct wait_sum ws = {0, 0, 0, 0};
+    if (each_thread_file(st, e->pid, k, "schedstat", RT_READ_SINGLE, add_thread_wait, &ws) == 0)
+        learn_wait_src(st, e, ws.read, ws.off, ws.n > 0);
     return ws.n ? ws.sum : RT_NA;
 }
 
@@ -1029,6 +1119,7 @@ static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *e
 {
     double tck = (double)env->clk_tck;
     int64_t du = 0, ds = 0, dr = 0, dw = 0;
+    int dr_known = 0, dw_known = 0; /* members whose io was read in both samples */
     for (int i = 0; i < cur->nprocs; i++) {
         struct rt_proc_sample *p = &cur->procs[i];
         const struct scan_ent *e = &st->scan[scan_find(st, p->pid, p->starttime)];
@@ -1042,10 +1133,17 @@ static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *e
         ds = rt_sat_add(ds, e->ds);
         dr = rt_sat_add(dr, nz(e->dr));
         dw = rt_sat_add(dw, nz(e->dw));
+        dr_known += e->dr != RT_NA;
+        dw_known += e->dw != RT_NA;
     }
 
     cur->has_tree = 1;
     cur->root_pid = st->cfg.root_pid;
+    cur->proc_memory_source = mem_src_names[st->mem_src];
+    cur->cpu_wait_source = st->wait_src == WAIT_SCHEDSTAT ? "schedstat" : NULL;
+    cur->cpu_wait_missing = st->wait_src == WAIT_NO_FILE ? "no-schedstat"
+                            : st->wait_src == WAIT_OFF   ? "schedstat-off"
+                                                         : NULL;
     cur->proc_count = ps->live;
     cur->proc_children = ps->live - ps->root_live;
     /* A tree none of whose members' memory could be read (run's final sample: the job is a
@@ -1068,8 +1166,10 @@ static void proc_sum_tree(const struct proc_state *st, const struct rt_sysenv *e
             double r = ((ub + sb) - (ua + sa)) / cur->dt;
             cur->proc_cpu_usage = rt_cores_bound(r, cur->ncores);
         }
-        cur->proc_read_bytes = dr;
-        cur->proc_write_bytes = dw;
+        /* none of the members' io readable (a kernel without CONFIG_TASK_IO_ACCOUNTING,
+         * another user's processes): unknown, as the tree's memory */
+        cur->proc_read_bytes = dr_known ? dr : RT_NA;
+        cur->proc_write_bytes = dw_known ? dw : RT_NA;
     }
 }
 

@@ -1,6 +1,10 @@
 /* psi.c - pressure stall information, /proc/pressure/{cpu,memory,io} (kernel >= 4.20 with
  * CONFIG_PSI). Neither reference records it; the cumulative total= counters are stored so any
- * window can be computed later, plus the share of each interval spent stalled. */
+ * window can be computed later, plus the share of each interval spent stalled. Without it the
+ * columns stay NULL and each sample says why (psi_missing): no /proc/pressure at all (before
+ * 4.20, or no CONFIG_PSI), or files that cannot be read (EOPNOTSUPP: PSI disabled at boot, as
+ * RHEL 8's backport is unless booted with psi=1). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +13,7 @@
 struct psi_state {
     char buf[512];
     struct rt_kfile kf[RT_PSI_NRES];
+    const char *missing; /* why there is no PSI (sample.h), NULL when there is */
 };
 
 static const char *const psi_files[RT_PSI_NRES] = {"cpu", "memory", "io"};
@@ -18,16 +23,23 @@ static void *psi_open(const struct rt_sysenv *env, const struct rt_collect_cfg *
     (void)cfg;
     char path[4096];
     char probe[512];
-    if (rt_path(env, path, sizeof(path), "/proc/pressure/cpu") ||
-        rt_read_small(path, probe, sizeof(probe)) < 0)
-        return NULL; /* no PSI on this kernel: the columns stay NULL */
-    return xcalloc(1, sizeof(struct psi_state));
+    struct psi_state *st = xcalloc(1, sizeof(*st));
+    ssize_t n = rt_path(env, path, sizeof(path), "/proc/pressure/cpu")
+                    ? -ENOENT
+                    : rt_read_small(path, probe, sizeof(probe));
+    if (n < 0)
+        st->missing = n == -ENOENT ? "no-pressure" : "psi-off";
+    return st;
 }
 
 static void psi_collect(void *state, const struct rt_sysenv *env, struct rt_sample *cur,
                         const struct rt_sample *prev)
 {
     struct psi_state *st = state;
+    if (st->missing) {
+        cur->psi_missing = st->missing; /* the columns stay NULL */
+        return;
+    }
     for (int r = 0; r < RT_PSI_NRES; r++) {
         char path[4096];
         if (rt_path(env, path, sizeof(path), "/proc/pressure/%s", psi_files[r]) ||

@@ -36,6 +36,7 @@ enum {
     ST_GPU_SAMPLE,
     ST_GPU_PROCESS_SAMPLE,
     ST_DATA_VERSION,
+    ST_RUN_FACTS,
     ST_COUNT
 };
 
@@ -57,6 +58,9 @@ struct rt_store {
     struct rt_map ids;   /* identity pointer -> row id (disks, mounts, nics: few per run) */
     struct rt_map procs; /* process key -> row id, for the processes of the last sample */
     struct rt_map procs_next;
+    /* the run's facts of the kernel (write.c, run_fact_cols) as last written in this run's
+     * transactions; all NULL at its start and after a rollback */
+    const char *run_facts[4];
     char err[512];
     int read_depth; /* rt_store_read_begin() pairs open (read.c) */
     /* The file was created by this handle (open.c): removed again, with the -journal, -wal and

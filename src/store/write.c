@@ -302,6 +302,18 @@ static const struct col gpu_process_cols[] = {
     GPU_PROCESS(F, "mem_util_pct", mem_util_pct),
 };
 
+/* What the samples say of how the kernel let them be read (sample.h; migration 13): the same
+ * all run long, so kept on the run, written when a sample says something new. */
+#define RUN_FACT(n, f) COL_S(struct rt_sample, n, f)
+static const struct col run_fact_cols[] = {
+    RUN_FACT("proc_memory_source", proc_memory_source),
+    RUN_FACT("cpu_wait_source", cpu_wait_source),
+    RUN_FACT("cpu_wait_missing", cpu_wait_missing),
+    RUN_FACT("psi_missing", psi_missing),
+};
+_Static_assert(RT_ARRAY_LEN(run_fact_cols) == RT_ARRAY_LEN(((struct rt_store *)0)->run_facts),
+               "one remembered value per run fact");
+
 /* One table a sample writes: the ids that lead each row (the run's, the sample's, the rows it
  * refers to; the caller binds them, in this order), then the columns. `tail` follows the VALUES
  * list: an identity row's upsert, which returns the row's id, found or new. */
@@ -365,6 +377,18 @@ static void table_sql(struct rt_buf *sql, const struct table *t)
     rt_buf_puts(sql, t->tail);
 }
 
+/* UPDATE runs SET fact = ?, ... WHERE id = ? */
+static void run_facts_sql(struct rt_buf *sql)
+{
+    rt_buf_puts(sql, "UPDATE runs SET ");
+    for (size_t i = 0; i < RT_ARRAY_LEN(run_fact_cols); i++) {
+        rt_buf_puts(sql, i ? ", " : "");
+        rt_buf_puts(sql, run_fact_cols[i].name);
+        rt_buf_puts(sql, " = ?");
+    }
+    rt_buf_puts(sql, " WHERE id = ?");
+}
+
 /* Statement i, compiled when first used and kept: a run on a host without GPUs never compiles
  * the GPU tables' statements. NULL (the reason in s) when it cannot be compiled. */
 static sqlite3_stmt *table_stmt(struct rt_store *s, int i)
@@ -374,6 +398,8 @@ static sqlite3_stmt *table_stmt(struct rt_store *s, int i)
     struct rt_buf sql = {0};
     if (i == ST_DATA_VERSION)
         rt_buf_puts(&sql, "PRAGMA data_version");
+    else if (i == ST_RUN_FACTS)
+        run_facts_sql(&sql);
     else
         table_sql(&sql, &tables[i]);
     if (sqlite3_prepare_v3(s->db, sql.p, -1, SQLITE_PREPARE_PERSISTENT, &s->st[i], NULL) !=
@@ -574,6 +600,7 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
      * (tests, a long-lived writer) must not find the last run's ids by an address reused */
     rt_map_clear(&s->ids);
     rt_map_clear(&s->procs);
+    memset(s->run_facts, 0, sizeof(s->run_facts));
     sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_prepare_v2(s->db,
@@ -615,6 +642,8 @@ static void rollback(struct rt_store *s)
     /* identity rows of the rolled-back transaction are gone; upserts find the others again */
     rt_map_clear(&s->ids);
     rt_map_clear(&s->procs);
+    /* and the facts it wrote: the next sample writes them again */
+    memset(s->run_facts, 0, sizeof(s->run_facts));
 }
 
 /* roll back, keeping the message of what failed (ROLLBACK's own result would replace it) */
@@ -661,7 +690,8 @@ int rt_store_prepare_samples(struct rt_store *s)
     for (int i = ST_SAMPLE; i <= ST_PROCESS_SAMPLE; i++)
         if (!table_stmt(s, i))
             return -1;
-    return table_stmt(s, ST_DATA_VERSION) ? 0 : -1;
+    /* (and the run's facts: a tracked tree's baseline writes them) */
+    return table_stmt(s, ST_DATA_VERSION) && table_stmt(s, ST_RUN_FACTS) ? 0 : -1;
 }
 
 int rt_store_set_run_pid(struct rt_store *s, pid_t pid)
@@ -947,15 +977,46 @@ static int insert_gpus(struct rt_store *s, const struct rt_sample *smp, int64_t 
     return 0;
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The run's facts as this sample says them, when they differ from what this run last wrote. A
+ * collector's facts only grow (unknown to known, a reason to a source), so a sample never
+ * takes back what an earlier one said. */
+static int write_run_facts(struct rt_store *s, const struct rt_sample *smp)
+{
+    const char *v[RT_ARRAY_LEN(run_fact_cols)];
+    int same = 1;
+    for (size_t i = 0; i < RT_ARRAY_LEN(run_fact_cols); i++) {
+        v[i] = *(const char *const *)(const void *)((const char *)smp + run_fact_cols[i].off);
+        same &= same_text(v[i], s->run_facts[i]);
+    }
+    if (same)
+        return 0;
+    sqlite3_stmt *st = table_stmt(s, ST_RUN_FACTS);
+    if (!st)
+        return -1;
+    int k = 1;
+    for (size_t i = 0; i < RT_ARRAY_LEN(run_fact_cols); i++)
+        store_bind_t(st, k++, v[i]);
+    sqlite3_bind_int64(st, k, s->run_id);
+    if (store_step(s, st, NULL) != 0)
+        return -1;
+    memcpy(s->run_facts, v, sizeof(v));
+    return 0;
+}
+
 /* One sample, table group by table group: the samples row first (the others refer to it), the
- * processes before the GPUs (whose processes refer to theirs). */
+ * processes before the GPUs (whose processes refer to theirs); the run's facts it brings. */
 static int insert_sample(struct rt_store *s, const struct rt_sample *smp)
 {
     int64_t sid;
-    if (insert_sample_row(s, smp, &sid) != 0 || insert_cores(s, smp, sid) != 0 ||
-        insert_disks(s, smp, sid) != 0 || insert_mounts(s, smp, sid) != 0 ||
-        insert_nics(s, smp, sid) != 0 || insert_processes(s, smp, sid) != 0 ||
-        insert_gpus(s, smp, sid) != 0)
+    if (insert_sample_row(s, smp, &sid) != 0 || write_run_facts(s, smp) != 0 ||
+        insert_cores(s, smp, sid) != 0 || insert_disks(s, smp, sid) != 0 ||
+        insert_mounts(s, smp, sid) != 0 || insert_nics(s, smp, sid) != 0 ||
+        insert_processes(s, smp, sid) != 0 || insert_gpus(s, smp, sid) != 0)
         return -1;
     struct rt_map t = s->procs;
     s->procs = s->procs_next;

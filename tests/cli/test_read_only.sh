@@ -66,6 +66,8 @@ q src/old.db "DROP VIEW python_combined; DROP VIEW python_system;
     ALTER TABLE runs DROP COLUMN cuda_visible_devices;
     ALTER TABLE runs DROP COLUMN alloc_gpus;
     ALTER TABLE runs DROP COLUMN cgroup_memory_peak_bytes;
+    ALTER TABLE runs DROP COLUMN proc_memory_source; ALTER TABLE runs DROP COLUMN cpu_wait_source;
+    ALTER TABLE runs DROP COLUMN cpu_wait_missing; ALTER TABLE runs DROP COLUMN psi_missing;
     PRAGMA user_version = 4" ||
     fail "setup: making old.db"
 chmod 644 src/*.db src/*-wal

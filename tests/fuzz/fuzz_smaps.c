@@ -1,7 +1,10 @@
-/* fuzz_smaps.c - /proc/PID/smaps_rollup: rt_parse_smaps_pss on each part, then the process-tree
- * collector reading it (fz_tree_file: a root and a child it reaps between the two samples).
- * Input: the root's smaps_rollup in the first sample, NUL, in the second, NUL, the child's in
- * the first (a missing part leaves the file out). */
+/* fuzz_smaps.c - the tree's memory: rt_parse_smaps_pss on each part, then the process-tree
+ * collector reading the parts (fz_tree_file: a root and a child it reaps between the two
+ * samples) twice: as /proc/PID/smaps_rollup (4.14+), then as /proc/PID/smaps with no
+ * smaps_rollup, the fallback of older kernels that sums the Pss of every mapping.
+ * Input: the root's file in the first sample, NUL, in the second, NUL, the child's in the first
+ * (a missing part leaves the file out). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fuzz_common.h"
@@ -27,6 +30,17 @@ static void check(const char *text)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fz_tree_file(&env, "smaps_rollup", check, data, size);
+    static const char *const names[] = {"smaps_rollup", "smaps"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        fz_tree_file(&env, names[i], check, data, size);
+        /* the next pass (and input) starts without this one's files */
+        for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
+            char rel[64];
+            snprintf(rel, sizeof(rel), "proc/100/%s", names[j]);
+            fz_remove(rel);
+            snprintf(rel, sizeof(rel), "proc/101/%s", names[j]);
+            fz_remove(rel);
+        }
+    }
     return 0;
 }

@@ -568,6 +568,56 @@ static void test_two_writers(void **state)
     fx_case_free(&c2);
 }
 
+/* How the kernel let a run be read (migration 13) is kept on the run: as the samples say it,
+ * rewritten when a sample says something new (a reason replaced by a source), and what a
+ * rolled-back transaction wrote is written again by the next sample that says it. */
+static void test_run_facts(void **state)
+{
+    (void)state;
+    struct rt_store *s;
+    char err[512];
+    assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
+    struct fx_case c;
+    int64_t run;
+    /* a parity fixture: smaps_rollup, no schedstat, no /proc/pressure */
+    store_case(s, "03-process-tree", &c, &run);
+    sqlite3 *db = rt_store_db(s);
+    const char *facts = "SELECT coalesce(proc_memory_source, '-') || '|' || "
+                        "coalesce(cpu_wait_source, '-') || '|' || coalesce(cpu_wait_missing, "
+                        "'-') || '|' || coalesce(psi_missing, '-') FROM runs";
+    char *v = qs(db, facts);
+    assert_string_equal(v, "smaps_rollup|-|no-schedstat|no-pressure");
+    free(v);
+    /* a sample that fails (its seq again) takes its facts with it */
+    c.b.cpu_wait_source = "schedstat";
+    c.b.cpu_wait_missing = NULL;
+    assert_int_not_equal(rt_store_add_sample(s, &c.b), 0);
+    v = qs(db, facts);
+    assert_string_equal(v, "smaps_rollup|-|no-schedstat|no-pressure");
+    free(v);
+    c.b.seq = 2;
+    assert_int_equal(rt_store_add_sample(s, &c.b), 0);
+    assert_int_equal(rt_store_commit(s), 0);
+    v = qs(db, facts);
+    assert_string_equal(v, "smaps_rollup|schedstat|-|no-pressure");
+    free(v);
+    /* another run on the same connection starts from nothing known */
+    struct rt_host_info h = {0};
+    struct rt_run_desc rs = {.mode = "record", .interval = 1.0, .host = &h, .clk_tck = 100};
+    int64_t run2;
+    assert_int_equal(rt_store_begin_run(s, &rs, &run2), 0);
+    c.a.seq = 0;
+    assert_int_equal(rt_store_add_sample(s, &c.a), 0);
+    assert_int_equal(rt_store_commit(s), 0);
+    char sql[512];
+    snprintf(sql, sizeof(sql), "%s WHERE id = %lld", facts, (long long)run2);
+    v = qs(db, sql);
+    assert_string_equal(v, "smaps_rollup|-|no-schedstat|no-pressure");
+    free(v);
+    rt_store_close(s);
+    fx_case_free(&c);
+}
+
 /* Every column of samples is bound: a live periodic sample of a tracked tree fills them all
  * (pressure columns only where the kernel has PSI). */
 static void test_live_sample_fills_every_column(void **state)
@@ -899,6 +949,14 @@ static void test_upload_progress(void **state)
     "ALTER TABLE runs DROP COLUMN slurm_job_gpus; "                                                \
     "ALTER TABLE runs DROP COLUMN slurm_time_limit_s; "
 
+/* The columns of schema version 13 (how the kernel let the figures be read), dropped to make
+ * an older file. */
+#define DROP_V13                                                                                   \
+    "ALTER TABLE runs DROP COLUMN proc_memory_source; "                                            \
+    "ALTER TABLE runs DROP COLUMN cpu_wait_source; "                                               \
+    "ALTER TABLE runs DROP COLUMN cpu_wait_missing; "                                              \
+    "ALTER TABLE runs DROP COLUMN psi_missing; "
+
 /* A database of schema version 4 (the views before the rates, the run's interval_s, no cloud
  * columns) is brought up to date when it is opened, for reading too. */
 static void test_upgrade_from_4(void **state)
@@ -933,7 +991,7 @@ static void test_upgrade_from_4(void **state)
                                   "ALTER TABLE runs DROP COLUMN cgroup_cpu_quota_cores; "
                                   "ALTER TABLE runs DROP COLUMN cgroup_cpuset_cpus; "
                                   "ALTER TABLE runs DROP COLUMN cgroup_memory_limit_bytes; "
-                                  "DROP INDEX runs_slurm_job; " DROP_V9
+                                  "DROP INDEX runs_slurm_job; " DROP_V9 DROP_V13
                                   "ALTER TABLE runs DROP COLUMN slurm_job_id; "
                                   "ALTER TABLE runs DROP COLUMN slurm_cpus_on_node; "
                                   "ALTER TABLE runs DROP COLUMN slurm_mem_per_node_mib; "
@@ -1062,7 +1120,7 @@ static void test_upgrade_from_5(void **state)
     char err[512];
     int64_t run = new_db_with_case();
     sqlite3 *db;
-    char sql[2048];
+    char sql[4096];
     assert_int_equal(sqlite3_open(dbpath, &db), SQLITE_OK);
     snprintf(sql, sizeof(sql),
              "ALTER TABLE runs DROP COLUMN job_maxrss_kib; ALTER TABLE runs DROP COLUMN "
@@ -1076,7 +1134,8 @@ static void test_upgrade_from_5(void **state)
              "ALTER TABLE runs DROP COLUMN cgroup_cpu_quota_cores; "
              "ALTER TABLE runs DROP COLUMN cgroup_cpuset_cpus; "
              "ALTER TABLE runs DROP COLUMN cgroup_memory_limit_bytes; "
-             "DROP INDEX runs_slurm_job; " DROP_V9 "ALTER TABLE runs DROP COLUMN slurm_job_id; "
+             "DROP INDEX runs_slurm_job; " DROP_V9 DROP_V13
+             "ALTER TABLE runs DROP COLUMN slurm_job_id; "
              "ALTER TABLE runs DROP COLUMN slurm_cpus_on_node; "
              "ALTER TABLE runs DROP COLUMN slurm_mem_per_node_mib; "
              "ALTER TABLE runs DROP COLUMN slurm_mem_per_cpu_mib; "
@@ -1133,9 +1192,10 @@ static void test_upgrade_from_10(void **state)
 {
     (void)state;
     int64_t run = new_db_with_case();
-    struct rt_store *s = open_after("DROP VIEW python_combined; DROP VIEW python_system; "
-                                    "DROP VIEW python_process; DROP VIEW sample_metrics; "
-                                    "DROP VIEW sample_metrics_base; PRAGMA user_version = 10");
+    struct rt_store *s =
+        open_after(DROP_V13 "DROP VIEW python_combined; DROP VIEW python_system; "
+                            "DROP VIEW python_process; DROP VIEW sample_metrics; "
+                            "DROP VIEW sample_metrics_base; PRAGMA user_version = 10");
     sqlite3 *r = rt_store_db(s);
     /* store_case stored a baseline and one sample: one row after the baseline */
     char sql[128];
@@ -1176,7 +1236,7 @@ static void test_upgrade_from_11(void **state)
         "disk_read_bytes_per_s FROM samples s; "
         "CREATE VIEW sample_metrics_base AS SELECT s.run_id, s.seq, s.id AS sample_id, "
         "s.disk_read_bytes_per_s AS system_disk_read_bytes_per_s FROM sample_rates s WHERE "
-        "s.kind <> 'baseline'; PRAGMA user_version = 11");
+        "s.kind <> 'baseline'; " DROP_V13 "PRAGMA user_version = 11");
     sqlite3 *r = rt_store_db(s);
     assert_int_equal(q1(r, "SELECT count(*) FROM pragma_table_info('sample_metrics') "
                            "WHERE name = 'cgroup_cores'"),
@@ -1235,6 +1295,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failure_then_recovery, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_facts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_process_returns_after_gap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_live_sample_fills_every_column, setup, teardown),

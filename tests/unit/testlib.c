@@ -357,11 +357,13 @@ void fx_write_proc(const char *root, const struct fx_proc *p)
 {
     char rel[256], text[1024];
     snprintf(rel, sizeof(rel), "proc/%d/stat", (int)p->pid);
-    snprintf(text, sizeof(text),
-             "%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 %ld %ld %ld %ld 20 0 1 0 %ld 1000000 %ld "
-             "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-             (int)p->pid, p->comm, p->state ? p->state : 'S', (int)p->ppid, (int)p->pid,
-             (int)p->pid, p->utime, p->stime, p->cutime, p->cstime, p->starttime, p->rss_pages);
+    snprintf(
+        text, sizeof(text),
+        "%d (%s) %c %d %d %d 0 -1 4194304 100 0 0 0 %ld %ld %ld %ld 20 0 %ld 0 %ld 1000000 %ld "
+        "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+        (int)p->pid, p->comm, p->state ? p->state : 'S', (int)p->ppid, (int)p->pid, (int)p->pid,
+        p->utime, p->stime, p->cutime, p->cstime, p->threads ? p->threads : 1, p->starttime,
+        p->rss_pages);
     fx_write(root, rel, text);
     snprintf(rel, sizeof(rel), "proc/%d/cmdline", (int)p->pid);
     snprintf(text, sizeof(text), "%s", p->comm);
@@ -507,4 +509,79 @@ int fx_python_mock(const char *script, const char *arg1, const char *arg2, pid_t
         return -1;
     }
     return port;
+}
+
+/* --- a fixture root mutated between samples ----------------------------------------------------
+ */
+
+int fx_walk_mode;
+
+static int no_statvfs(void *ud, const char *path, struct rt_fsstat *out)
+{
+    (void)ud;
+    (void)path;
+    (void)out;
+    return -2;
+}
+
+void fx_gen_init(struct fx_gen *g)
+{
+    memset(g, 0, sizeof(*g));
+    snprintf(g->root, sizeof(g->root), "/tmp/rtrack-fx.XXXXXX");
+    assert_non_null(mkdtemp(g->root));
+    g->env.root = g->root;
+    g->env.statvfs_fn = no_statvfs;
+    g->env.clk_tck = 100;
+    g->env.page_size = 4096;
+    g->t = 1000.0;
+    fx_write(g->root, "proc/stat", "cpu  100 0 50 1000 0 0 0 0 0 0\n");
+}
+
+void fx_gen_open(struct fx_gen *g, pid_t root_pid, pid_t subreaper)
+{
+    if (fx_walk_mode)
+        fx_write_children(g->root);
+    struct rt_collect_cfg cc = {root_pid, subreaper, 1.0, 0};
+    g->col = rt_collectors_open(&g->env, &cc);
+}
+
+struct rt_sample *fx_gen_sample(struct fx_gen *g)
+{
+    struct rt_sample *s = &g->buf[g->next];
+    g->next ^= 1;
+    rt_sample_begin(s, g->prev, g->prev ? RT_SAMPLE_PERIODIC : RT_SAMPLE_BASELINE, g->t, g->t);
+    if (fx_walk_mode)
+        fx_write_children(g->root);
+    rt_collectors_sample(g->col, s, g->prev);
+    g->prev = s;
+    g->t += 1.0;
+    return s;
+}
+
+void fx_gen_free(struct fx_gen *g)
+{
+    rt_collectors_close(g->col);
+    rt_sample_free(&g->buf[0]);
+    rt_sample_free(&g->buf[1]);
+    fx_statvfs_free(&g->sv);
+    fx_rmtree(g->root);
+}
+
+void fx_gen_statvfs(struct fx_gen *g, const char *tsv)
+{
+    char path[512];
+    fx_write(g->root, "statvfs.tsv", tsv);
+    snprintf(path, sizeof(path), "%s/statvfs.tsv", g->root);
+    fx_statvfs_free(&g->sv);
+    assert_int_equal(fx_statvfs_load(&g->sv, path), 0);
+    g->env.statvfs_fn = fx_statvfs_fn;
+    g->env.statvfs_ud = &g->sv;
+}
+
+const struct rt_proc_sample *fx_find_proc(const struct rt_sample *s, pid_t pid)
+{
+    for (int i = 0; i < s->nprocs; i++)
+        if (s->procs[i].pid == pid)
+            return &s->procs[i];
+    return NULL;
 }

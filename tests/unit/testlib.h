@@ -91,6 +91,7 @@ struct fx_proc {
     long utime, stime, cutime, cstime, starttime, rss_pages;
     long pss_kib;                 /* < 0: no smaps_rollup */
     long read_bytes, write_bytes; /* < 0: no io file */
+    long threads;                 /* 0: 1 */
 };
 /* proc/PID/{stat,smaps_rollup,io,cmdline} under root */
 void fx_write_proc(const char *root, const struct fx_proc *p);
@@ -99,5 +100,34 @@ void fx_remove_proc(const char *root, pid_t pid);
  * stat files) and the probe file proc/self/task/OURPID/children, so the proc collector walks the
  * tree through children files as on a live kernel instead of scanning every stat. */
 void fx_write_children(const char *root);
+
+/* A fixture root built by a test and mutated between samples (the collectors' unit tests): a
+ * fresh directory under /tmp with a /proc/stat, statvfs answering nothing (or a test's
+ * fx_statvfs), CLK_TCK 100, pages of 4 KiB, the clock at 1000 s. */
+struct fx_gen {
+    char root[256];
+    struct rt_sysenv env;
+    struct fx_statvfs sv;
+    struct rt_collectors *col;
+    struct rt_sample buf[2];
+    struct rt_sample *prev;
+    int next;
+    double t;
+};
+/* 1: fx_gen_open and fx_gen_sample write the children files first (fx_write_children), so the
+ * process-tree tests run with them (walk mode); 0: without (the full scan). */
+extern int fx_walk_mode;
+void fx_gen_init(struct fx_gen *g);
+/* Open every collector on the root: root_pid the tracked tree (0: none). */
+void fx_gen_open(struct fx_gen *g, pid_t root_pid, pid_t subreaper);
+/* The next sample (baseline first, then periodic ones a second apart), which stays valid until
+ * the one after next. */
+struct rt_sample *fx_gen_sample(struct fx_gen *g);
+void fx_gen_free(struct fx_gen *g);
+/* statvfs answers from `tsv` (fx_statvfs's lines: mount_point frsize blocks bfree bavail), as
+ * the root's statvfs.tsv. */
+void fx_gen_statvfs(struct fx_gen *g, const char *tsv);
+/* The row of `pid` in a sample, or NULL. */
+const struct rt_proc_sample *fx_find_proc(const struct rt_sample *s, pid_t pid);
 
 #endif

@@ -132,7 +132,8 @@ struct rt_pid_stat {
 #define RT_PROC_MAX_PAGES    (INT64_C(1) << 40)
 #define RT_PROC_MAX_IO_BYTES (INT64_C(1) << 60)
 int rt_parse_pid_stat(const char *text, struct rt_pid_stat *out);
-/* Pss of /proc/PID/smaps_rollup in KiB, RT_NA when absent. */
+/* The sum of the Pss lines of /proc/PID/smaps_rollup (one) or of /proc/PID/smaps (one per
+ * mapping), KiB; RT_NA when there is none, or one that no kernel prints. */
 int64_t rt_parse_smaps_pss(const char *text);
 /* read_bytes and write_bytes of /proc/PID/io, RT_NA when absent. */
 void rt_parse_pid_io(const char *text, int64_t *read_bytes, int64_t *write_bytes);

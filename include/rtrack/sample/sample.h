@@ -186,6 +186,10 @@ struct rt_sample {
     /* pressure */
     int64_t psi_us[RT_PSI_NRES][RT_PSI_NKIND];
     double psi_pct[RT_PSI_NRES][RT_PSI_NKIND];
+    /* why there is none (a fact of the kernel, kept on the run), NULL when read: "no-pressure"
+     * (no /proc/pressure: before 4.20, or no CONFIG_PSI), "psi-off" (there but unreadable:
+     * PSI disabled at boot, psi=0, or CONFIG_PSI_DEFAULT_DISABLED without psi=1) */
+    const char *psi_missing;
 
     /* disks */
     int ndisks, disks_cap;
@@ -210,6 +214,14 @@ struct rt_sample {
     double proc_cpu_wait_s; /* the members' time runnable but waiting for a CPU, per interval */
     int64_t proc_pss_kib, proc_rss_kib, proc_read_bytes, proc_write_bytes;
     int64_t proc_utime_total, proc_stime_total;
+    /* How the kernel let the tree's memory and CPU wait be read: facts of the kernel, the same
+     * all run long (the store keeps them on the run: docs/portability.md), NULL until known.
+     * proc_memory_source: "smaps_rollup"; "smaps" (before 4.14: the Pss of every mapping
+     * summed); "rss" (neither file: PSS unknown, proc_pss_kib NULL, proc_rss_kib is all).
+     * cpu_wait_source: "schedstat" once a member's wait was read; otherwise cpu_wait_missing
+     * says why: "no-schedstat" (no /proc/PID/schedstat: a kernel without CONFIG_SCHEDSTATS,
+     * or CONFIG_SCHED_INFO from 4.2) or "schedstat-off" (it reads "0 0 0": not accounted). */
+    const char *proc_memory_source, *cpu_wait_source, *cpu_wait_missing;
     int nprocs, procs_cap;
     struct rt_proc_sample *procs;
 
