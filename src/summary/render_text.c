@@ -58,8 +58,11 @@ static size_t cols(const char *s)
 static void line_at(struct tx *x, const char *label, const char *text, const char *sep)
 {
     FILE *f = x->f;
-    if (x->md) {
-        fprintf(f, "- **%s**: %s\n", label, text);
+    if (x->md) { /* without a label, the next item of the list (text indents it instead) */
+        if (*label)
+            fprintf(f, "- **%s**: %s\n", label, text);
+        else
+            fprintf(f, "- %s\n", text);
         return;
     }
     size_t at = (size_t)fprintf(f, "%-*s", LABEL, label), sl = strlen(sep), sw = cols(sep);

@@ -804,6 +804,9 @@ static void test_compare_text(void **state)
     has_line(buf, "| wall time | 1m40s | 2m00s | +20.0 s (+20.0 %) |");
     has_line(buf, "| CPU time | 0.00 s | 5.00 s | +5.00 s |");
     has_line(buf, "- **next time**: run 42: 2 vCPUs, 1024 MiB memory");
+    /* the second run's line is the next item, not an empty bold label ("- ****: run 43") */
+    has_line(buf, "- run 43: 2 vCPUs, 1024 MiB memory");
+    lacks_text(buf, "- ****:");
     free(buf);
     rt_summary_compare_free(&c);
 }
