@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "rtrack/base/util.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 
@@ -34,25 +35,31 @@ enum jkind {
 struct jfield {
     enum jkind kind;
     const char *key;
-    const char *expr;
+    const char *expr; /* or NULL: the named piece `text` (sql/queries/export.sql) */
     int group;
+    enum rt_query_text text;
 };
 
 #define V(k, e)                                                                                    \
     {                                                                                              \
-        J_VAL, k, e, 0                                                                             \
+        J_VAL, k, e, 0, 0                                                                          \
+    }
+/* a value whose SQL reads a table of its own: a named piece of sql/queries/export.sql */
+#define VT(k, t)                                                                                   \
+    {                                                                                              \
+        J_VAL, k, NULL, 0, t                                                                       \
     }
 #define OBJ(k)                                                                                     \
     {                                                                                              \
-        J_OBJ, k, NULL, 0                                                                          \
+        J_OBJ, k, NULL, 0, 0                                                                       \
     }
 #define END                                                                                        \
     {                                                                                              \
-        J_END, NULL, NULL, 0                                                                       \
+        J_END, NULL, NULL, 0, 0                                                                    \
     }
 #define ARR(k, g)                                                                                  \
     {                                                                                              \
-        J_ARR, k, NULL, g                                                                          \
+        J_ARR, k, NULL, g, 0                                                                       \
     }
 
 enum { G_SAMPLE, G_CORES, G_NICS, G_DISKS, G_MOUNTS, G_GPUS, G_PROCS, G_COUNT };
@@ -229,59 +236,39 @@ static const struct jfield proc_fields[] = {
     V("rss_kib", "ps.rss_kib"),
     V("disk_read_bytes", "ps.read_bytes"),
     V("disk_write_bytes", "ps.write_bytes"),
-    V("gpu_vram_bytes", "(SELECT sum(x.vram_used_bytes) FROM gpu_process_samples x "
-                        "WHERE x.sample_id = s.id AND x.process_id = p.id)"),
-    V("gpu_util_pct", "(SELECT sum(x.util_pct) FROM gpu_process_samples x "
-                      "WHERE x.sample_id = s.id AND x.process_id = p.id)"),
+    VT("gpu_vram_bytes", RT_QT_EXPORT_JSONL_PROC_GPU_VRAM),
+    VT("gpu_util_pct", RT_QT_EXPORT_JSONL_PROC_GPU_UTIL),
 };
 
-/* One pass over a table: FROM (the sample as `s`, the samples after the baseline), the rows
+/* One pass over a table: FROM (a named piece of sql/queries/export.sql: the sample as `s`, the
+ * samples after the baseline), the rows
  * of a sample in their order, and a key that ties a row to its parent's row besides the sample
  * (a mount to its disk: the disk's key is its name, the mount's the name of its disk). */
 struct jgroup {
     const struct jfield *fields;
     size_t nfields;
-    const char *from;
-    const char *where; /* more conditions, or NULL */
-    const char *order; /* after s.seq, or NULL */
-    const char *key;   /* SQL of the row's key, or NULL */
-    int in_parent;     /* a row belongs to the parent row with the same key (a mount to its disk) */
+    enum rt_query_text from;
+    enum rt_query_text where; /* more conditions (a named piece), or NO_WHERE */
+    const char *order;        /* after s.seq, or NULL */
+    const char *key;          /* SQL of the row's key, or NULL */
+    int in_parent; /* a row belongs to the parent row with the same key (a mount to its disk) */
 };
 
 #define FIELDS(f) f, RT_ARRAY_LEN(f)
+#define NO_WHERE  RT_QT_N
 
 static const struct jgroup groups[G_COUNT] = {
-    [G_SAMPLE] = {FIELDS(sample_fields),
-                  "samples s JOIN runs r ON r.id = s.run_id "
-                  "JOIN sample_metrics m ON m.sample_id = s.id",
-                  NULL, NULL, NULL},
-    [G_CORES] = {FIELDS(core_fields), "samples s JOIN cpu_core_samples c ON c.sample_id = s.id",
-                 NULL, "c.core", NULL},
-    [G_NICS] = {FIELDS(nic_fields),
-                "samples s JOIN nic_sample_rates ns ON ns.sample_id = s.id "
-                "JOIN nics n ON n.id = ns.nic_id",
-                NULL, "n.name", NULL},
+    [G_SAMPLE] = {FIELDS(sample_fields), RT_QT_EXPORT_JSONL_SAMPLE_FROM, NO_WHERE, NULL, NULL},
+    [G_CORES] = {FIELDS(core_fields), RT_QT_EXPORT_JSONL_CORES_FROM, NO_WHERE, "c.core", NULL},
+    [G_NICS] = {FIELDS(nic_fields), RT_QT_EXPORT_JSONL_NICS_FROM, NO_WHERE, "n.name", NULL},
     /* loop and RAM disks are not disks to the Rust reference */
-    [G_DISKS] = {FIELDS(disk_fields),
-                 "samples s JOIN disk_sample_rates ds ON ds.sample_id = s.id "
-                 "JOIN disks d ON d.id = ds.disk_id",
-                 "d.name NOT LIKE 'loop%' AND d.name NOT LIKE 'ram%'", "d.name", "d.name"},
+    [G_DISKS] = {FIELDS(disk_fields), RT_QT_EXPORT_JSONL_DISKS_FROM, RT_QT_EXPORT_JSONL_DISKS_WHERE,
+                 "d.name", "d.name"},
     /* a filesystem mounted at several places is listed once per disk, at its first mount */
-    [G_MOUNTS] = {FIELDS(mount_fields),
-                  "samples s JOIN mount_samples ms ON ms.sample_id = s.id "
-                  "JOIN mounts m ON m.id = ms.mount_id",
-                  "m.disk IS NOT NULL AND m.id = (SELECT min(m2.id) FROM mounts m2 "
-                  "JOIN mount_samples ms2 ON ms2.mount_id = m2.id AND ms2.sample_id = s.id "
-                  "WHERE m2.source = m.source AND m2.disk = m.disk)",
-                  "m.disk, m.id", "m.disk", 1},
-    [G_GPUS] = {FIELDS(gpu_fields),
-                "samples s JOIN gpu_samples gs ON gs.sample_id = s.id "
-                "JOIN gpus gp ON gp.id = gs.gpu_id",
-                NULL, "gp.idx", NULL},
-    [G_PROCS] = {FIELDS(proc_fields),
-                 "samples s JOIN process_samples ps ON ps.sample_id = s.id "
-                 "JOIN processes p ON p.id = ps.process_id",
-                 NULL, "p.pid", NULL},
+    [G_MOUNTS] = {FIELDS(mount_fields), RT_QT_EXPORT_JSONL_MOUNTS_FROM,
+                  RT_QT_EXPORT_JSONL_MOUNTS_WHERE, "m.disk, m.id", "m.disk", 1},
+    [G_GPUS] = {FIELDS(gpu_fields), RT_QT_EXPORT_JSONL_GPUS_FROM, NO_WHERE, "gp.idx", NULL},
+    [G_PROCS] = {FIELDS(proc_fields), RT_QT_EXPORT_JSONL_PROCS_FROM, NO_WHERE, "p.pid", NULL},
 };
 
 /* Every pass's columns: the sample's seq, the key (NULL without one), then the values. */
@@ -317,15 +304,16 @@ static void pass_sql(struct rt_buf *sql, const struct jgroup *g, const char *fil
     for (size_t i = 0; i < g->nfields; i++)
         if (g->fields[i].kind == J_VAL) {
             rt_buf_puts(sql, ", ");
-            rt_buf_puts(sql, g->fields[i].expr);
+            rt_buf_puts(sql, g->fields[i].expr ? g->fields[i].expr
+                                               : rt_store_query_text(g->fields[i].text));
         }
     rt_buf_puts(sql, " FROM ");
-    rt_buf_puts(sql, g->from);
+    rt_buf_puts(sql, rt_store_query_text(g->from));
     rt_buf_puts(sql, " WHERE s.kind <> 'baseline' AND ");
     rt_buf_puts(sql, filter);
-    if (g->where) {
+    if (g->where != NO_WHERE) {
         rt_buf_puts(sql, " AND ");
-        rt_buf_puts(sql, g->where);
+        rt_buf_puts(sql, rt_store_query_text(g->where));
     }
     rt_buf_puts(sql, " ORDER BY s.seq");
     if (g->order) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rtrack/base/util.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 
@@ -79,8 +80,9 @@ struct rt_rustcsv *rt_rustcsv_open(struct rt_store *store, char *err, size_t err
         rt_buf_puts(&sql, i ? ", " : "");
         rt_buf_puts(&sql, cols[i].expr);
     }
-    rt_buf_puts(&sql, " FROM sample_metrics m JOIN samples s ON s.id = m.sample_id "
-                      "WHERE m.sample_id = ?1");
+    rt_buf_puts(&sql, " FROM ");
+    rt_buf_puts(&sql, rt_store_query_text(RT_QT_EXPORT_RUSTCSV_FROM));
+    rt_buf_puts(&sql, " WHERE m.sample_id = ?1");
     struct rt_rustcsv *x = xcalloc(1, sizeof(*x));
     x->store = store;
     /* kept: the live output runs it again for every sample */

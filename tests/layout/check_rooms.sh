@@ -56,11 +56,6 @@ check "dlopen" '(^|[^_a-z])dlopen[ \t]*\(' 'net/libs\.c$' 'collect/gpu_nvml\.c$'
 # --- the tables' names in the readers' SQL ----------------------------------------------------
 # The rooms held to it: the readers (a room that reads the tables joins with its name).
 SQL_ROOMS="export cli upload summary"
-# Files whose SQL is generated from a field table over a sample's stored rows (each JSON Lines
-# field and Rust CSV column is a key and its SQL once): their FROM and JOIN name tables until
-# those row sets are views or named sources of the store (a decision of its own, with a
-# migration or without).
-SQL_EXEMPT="export/jsonl.c export/rustcsv.c"
 # every table a schema or migration makes (or renames one to), lower case
 tables=$(cat "$SQL/schema.sql" "$SQL"/migrations/*.sql 2>/dev/null |
     grep -oiE 'create table( if not exists)? +[a-z_0-9]+|rename to +[a-z_0-9]+' |
@@ -73,7 +68,6 @@ fi
 sql_out=$(for room in $SQL_ROOMS; do
     [ -d "$room" ] && find "$room" -name '*.[ch]'
 done | sed 's|^\./||' | sort | while read -r f; do
-    case " $SQL_EXEMPT " in *" $f "*) continue ;; esac
     # the C strings of f (comments left out, adjacent literals joined) that name a table
     perl -e '
         my ($f, $tables) = @ARGV;

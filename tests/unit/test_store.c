@@ -72,6 +72,21 @@ static void assert_queries_prepare(struct rt_store *s)
                      rt_store_error(s));
         rt_store_rows_close(r);
     }
+    /* and every FROM clause among the named pieces, as a statement of its own */
+    for (int t = 0; t < RT_QT_N; t++) {
+        const char *name = rt_store_query_text_name((enum rt_query_text)t);
+        size_t n = strlen(name);
+        if (n < 5 || strcmp(name + n - 5, "_from") != 0)
+            continue;
+        char *sql =
+            xasprintf("SELECT 1 FROM %s LIMIT 0", rt_store_query_text((enum rt_query_text)t));
+        struct rt_store_rows *r = rt_store_rows_open(s, sql);
+        free(sql);
+        if (!r)
+            fail_msg("named piece %s does not prepare as a FROM clause: %s", name,
+                     rt_store_error(s));
+        rt_store_rows_close(r);
+    }
 }
 
 static void test_named_queries(void **state)

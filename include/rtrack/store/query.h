@@ -25,4 +25,11 @@ struct rt_store_rows *rt_store_query_kept(struct rt_store *s, enum rt_query q);
 /* q's name, "READER.NAME" (for messages and the test that prepares them all) */
 const char *rt_store_query_name(enum rt_query q);
 
+/* A named piece of SQL that is no statement of its own (`-- text: NAME`: a FROM clause, a
+ * condition, an expression), for a reader that composes its statements from tables of fields
+ * (the JSON Lines, the Rust tool's CSV). Pieces named ..._from are FROM clauses, each prepared
+ * alone by the test of the named queries. */
+const char *rt_store_query_text(enum rt_query_text t);
+const char *rt_store_query_text_name(enum rt_query_text t); /* "READER.NAME" */
+
 #endif
