@@ -45,7 +45,8 @@ SELECT r.id, r.uuid, r.mode, (SELECT status FROM run_status WHERE run_id = r.id)
        coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) - r.started_at,
        n.samples, r.requested_interval_s,
        r.host_hostname, r.host_cpu_model, r.host_vcpus, r.host_memory_kib / 1024.0,
-       r.host_kernel, r.host_os, g.host_gpu_model, g.host_gpu_count, g.host_gpu_memory_mib
+       r.host_kernel, r.host_os, g.host_gpu_model, g.host_gpu_count, g.host_gpu_memory_mib,
+       r.proc_memory_source, r.cpu_wait_missing, r.psi_missing
 FROM runs r JOIN run_sample_counts n ON n.run_id = r.id
      LEFT JOIN host_gpus g ON g.run_id = r.id
 WHERE r.id = ?1

@@ -30,6 +30,8 @@ static long whole_cores(double x)
 long rt_round_memory(double mib)
 {
     static const long steps[] = {128, 256, 512, 1024, 2048};
+    if (!(mib > 0)) /* nothing known (NAN) or nothing used: the smallest step, never (long)NAN */
+        return steps[0];
     for (size_t i = 0; i < RT_ARRAY_LEN(steps); i++)
         if (mib <= steps[i])
             return steps[i];

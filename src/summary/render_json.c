@@ -36,6 +36,9 @@ static void w_run(struct rt_jw *w, const struct rt_summary_run *r)
     rt_jw_kv_num(w, "samples", r->samples);
     rt_jw_kv_num(w, "interval_s", r->interval_s);
     rt_jw_kv_num(w, "runs", r->runs);
+    rt_jw_kv_str(w, "memory_source", r->memory_source);
+    rt_jw_kv_str(w, "cpu_wait_missing", r->cpu_wait_missing);
+    rt_jw_kv_str(w, "psi_missing", r->psi_missing);
     rt_jw_end(w);
 }
 

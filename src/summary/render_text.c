@@ -333,6 +333,8 @@ static void head_io(struct tx *x, const struct rt_summary *s)
                  rt_fmt_mib(a, sizeof(a), s->kernel.cgroup_peak_mib));
         line(x, "cgroup", t);
     }
+    for (int i = 0; i < s->nnotes; i++)
+        line(x, "note", s->notes[i]);
     t[0] = 0;
     if (s->has_tree)
         cat(t, sizeof(t), "the tree read %s, wrote %s; ",

@@ -235,6 +235,8 @@ static int section_run(struct rt_buf *p, const struct rt_summary *s, char *err, 
             html_putf(p, ", every %g s", r->interval_s);
         html_put(p, "</td></tr>\n");
     }
+    for (int i = 0; i < s->nnotes; i++)
+        fact_text(p, "note", s->notes[i]);
     fact_text(p, "mode", r->mode);
     fact_text(p, "tracked pid", whole(n, sizeof(n), r->pid));
     if (!isnan(r->id)) {

@@ -119,6 +119,9 @@ enum {
     F_GPU_MODEL,
     F_GPU_COUNT,
     F_GPU_MEMORY_MIB,
+    F_MEMORY_SOURCE,
+    F_CPU_WAIT_MISSING,
+    F_PSI_MISSING,
     F_N
 };
 
@@ -165,6 +168,9 @@ static int read_facts(struct sctx *c, struct rt_summary *s)
     h->gpu_model = dup_or_null(rt_store_rows_t(r, F_GPU_MODEL));
     h->gpu_count = rt_store_rows_f(r, F_GPU_COUNT);
     h->gpu_memory_mib = rt_store_rows_f(r, F_GPU_MEMORY_MIB);
+    run->memory_source = dup_or_null(rt_store_rows_t(r, F_MEMORY_SOURCE));
+    run->cpu_wait_missing = dup_or_null(rt_store_rows_t(r, F_CPU_WAIT_MISSING));
+    run->psi_missing = dup_or_null(rt_store_rows_t(r, F_PSI_MISSING));
     rt_store_rows_close(r);
     return 0;
 }
@@ -418,6 +424,41 @@ static void decide_cpu_time(struct rt_summary *s, const struct top *t)
     };
 }
 
+/* What the kernel did not let rtrack know of the run (docs/portability.md, "Old kernels"), in
+ * words: the tree's memory read another way, no CPU demand, no pressure, no OOM count. */
+static void decide_notes(struct rt_summary *s, const struct ending *e)
+{
+    const struct rt_summary_run *r = &s->run;
+    struct {
+        int when;
+        const char *text;
+    } notes[] = {
+        {r->memory_source && !strcmp(r->memory_source, "smaps"),
+         "memory: the tree's PSS is the sum of smaps (this kernel has no smaps_rollup)"},
+        {r->memory_source && !strcmp(r->memory_source, "rss"),
+         "memory: PSS unknown (this kernel has no smaps); the tree's memory figures are "
+         "missing and the advice rests on the kernel's high-water mark (RSS)"},
+        {r->cpu_wait_missing && !strcmp(r->cpu_wait_missing, "no-schedstat"),
+         "CPU demand unknown: the kernel has no /proc/PID/schedstat (built without "
+         "CONFIG_SCHEDSTATS); the CPU advice rests on usage alone, which on a busy host is "
+         "less than the job wants"},
+        {r->cpu_wait_missing && !strcmp(r->cpu_wait_missing, "schedstat-off"),
+         "CPU demand unknown: this kernel does not account CPU wait (schedstat reads 0 0 0; "
+         "boot with delayacct); the CPU advice rests on usage alone"},
+        {r->psi_missing && !strcmp(r->psi_missing, "no-pressure"),
+         "CPU pressure unknown: the kernel has no /proc/pressure (before 4.20, or no "
+         "CONFIG_PSI)"},
+        {r->psi_missing && !strcmp(r->psi_missing, "psi-off"),
+         "CPU pressure unknown: PSI is disabled (boot with psi=1)"},
+        {e->exit_signal == 9 && e->oom_kills == RT_NA,
+         "whether the OOM killer ended the job is unknown: the recording has no OOM kill count "
+         "(kernels before 4.13 keep none)"},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(notes) && s->nnotes < (int)RT_ARRAY_LEN(s->notes); i++)
+        if (notes[i].when)
+            snprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), "%s", notes[i].text);
+}
+
 /* Keeper's cheapest server for the recommendation, its fields read for people. */
 static void ask_keeper(const struct rt_summary_opts *o, struct rt_summary *s)
 {
@@ -479,7 +520,8 @@ static void summary_init(struct rt_summary *s)
 
 /* What the document needs beyond the end-of-run line's figures: the run's facts, the pressure,
  * the allocation, the peak's processes, the top processes and groups, Keeper. */
-static int compute_rest(struct sctx *c, struct rt_summary *s, struct pass_sums *sums, struct top *t)
+static int compute_rest(struct sctx *c, struct rt_summary *s, struct pass_sums *sums, struct top *t,
+                        const struct ending *e)
 {
     double alloc_cpu_s, alloc_core_s;
     if (read_pressure(c, sums->rows, &s->sparks) != 0 ||
@@ -487,6 +529,7 @@ static int compute_rest(struct sctx *c, struct rt_summary *s, struct pass_sums *
         read_peak(c, sums, &s->peak) != 0)
         return -1;
     decide_use(s, alloc_cpu_s, alloc_core_s);
+    decide_notes(s, e);
     if (top_lists(c, t, s) != 0 || top_groups(c, t, &s->groups) != 0)
         return -1;
     decide_cpu_time(s, t);
@@ -518,7 +561,7 @@ static int compute(struct sctx *c, struct rt_summary *s)
     reco_inputs(s, &sums, &e, &in);
     rt_recommend(&in, 1, &s->reco);
     rt_recommend(&in, 0, &s->py_reco);
-    rc = o->figures_only ? 0 : compute_rest(c, s, &sums, &t);
+    rc = o->figures_only ? 0 : compute_rest(c, s, &sums, &t, &e);
 out:
     pass_ready(ps); /* (where the pass never started, the thread finds nothing to take) */
     top_free(&t);
@@ -689,6 +732,9 @@ void rt_summary_free(struct rt_summary *s)
         free(r->meta[i]);
     free(r->tags_json);
     free(r->end_reason);
+    free(r->memory_source);
+    free(r->cpu_wait_missing);
+    free(r->psi_missing);
     struct rt_summary_host *h = &s->host;
     free(h->hostname);
     free(h->cpu_model);

@@ -291,6 +291,55 @@ static void test_line_figures(void **state)
     assert_float_equal(line.peak_mib, jnum("$.recommendation.memory_basis.peak_mib"), 1e-9);
 }
 
+/* Run the statement sql on the store (an UPDATE of the fixture). */
+static void exec_sql(const char *sql)
+{
+    struct rt_store_rows *r = rt_store_rows_open(store, sql);
+    assert_non_null(r);
+    assert_true(rt_store_rows_next(r) >= 0);
+    rt_store_rows_close(r);
+}
+
+/* What an old kernel did not let rtrack read (schema 13's run facts, docs/portability.md) is in
+ * the document as it is stored and said in words by the text: run 2 made to look as if
+ * recorded on a 4.14 kernel without schedstat and PSI, killed by SIGKILL with no OOM count. */
+static void test_kernel_notes(void **state)
+{
+    (void)state;
+    exec_sql("UPDATE runs SET proc_memory_source = 'smaps', cpu_wait_missing = 'no-schedstat', "
+             "psi_missing = 'psi-off', exit_signal = 9, host_oom_kills = NULL WHERE id = 2");
+    summarize(2, NULL);
+    assert_string_equal(jx("$.run.memory_source"), "smaps");
+    assert_string_equal(jx("$.run.cpu_wait_missing"), "no-schedstat");
+    assert_string_equal(jx("$.run.psi_missing"), "psi-off");
+    struct rt_summary_opts o = {.run_id = 2};
+    struct rt_summary s;
+    int bad = 0;
+    char err[256];
+    assert_int_equal(rt_summary_compute(store, &o, &s, &bad, err, sizeof(err)), 0);
+    assert_int_equal(s.nnotes, 4);
+    assert_string_equal(s.notes[0],
+                        "memory: the tree's PSS is the sum of smaps (this kernel has no "
+                        "smaps_rollup)");
+    assert_non_null(
+        strstr(s.notes[1], "CPU demand unknown: the kernel has no /proc/PID/schedstat"));
+    assert_string_equal(s.notes[2], "CPU pressure unknown: PSI is disabled (boot with psi=1)");
+    assert_non_null(strstr(s.notes[3], "whether the OOM killer ended the job is unknown"));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    rt_summary_write_text(&s, f, 0);
+    fclose(f);
+    assert_non_null(strstr(text, "\nnote         CPU pressure unknown: PSI is disabled"));
+    free(text);
+    rt_summary_free(&s);
+    /* a run read as preferred says nothing: run 1 */
+    summarize(1, NULL);
+    assert_string_equal(jx("$.run.memory_source"), "null");
+    exec_sql("UPDATE runs SET proc_memory_source = NULL, cpu_wait_missing = NULL, "
+             "psi_missing = NULL, exit_signal = NULL WHERE id = 2");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_system_only_in_progress),
         cmocka_unit_test(test_bad_requests),
         cmocka_unit_test(test_line_figures),
+        cmocka_unit_test(test_kernel_notes),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     rt_buf_free(&out);

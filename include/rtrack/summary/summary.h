@@ -170,6 +170,7 @@ struct rt_summary_run {
     char *end_reason;
     double started_at, ended_at, duration_s, samples, interval_s;
     int runs; /* aggregated: 1, or --job's count */
+    char *memory_source, *cpu_wait_missing, *psi_missing;
 };
 
 struct rt_summary_host {
@@ -291,6 +292,9 @@ struct rt_summary {
     struct rt_summary_server server;
     int has_spread; /* --job */
     struct rt_summary_spread spread;
+    /* what could not be known of the run, for people: "CPU demand: ..." (text and report) */
+    char notes[4][240];
+    int nnotes;
 };
 
 /* Compute the summary of o's run or job into *s (freed with rt_summary_free, also after a
