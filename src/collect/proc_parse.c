@@ -1,5 +1,6 @@
 /* proc_parse.c - the per-process files of /proc as text in, figures out (collect.h): stat (its
- * comm up to the last ')'), the Pss lines of smaps_rollup or smaps, io's bytes. No file is read
+ * comm up to the last ')'), the Pss lines of smaps_rollup or smaps, io's bytes, schedstat's
+ * three figures. No file is read
  * here: proc.c reads them, the fuzzers (fuzz_pid_stat, fuzz_smaps, fuzz_pid_io) feed them. A
  * value no kernel prints is refused, so the tree's sums cannot overflow. */
 #include <errno.h>
@@ -95,4 +96,29 @@ void rt_parse_pid_io(const char *text, int64_t *rd, int64_t *wr)
                  v <= RT_PROC_MAX_IO_BYTES)
             *wr = (int64_t)v;
     }
+}
+
+int rt_parse_schedstat(const char *text, struct rt_schedstat *o)
+{
+    uint64_t v[3];
+    const char *p = text;
+    for (int i = 0; i < 3; i++) {
+        char *end;
+        if (*p < '0' || *p > '9')
+            return -1;
+        errno = 0;
+        unsigned long long x = strtoull(p, &end, 10);
+        if (errno || x > (uint64_t)INT64_MAX)
+            return -1;
+        v[i] = x;
+        p = end;
+        if (i < 2 && *p++ != ' ')
+            return -1;
+    }
+    if (*p != '\n' && *p != '\0')
+        return -1;
+    if (v[0] == 0 && v[1] == 0)
+        return 1;
+    *o = (struct rt_schedstat){(int64_t)v[0], (int64_t)v[1], (int64_t)v[2]};
+    return 0;
 }

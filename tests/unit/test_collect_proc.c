@@ -562,6 +562,9 @@ static void test_tree_cpu_wait(void **state)
     assert_int_equal(fx_find_proc(s, 10)->sched_wait_ns, 2000000);
     assert_int_equal(fx_find_proc(s, 11)->sched_wait_ns, 6000000);
     assert_true(isnan(s->proc_cpu_wait_s)); /* the baseline: no interval */
+    /* its threads ran 150 ms: its CPU time (the process's clock) says so too */
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "threads", .utime = 65, .starttime = 2,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0, .threads = 2));
     fx_write(g.root, "proc/10/schedstat", "110000000 2500000 12\n");
     fx_write(g.root, "proc/11/task/11/schedstat", "400000000 9000000 40\n");
     fx_write(g.root, "proc/11/task/12/schedstat", "250000000 3000000 25\n");
@@ -571,7 +574,9 @@ static void test_tree_cpu_wait(void **state)
     assert_true(fabs(s->proc_cpu_wait_s - 0.0065) < 1e-12);
     assert_string_equal(s->cpu_wait_source, "schedstat");
     assert_null(s->cpu_wait_missing);
-    /* accounting off: every task reads "0 0 0" */
+    /* accounting off: every task reads "0 0 0" (and the threads ran: they are read) */
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "threads", .utime = 70, .starttime = 2,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0, .threads = 2));
     fx_write(g.root, "proc/10/schedstat", "0 0 0\n");
     fx_write(g.root, "proc/11/task/11/schedstat", "0 0 0\n");
     fx_write(g.root, "proc/11/task/12/schedstat", "0 0 0\n");
@@ -717,6 +722,203 @@ static void test_tree_cpu_wait_source(void **state)
     fx_gen_free(&g);
 }
 
+static void test_schedstat_parse(void **state)
+{
+    (void)state;
+    struct rt_schedstat ss;
+    assert_int_equal(rt_parse_schedstat("2952745 2251271 3\n", &ss), 0);
+    assert_int_equal(ss.run_ns, 2952745);
+    assert_int_equal(ss.wait_ns, 2251271);
+    assert_int_equal(ss.slices, 3);
+    /* not accounted: every task reads 0 0 0 (unknown, not a wait of 0) */
+    assert_int_equal(rt_parse_schedstat("0 0 0\n", &ss), 1);
+    /* a task that has not run yet: a wait of 0 is known */
+    assert_int_equal(rt_parse_schedstat("0 12 1\n", &ss), 0);
+    assert_int_equal(ss.wait_ns, 12);
+    const char *bad[] = {"",          "1 2",      "1 2 x\n",
+                         "-1 2 3\n",  "1  2 3\n", "9223372036854775808 1 1\n",
+                         "1 2 3 4\n", "garbage\n"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (rt_parse_schedstat(bad[i], &ss) != -1)
+            fail_msg("accepted: '%s'", bad[i]);
+}
+
+/* A single-threaded member that has not run since the previous sample (its schedstat's run time
+ * and its count of times put on a CPU unchanged, and not running now) cannot have read, written
+ * or forked: its io and, walking the tree, its children file are not read again. The fixture
+ * changes them while the schedstat stays, which no kernel does: a row that keeps the earlier
+ * figures shows the file was not read. */
+static void test_tree_quiet_member(void **state)
+{
+    (void)state;
+    struct fx_gen g;
+    fx_gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 10, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 100, .write_bytes = 10));
+    fx_write(g.root, "proc/10/schedstat", "5000000 100 4\n");
+    fx_gen_open(&g, 10, 0);
+    struct rt_sample *s = fx_gen_sample(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 10, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 200, .write_bytes = 20));
+    s = fx_gen_sample(&g);
+    assert_int_equal(fx_find_proc(s, 10)->read_total, 100);
+    assert_int_equal(fx_find_proc(s, 10)->write_total, 10);
+    assert_int_equal(s->proc_read_bytes, 0);
+    assert_int_equal(fx_find_proc(s, 10)->sched_wait_ns, 100);
+    /* a child appears under it (no kernel would): walking, it is not looked for */
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "kid", .utime = 1, .starttime = 900,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    s = fx_gen_sample(&g);
+    assert_int_equal(fx_find_proc(s, 10)->read_total, 100);
+    if (fx_walk_mode)
+        assert_null(fx_find_proc(s, 11));
+    fx_remove_proc(g.root, 11);
+    /* running now: read, though its schedstat has not moved yet */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .state = 'R', .utime = 10,
+                            .starttime = 1, .pss_kib = 1, .read_bytes = 200, .write_bytes = 20));
+    s = fx_gen_sample(&g);
+    assert_int_equal(fx_find_proc(s, 10)->read_total, 200);
+    assert_int_equal(s->proc_read_bytes, 100);
+    /* put on a CPU once more, no whole ns of run time to show for it: it ran, read */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 10, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 300, .write_bytes = 20));
+    fx_write(g.root, "proc/10/schedstat", "5000000 100 5\n");
+    s = fx_gen_sample(&g);
+    assert_int_equal(fx_find_proc(s, 10)->read_total, 300);
+    /* it ran: read */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 11, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 400, .write_bytes = 20));
+    fx_write(g.root, "proc/10/schedstat", "15000000 300 6\n");
+    s = fx_gen_sample(&g);
+    assert_int_equal(fx_find_proc(s, 10)->read_total, 400);
+    assert_true(fabs(s->proc_cpu_wait_s - 200e-9) < 1e-15);
+    assert_rows_sum(s);
+    fx_gen_free(&g);
+}
+
+/* thread TID of process 10: run and wait in ms, times on a CPU */
+static void thr(struct fx_gen *g, int tid, long run_ms, long wait_ms)
+{
+    char rel[64], text[64];
+    snprintf(rel, sizeof(rel), "proc/10/task/%d/schedstat", tid);
+    snprintf(text, sizeof(text), "%ld %ld 1\n", run_ms * 1000000, wait_ms * 1000000);
+    fx_write(g->root, rel, text);
+}
+
+/* process 10 with `threads` threads and utime ticks (its CPU clock in a fixture tree) */
+static void thr_proc(struct fx_gen *g, long utime, long threads)
+{
+    fx_write_proc(g->root, P(.pid = 10, .ppid = 1, .comm = "pool", .utime = utime, .starttime = 1,
+                             .pss_kib = 1, .read_bytes = 0, .write_bytes = 0, .threads = threads));
+}
+
+static void assert_wait_ms(const struct rt_sample *s, double total, double interval)
+{
+    const struct rt_proc_sample *p = fx_find_proc(s, 10);
+    if (fabs((double)p->sched_wait_ns / 1e6 - total) > 1e-9 ||
+        fabs(p->cpu_wait_s * 1e3 - interval) > 1e-9)
+        fail_msg("wait %g ms, %g ms in the interval; expected %g, %g",
+                 (double)p->sched_wait_ns / 1e6, p->cpu_wait_s * 1e3, total, interval);
+}
+
+/* A many-threaded member's wait (proc_threads.c): its threads are read as far as its CPU clock
+ * (here its stat's utime, 10 ms a tick) says they ran. The fixture also changes what it says is
+ * not read, which shows it is not. */
+static void test_tree_threads_wait(void **state)
+{
+    (void)state;
+    struct fx_gen g;
+    fx_gen_init(&g);
+    thr_proc(&g, 100, 4);
+    thr(&g, 10, 400, 1);
+    thr(&g, 11, 300, 2);
+    thr(&g, 12, 200, 3);
+    thr(&g, 13, 100, 4);
+    fx_gen_open(&g, 10, 0);
+    struct rt_sample *s = fx_gen_sample(&g);
+    assert_int_equal(fx_find_proc(s, 10)->sched_wait_ns, 10000000); /* the sum: 1+2+3+4 ms */
+    /* quiet: the clock has not moved, no thread ran: nothing is read */
+    thr(&g, 11, 300, 9);
+    s = fx_gen_sample(&g);
+    assert_wait_ms(s, 10, 0);
+    /* thread 11 ran 20 ms and waited 5: 20 ms beyond what the hot threads (none yet) account
+     * for: every thread is read */
+    thr_proc(&g, 102, 4);
+    thr(&g, 11, 320, 7);
+    s = fx_gen_sample(&g);
+    assert_wait_ms(s, 15, 5);
+    /* 11 is hot: read alone while it accounts for the clock within 10 ms; 12 ran 5 ms and
+     * waited 2, counted later */
+    thr_proc(&g, 104, 4);
+    thr(&g, 11, 335, 8);
+    thr(&g, 12, 205, 5);
+    s = fx_gen_sample(&g);
+    assert_wait_ms(s, 16, 1);
+    /* 12 runs 10 ms more, waits 3: now 15 ms beyond 11's since every thread was read: read */
+    thr_proc(&g, 106, 4);
+    thr(&g, 11, 345, 8);
+    thr(&g, 12, 215, 8);
+    s = fx_gen_sample(&g);
+    assert_wait_ms(s, 21, 5);
+    /* a new thread (the count changed), though the clock's growth is within 10 ms of the hot
+     * threads': every thread is read, the new one's whole wait counts */
+    thr_proc(&g, 107, 5);
+    thr(&g, 11, 350, 8);
+    thr(&g, 14, 5, 6);
+    s = fx_gen_sample(&g);
+    assert_wait_ms(s, 27, 6);
+    /* 13 exits: what was counted of it stays (a sum over the live threads would drop by its
+     * 4 ms, and say 0 for the interval); 11's 1 ms counts */
+    char path[512];
+    snprintf(path, sizeof(path), "%s/proc/10/task/13", g.root);
+    fx_rmtree(path);
+    thr_proc(&g, 108, 4);
+    thr(&g, 11, 360, 9);
+    s = fx_gen_sample(&g);
+    assert_wait_ms(s, 28, 1);
+    /* 10 ran a little (under the 10 ms) and waited 2 ms: its wait is counted at the latest
+     * when every thread is read again, 10 samples (10 s) after the last time */
+    thr(&g, 10, 401, 3);
+    for (int i = 1; i <= 10; i++) {
+        thr_proc(&g, 108 + i, 4);
+        thr(&g, 11, 360 + 10 * i, 9);
+        s = fx_gen_sample(&g);
+        /* every thread was last read when 13 exited (the count changed), the sample before */
+        assert_wait_ms(s, i < 10 ? 28 : 30, i == 10 ? 2 : 0);
+    }
+    assert_string_equal(s->cpu_wait_source, "schedstat");
+    fx_gen_free(&g);
+}
+
+/* A tree with more threads than the host has processes is found by one scan of /proc (each
+ * process's stat) instead of every thread's children file; a smaller one by the children
+ * files. The fixture's children file of the root does not name its child (no kernel's would
+ * not): only the scan finds it. Walk mode only (the full scan always finds it). */
+static void test_tree_scan_many_threads(void **state)
+{
+    (void)state;
+    if (!fx_walk_mode)
+        return;
+    struct fx_gen g;
+    fx_gen_init(&g);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 10, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 10, .comm = "kid", .utime = 1, .starttime = 2,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0));
+    fx_gen_open(&g, 10, 0); /* the children files as a kernel's, and the probe: walk mode */
+    fx_walk_mode = 0;       /* from here the test writes them */
+    fx_write(g.root, "proc/10/task/10/children", "");
+    struct rt_sample *s = fx_gen_sample(&g);
+    assert_non_null(fx_find_proc(s, 10));
+    assert_null(fx_find_proc(s, 11)); /* 1 thread, 2 processes: the children files */
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "root", .utime = 10, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 0, .write_bytes = 0, .threads = 500));
+    s = fx_gen_sample(&g);
+    assert_non_null(fx_find_proc(s, 11)); /* 500 threads, 2 processes: the scan */
+    fx_walk_mode = 1;
+    fx_gen_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -735,6 +937,9 @@ int main(void)
         cmocka_unit_test(test_tree_cpu_wait),
         cmocka_unit_test(test_tree_memory_source),
         cmocka_unit_test(test_tree_cpu_wait_source),
+        cmocka_unit_test(test_schedstat_parse),
+        cmocka_unit_test(test_tree_quiet_member),
+        cmocka_unit_test(test_tree_threads_wait),
     };
     /* the process-tree scenarios once more, the tree found through children files */
     const struct CMUnitTest walk[] = {
@@ -750,6 +955,9 @@ int main(void)
         cmocka_unit_test(test_tree_cpu_wait),
         cmocka_unit_test(test_tree_memory_source),
         cmocka_unit_test(test_tree_cpu_wait_source),
+        cmocka_unit_test(test_tree_quiet_member),
+        cmocka_unit_test(test_tree_threads_wait),
+        cmocka_unit_test(test_tree_scan_many_threads),
     };
     int failed = cmocka_run_group_tests_name("full scan", tests, NULL, NULL);
     fx_walk_mode = 1;

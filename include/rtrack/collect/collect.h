@@ -137,6 +137,14 @@ int rt_parse_pid_stat(const char *text, struct rt_pid_stat *out);
 int64_t rt_parse_smaps_pss(const char *text);
 /* read_bytes and write_bytes of /proc/PID/io, RT_NA when absent. */
 void rt_parse_pid_io(const char *text, int64_t *read_bytes, int64_t *write_bytes);
+/* /proc/PID/schedstat (or a thread's): ns on a CPU, ns waiting for one (runnable), times put on
+ * a CPU. 0; 1 when the kernel does not account them (every task reads "0 0 0": 4.2 to 5.13
+ * built without CONFIG_SCHEDSTATS and with delay accounting off; any task that has run has
+ * a CPU time, always counted): unknown, not 0; -1 when it is not a schedstat line. */
+struct rt_schedstat {
+    int64_t run_ns, wait_ns, slices;
+};
+int rt_parse_schedstat(const char *text, struct rt_schedstat *out);
 /* Whole disk versus partition (see disk.c). */
 int rt_disk_is_partition(const struct rt_sysenv *env, const char *name);
 
