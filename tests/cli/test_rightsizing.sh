@@ -203,6 +203,62 @@ if [ "$NCPU" -le 4 ]; then
 else
     skip "starved: $NCPU CPUs: the job's share of the machine is too large to starve it clearly"
 fi
+# --- contention, threads (issue 32): the same with one process of 2 x n spinning threads beside
+# n spinners: 3n threads share n CPUs, the job wants 2n cores and gets about 2n/3. rtrack reads
+# a many-threaded process's threads only as far as its CPU clock says they ran (src/collect/
+# proc_threads.c). The truth is the kernel's, read by the test from the threads' own schedstat
+# files once they stopped (rt_spin's hold: blocked, their wait no longer grows), while the job
+# still lives; rtrack's count of the job's wait must be it to the nanosecond. The summary's
+# waiting per core used is the threads' wait over their run, within what its CPU side can miss:
+# ticks of 1/CLK_TCK (2 over the run) and the spread of the samples' intervals (each sample's
+# rate is its figures over its own interval).
+NTHR=$((2 * NCPU))
+"$SPIN" 30 "$NCPU" &
+outside=$!
+sleep 0.3
+DB=starved_threads.db
+"$RTRACK" run --quiet --db $DB --interval 0.5 -- "$SPIN" 4 0 "$NTHR" spun.txt hold &
+rt=$!
+wait_file spun.txt 60 || fail "starved threads: the job did not stop spinning"
+JOB=$(cut -d' ' -f4 spun.txt)
+# the truth: the sums of its threads' files, once two readings 0.2 s apart agree
+prev="" truth=""
+for _ in $(seq 50); do
+    truth=$(cat /proc/"$JOB"/task/*/schedstat | awk '{ r += $1; w += $2 } END { print r, w }')
+    [ "$truth" = "$prev" ] && break
+    prev=$truth
+    sleep 0.2
+done
+[ "$truth" = "$prev" ] || fail "starved threads: the job's threads did not settle"
+t_read=$(now)
+read -r t_run t_wait <<<"$truth"
+for _ in $(seq 100); do # a periodic sample after that reading
+    [ "$(q $DB "SELECT count(*) FROM samples WHERE kind = 'periodic' AND ts > $t_read")" -ge 1 ] && break
+    sleep 0.1
+done
+kill -TERM "$JOB"
+wait_exit $rt 30
+check "starved threads: exit 0" "$RC" 0
+kill "$outside" 2>/dev/null
+wait $outside 2>/dev/null
+after="SELECT min(seq) FROM samples WHERE kind = 'periodic' AND ts > $t_read"
+check "starved threads: rtrack's count of the job's wait = its threads' schedstat (ns)" \
+    "$(q $DB "SELECT ps.sched_wait_ns FROM process_samples ps JOIN samples s ON s.id = ps.sample_id
+              JOIN processes p ON p.id = ps.process_id WHERE p.pid = $JOB AND s.seq = ($after)")" "$t_wait"
+check "starved threads: its waits of each interval add up to it (from the job's start)" \
+    "$(q $DB "SELECT round(sum(ps.cpu_wait_s) * 1e9 - $t_wait) FROM process_samples ps
+              JOIN samples s ON s.id = ps.sample_id JOIN processes p ON p.id = ps.process_id
+              WHERE p.pid = $JOB AND s.seq <= ($after)")" 0.0
+"$RTRACK" summary --db $DB --format json >starved_threads.json
+check "starved threads: named in JSON" "$(get starved_threads.json 'j["cpu_demand"]["starved"]')" True
+spread=$(q $DB "SELECT (max(interval_s) - min(interval_s)) / min(interval_s) FROM samples
+                WHERE kind = 'periodic' AND seq < ($after)")
+check_range "starved threads: summary's wait per core used = the threads' wait / run" \
+    "$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["cpu_demand"]
+r, w = float(sys.argv[2]), float(sys.argv[3]); print(d["wait_cores"] / d["usage_cores"] / (w / r))' \
+        starved_threads.json "$t_run" "$t_wait")" \
+    "$(python3 -c 'import sys; print(1 - 2 / float(sys.argv[1]) / (float(sys.argv[2]) / 1e9) - float(sys.argv[3]))' "$(getconf CLK_TCK)" "$t_run" "$spread")" \
+    "$(python3 -c 'import sys; print(1 + 2 / float(sys.argv[1]) / (float(sys.argv[2]) / 1e9) + float(sys.argv[3]))' "$(getconf CLK_TCK)" "$t_run" "$spread")"
 # --- when the peak happened and who held it: 100 MiB for 1.2 s, then 200 MiB for 1.2 s (two
 # python processes one after the other under one shell), at 0.3 s
 DB=when.db
