@@ -919,6 +919,43 @@ static void test_tree_scan_many_threads(void **state)
     fx_gen_free(&g);
 }
 
+/* The process count comes from listing /proc, which is not listed again while no task was
+ * created (/proc/stat's forks since boot) and as many exist (/proc/loadavg's total) as at the
+ * last listing. The fixture adds processes without telling either, which no kernel does: a
+ * count that stays shows /proc was not listed. */
+static void test_proc_listing_unchanged(void **state)
+{
+    (void)state;
+    struct fx_gen g;
+    fx_gen_init(&g);
+    fx_write(g.root, "proc/stat", "cpu  100 0 50 1000 0 0 0 0 0 0\nprocesses 5000\n");
+    fx_write(g.root, "proc/loadavg", "0.10 0.20 0.30 1/90 4321\n");
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "a", .starttime = 1, .pss_kib = 1));
+    fx_gen_open(&g, 0, 0);
+    struct rt_sample *s = fx_gen_sample(&g);
+    assert_int_equal(s->processes, 1);
+    fx_write_proc(g.root, P(.pid = 11, .ppid = 1, .comm = "b", .starttime = 2, .pss_kib = 1));
+    s = fx_gen_sample(&g);
+    assert_int_equal(s->processes, 1);
+    /* a task more */
+    fx_write(g.root, "proc/loadavg", "0.10 0.20 0.30 1/91 4322\n");
+    s = fx_gen_sample(&g);
+    assert_int_equal(s->processes, 2);
+    /* a fork (and an exit: as many tasks) */
+    fx_write_proc(g.root, P(.pid = 12, .ppid = 1, .comm = "c", .starttime = 3, .pss_kib = 1));
+    fx_write(g.root, "proc/stat", "cpu  100 0 50 1000 0 0 0 0 0 0\nprocesses 5001\n");
+    s = fx_gen_sample(&g);
+    assert_int_equal(s->processes, 3);
+    /* without loadavg, listed every sample */
+    char path[512];
+    snprintf(path, sizeof(path), "%s/proc/loadavg", g.root);
+    unlink(path);
+    fx_write_proc(g.root, P(.pid = 13, .ppid = 1, .comm = "d", .starttime = 4, .pss_kib = 1));
+    s = fx_gen_sample(&g);
+    assert_int_equal(s->processes, 4);
+    fx_gen_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -940,6 +977,7 @@ int main(void)
         cmocka_unit_test(test_schedstat_parse),
         cmocka_unit_test(test_tree_quiet_member),
         cmocka_unit_test(test_tree_threads_wait),
+        cmocka_unit_test(test_proc_listing_unchanged),
     };
     /* the process-tree scenarios once more, the tree found through children files */
     const struct CMUnitTest walk[] = {
