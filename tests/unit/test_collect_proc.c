@@ -847,6 +847,14 @@ static void test_tree_threads_wait(void **state)
     thr(&g, 11, 320, 7);
     s = fx_gen_sample(&g);
     assert_wait_ms(s, 15, 5);
+    /* quiet again: 11, hot now, is not read, nor the process's io */
+    thr(&g, 11, 320, 99);
+    fx_write_proc(g.root, P(.pid = 10, .ppid = 1, .comm = "pool", .utime = 102, .starttime = 1,
+                            .pss_kib = 1, .read_bytes = 4096, .write_bytes = 0, .threads = 4));
+    s = fx_gen_sample(&g);
+    assert_wait_ms(s, 15, 0);
+    assert_int_equal(fx_find_proc(s, 10)->read_total, 0);
+    thr(&g, 11, 320, 7);
     /* 11 is hot: read alone while it accounts for the clock within 10 ms; 12 ran 5 ms and
      * waited 2, counted later */
     thr_proc(&g, 104, 4);
