@@ -17,7 +17,9 @@
 # together; after WARMUP seconds a window of WINDOW_1S (at 1 s) or WINDOW_FAST seconds is
 # measured as in cpu_per_sample.sh: each process's CPU time (schedstat) at the window's edges
 # divided by the samples it took in it. The two recorders read the same files at the same
-# time, so each slows the other a little, alike.
+# time, so each slows the other a little, alike. Beside them, the floor (rt_threads -F): the
+# least any tracker reporting the tree's PSS and CPU time reads, each process's stat and
+# smaps_rollup through kept descriptors every interval (the kernel's part grows with threads).
 #
 # Knobs: REPS (3), WARMUP (5), WINDOW_1S (30), WINDOW_FAST (15), CONFIGS ("t10 t200 t2000
 # t10000 tree50x40"), INTERVALS ("1 0.1"), SADC, RT_THREADS, BENCH_OUT, BENCH_KEEP,
@@ -30,7 +32,7 @@ set -euo pipefail
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-[[ ${1:-} == -h || ${1:-} == --help ]] && { sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+[[ ${1:-} == -h || ${1:-} == --help ]] && { sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 if [[ -n ${REPORT_ONLY:-} ]]; then
     REPORT_ONLY=$(realpath -e "$REPORT_ONLY") || die "cannot read ${REPORT_ONLY}"
 fi
@@ -115,7 +117,7 @@ measure() {
     local threads procs
     threads=$(awk '/^Threads:/ {print $2}' /proc/"$WL_PID"/status)
     procs=$((1 + $(pgrep -c -P "$WL_PID" || true)))
-    local count=$(((WARMUP + window) * 4 + 100)) t0 opid npid spid
+    local count=$(((WARMUP + window) * 4 + 100)) t0 opid npid spid fpid
     t0=$(now_us)
     # the two builds start in turns first: a process started just after another is a little
     # faster (warmer caches)
@@ -132,32 +134,36 @@ measure() {
     fi
     "$SADC" 1 "$count" "$d/sadc.sa" </dev/null &
     spid=$!
-    BENCH_PIDS=("$opid" "$npid" "$spid")
-    local w0 w1 c0 c1 o0 o1 n0 n1 s0 s1
+    "$RT_THREADS" -F "$WL_PID" -i "$interval" </dev/null &
+    fpid=$!
+    BENCH_PIDS=("$opid" "$npid" "$spid" "$fpid")
+    local w0 w1 c0 c1 o0 o1 n0 n1 s0 s1 f0 f1
     sleep_until_us $((t0 + WARMUP * 1000000 + 450000))
     now_us_v w0
     cpu_busy_read c0
     cpu_read "$opid" o0 || die "old rtrack exited early ($cfg at $interval s)"
     cpu_read "$npid" n0 || die "new rtrack exited early ($cfg at $interval s)"
     cpu_read "$spid" s0 || die "sadc exited early"
+    cpu_read "$fpid" f0 || die "the floor reader exited early"
     sleep_until_us $((w0 + window * 1000000))
     now_us_v w1
     cpu_busy_read c1
     cpu_read "$opid" o1 || die "old rtrack exited during the window ($cfg at $interval s)"
     cpu_read "$npid" n1 || die "new rtrack exited during the window ($cfg at $interval s)"
     cpu_read "$spid" s1 || die "sadc exited during the window"
+    cpu_read "$fpid" f1 || die "the floor reader exited during the window"
     local load rest sysprocs=(/proc/[0-9]*)
     read -r load rest </proc/loadavg
-    kill -TERM "$opid" "$npid" "$spid"
+    kill -TERM "$opid" "$npid" "$spid" "$fpid"
     wait "$opid" || note "warning: old rtrack exited with $? ($cfg $interval rep $rep)"
     wait "$npid" || note "warning: new rtrack exited with $? ($cfg $interval rep $rep)"
-    wait "$spid" 2>/dev/null || true
+    wait "$spid" "$fpid" 2>/dev/null || true
     BENCH_PIDS=()
     stop_workload "$cfg"
     local on nn
     on=$(samples_in "$d/old.db" "$w0" "$w1")
     nn=$(samples_in "$d/new.db" "$w0" "$w1")
-    local ca cb oa ob na nb sa sb others
+    local ca cb oa ob na nb sa sb fa fb others
     read -r -a ca <<<"$c0"
     read -r -a cb <<<"$c1"
     read -r -a oa <<<"$o0"
@@ -166,20 +172,25 @@ measure() {
     read -r -a nb <<<"$n1"
     read -r -a sa <<<"$s0"
     read -r -a sb <<<"$s1"
-    # others: the share of all CPUs busy in the window, less what the three measured used
-    others=$((((cb[0] - ca[0]) - (ob[1] - oa[1]) - (nb[1] - na[1]) - (sb[1] - sa[1])) * 1000 /
-        (cb[1] - ca[1])))
+    read -r -a fa <<<"$f0"
+    read -r -a fb <<<"$f1"
+    # others: the share of all CPUs busy in the window, less what the four measured used
+    others=$((((cb[0] - ca[0]) - (ob[1] - oa[1]) - (nb[1] - na[1]) - (sb[1] - sa[1]) -
+        (fb[1] - fa[1])) * 1000 / (cb[1] - ca[1])))
     ((others >= 0)) || others=0
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$interval" "$rep" \
-        "$threads" "$procs" $((ob[0] - oa[0])) "$on" $((nb[0] - na[0])) "$nn" \
-        $((sb[0] - sa[0])) "$window" "$load" "${#sysprocs[@]}" "$((others / 10)).$((others % 10))" >>"$RAW"
+    local fsamp
+    fsamp=$("$PY" -c "import sys; print(round(float(sys.argv[1]) / float(sys.argv[2])))" "$window" "$interval")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cfg" "$interval" \
+        "$rep" "$threads" "$procs" $((ob[0] - oa[0])) "$on" $((nb[0] - na[0])) "$nn" \
+        $((sb[0] - sa[0])) "$window" $((fb[0] - fa[0])) "$fsamp" "$load" "${#sysprocs[@]}" \
+        "$((others / 10)).$((others % 10))" >>"$RAW"
     note "$cfg at $interval s, rep $rep: $threads threads in the root, $procs processes; samples old $on new $nn; others ${others}‰"
 }
 
 if [[ -n ${REPORT_ONLY:-} ]]; then
     cp "$REPORT_ONLY" "$RAW" || die "cannot read $REPORT_ONLY"
 else
-    printf 'config\tinterval\trep\tthreads\tprocs\told_ns\told_samples\tnew_ns\tnew_samples\tsadc_ns\tsadc_samples\tload1\tsysprocs\tothers_pct\n' >"$RAW"
+    printf 'config\tinterval\trep\tthreads\tprocs\told_ns\told_samples\tnew_ns\tnew_samples\tsadc_ns\tsadc_samples\tfloor_ns\tfloor_samples\tload1\tsysprocs\tothers_pct\n' >"$RAW"
     for ((rep = 1; rep <= REPS; rep++)); do
         for cfg in $CONFIGS; do # interleaved: a drifting load hits every configuration alike
             for interval in $INTERVALS; do
@@ -220,21 +231,22 @@ for r in rows:
 def us(r, who):
     return int(r[who + "_ns"]) / 1e3 / int(r[who + "_samples"])
 
-print("| workload | interval | threads | old µs/sample | new µs/sample | sadc µs/sample (1 s) "
-      "| new/old | new/sadc | old/sadc | others' CPU % | load (1 min) | reps |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|")
+print("| workload | interval | threads | old µs/sample | new µs/sample | floor µs/sample "
+      "| sadc µs/sample (1 s) | new/old | new/sadc | old/sadc | others' CPU % | load (1 min) | reps |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|")
 for cfg, iv in order:
     rs = by[(cfg, iv)]
     o = [us(r, "old") for r in rs]
     n = [us(r, "new") for r in rs]
     s = [us(r, "sadc") for r in rs]
+    f = [us(r, "floor") for r in rs]
     no = [a / b for a, b in zip(n, o)]
     ns = [a / b for a, b in zip(n, s)]
     os_ = [a / b for a, b in zip(o, s)]
     oth = sorted(float(r["others_pct"]) for r in rs)
     load = sorted(float(r["load1"]) for r in rs)
     name = desc.get(cfg, f"one process, {cfg[1:]} threads")
-    print(f"| {name} | {iv} s | {rs[0]['threads']} | {med(o):.0f} | **{med(n):.0f}** | {med(s):.0f} "
+    print(f"| {name} | {iv} s | {rs[0]['threads']} | {med(o):.0f} | **{med(n):.0f}** | {med(f):.0f} | {med(s):.0f} "
           f"| {med(no):.2f} | {med(ns):.2f} | {med(os_):.2f} | {oth[0]:g} to {oth[-1]:g} "
           f"| {load[0]:g} to {load[-1]:g} | {len(rs)} |")
 PY
