@@ -254,18 +254,18 @@ static const struct jgroup groups[G_COUNT] = {
     [G_SAMPLE] = {FIELDS(sample_fields),
                   "samples s JOIN runs r ON r.id = s.run_id "
                   "JOIN sample_metrics m ON m.sample_id = s.id",
-                  NULL, NULL, NULL},
+                  NULL, NULL, NULL, 0},
     [G_CORES] = {FIELDS(core_fields), "samples s JOIN cpu_core_samples c ON c.sample_id = s.id",
-                 NULL, "c.core", NULL},
+                 NULL, "c.core", NULL, 0},
     [G_NICS] = {FIELDS(nic_fields),
                 "samples s JOIN nic_sample_rates ns ON ns.sample_id = s.id "
                 "JOIN nics n ON n.id = ns.nic_id",
-                NULL, "n.name", NULL},
+                NULL, "n.name", NULL, 0},
     /* loop and RAM disks are not disks to the Rust reference */
     [G_DISKS] = {FIELDS(disk_fields),
                  "samples s JOIN disk_sample_rates ds ON ds.sample_id = s.id "
                  "JOIN disks d ON d.id = ds.disk_id",
-                 "d.name NOT LIKE 'loop%' AND d.name NOT LIKE 'ram%'", "d.name", "d.name"},
+                 "d.name NOT LIKE 'loop%' AND d.name NOT LIKE 'ram%'", "d.name", "d.name", 0},
     /* a filesystem mounted at several places is listed once per disk, at its first mount */
     [G_MOUNTS] = {FIELDS(mount_fields),
                   "samples s JOIN mount_samples ms ON ms.sample_id = s.id "
@@ -277,11 +277,11 @@ static const struct jgroup groups[G_COUNT] = {
     [G_GPUS] = {FIELDS(gpu_fields),
                 "samples s JOIN gpu_samples gs ON gs.sample_id = s.id "
                 "JOIN gpus gp ON gp.id = gs.gpu_id",
-                NULL, "gp.idx", NULL},
+                NULL, "gp.idx", NULL, 0},
     [G_PROCS] = {FIELDS(proc_fields),
                  "samples s JOIN process_samples ps ON ps.sample_id = s.id "
                  "JOIN processes p ON p.id = ps.process_id",
-                 NULL, "p.pid", NULL},
+                 NULL, "p.pid", NULL, 0},
 };
 
 /* Every pass's columns: the sample's seq, the key (NULL without one), then the values. */
