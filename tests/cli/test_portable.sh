@@ -60,15 +60,15 @@ tarball() {
     tar xzf "$tgz" -C "x/$deb" || fail "$deb: tar xzf"
     local top=x/$deb/$name bin=x/$deb/$name/bin/rtrack
     check "$deb: bin/resource-tracker links to rtrack" "$(readlink "$top/bin/resource-tracker")" rtrack
-    local f
+    local f got src
     for f in "README.md README.md" "LICENSE LICENSE" "share/man/man1/rtrack.1 docs/rtrack.1" \
         "share/bash-completion/completions/rtrack completions/rtrack.bash" \
         "share/bash-completion/completions/resource-tracker completions/rtrack.bash" \
         "share/zsh/vendor-completions/_rtrack completions/_rtrack" \
         "share/fish/vendor_completions.d/rtrack.fish completions/rtrack.fish" \
         "share/fish/vendor_completions.d/resource-tracker.fish completions/resource-tracker.fish"; do
-        set -- $f
-        check "$deb: $1 is the source tree's $2" "$(cmp -s "$top/$1" "$SRC/$2" && echo same)" same
+        read -r got src <<<"$f"
+        check "$deb: $got is the source tree's $src" "$(cmp -s "$top/$got" "$SRC/$src" && echo same)" same
     done
     check "$deb: bin/rtrack is the build tree's ($DIR/$arch/rtrack)" \
         "$(cmp -s "$bin" "$DIR/$arch/rtrack" && echo same)" same
@@ -210,7 +210,7 @@ EOF
     (cd "$d" && "$@" report --db s.db -o report.html)
     check "$l: report -o report.html" "$?" 0
     check "$l: the report is an HTML page with its charts" \
-        "$(head -c 15 "$d/report.html" | tr 'A-Z' 'a-z') $(grep -c '<svg' "$d/report.html" | awk '{ print ($1 > 0) }')" "<!doctype html> 1"
+        "$(head -c 15 "$d/report.html") $(grep -c '<svg' "$d/report.html" | awk '{ print ($1 > 0) }')" "<!DOCTYPE html> 1"
     # a stat() that fails sets errno (docs/portability.md: Zig's stat for glibc 2.17 did not)
     (cd "$d" && "$@" summary --db no-such.db >/dev/null 2>nodb.err)
     check "$l: a missing database is named as missing" "$(grep -c 'no-such.db.*\(no such file\|does not exist\)' "$d/nodb.err")" 1
