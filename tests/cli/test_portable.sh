@@ -19,15 +19,19 @@
 #    job's CPU and memory are real ones, read by the arm64 binary from this machine's /proc
 #    (qemu passes /proc through, but /proc/self: rtrack never reads its own).
 #
-# RT_PORTABLE_DIR names scripts/release.sh's output (tests/CMakeLists.txt: RTRACK_PORTABLE_DIR);
-# without it the suite is skipped ('portable' is required in CI: .ci/run).
+# RT_PORTABLE_DIR names scripts/release.sh's output (tests/CMakeLists.txt: RTRACK_PORTABLE_DIR,
+# which scripts/test.sh's normal stage sets). A build that names none (the asan stage's, a
+# developer's) skips the suite; one that names it requires it whole ('portable' in
+# RTRACK_TEST_REQUIRE: .ci/run requires all).
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh" "$1"
 SRC=$(cd "$HERE/../.." && pwd)
 PY=${PYTHON:-/usr/bin/python3}
 DIR=${RT_PORTABLE_DIR:-}
-if [ -z "$DIR" ] || [ ! -d "$DIR/dist" ]; then
-    skip_all portable "no release tarballs: RT_PORTABLE_DIR names no scripts/release.sh output"
+if [ -z "$DIR" ]; then
+    skip_all - "RT_PORTABLE_DIR is not set: this build checks no release tarballs (scripts/test.sh normal does)"
+elif [ ! -d "$DIR/dist" ]; then
+    skip_all portable "no release tarballs: $DIR/dist does not exist (scripts/release.sh $DIR)"
 fi
 version=$(sed -n 's/^project(rtrack VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
 sqlite_version=$(sed -n 's/^set(RTRACK_SQLITE_VERSION \(.*\))$/\1/p' "$SRC/cmake/Portable.cmake")
