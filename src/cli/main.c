@@ -85,6 +85,7 @@ static void print_version(const struct rt_env *e)
     /* the first line is the one for scripts: "rtrack X.Y.Z" */
     printf("rtrack %s\n", RTRACK_VERSION);
     printf("commit: %s\n", RTRACK_GIT_COMMIT);
+    printf("target: %s\n", RTRACK_TARGET);
     const char *sqlite = rt_store_sqlite_version(), *built = rt_store_sqlite_built_version();
     if (strcmp(sqlite, built) != 0)
         printf("sqlite: %s (built with %s)\n", sqlite, built);
