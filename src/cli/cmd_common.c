@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/summary/render.h"
 #include "rtrack/cli/config.h"
 #include "rtrack/cli/env.h"
 #include "rtrack/collect/collect.h"
@@ -336,6 +338,23 @@ int cmd_out_check_db(const char *cmd, const char *out, const char *db)
         rt_err("%s: the output '%s' is %s '%s'; refusing to write over it", cmd, out, what[hit],
                db);
     return -1;
+}
+
+size_t cmd_term_width(const struct rt_env *env)
+{
+    int64_t c;
+    if (env && env->columns && rt_parse_i64(env->columns, &c) == 0 && c > 0 && c < 100000)
+        return (size_t)c;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0;
+}
+
+int cmd_text_width(const struct rt_env *env)
+{
+    size_t w = cmd_term_width(env);
+    return w ? (int)w : RT_TEXT_WIDTH;
 }
 
 int cmd_stdout_check(void)

@@ -142,19 +142,6 @@ static int parse_since(const char *s, double now, double *out)
     return 0;
 }
 
-/* The terminal's width: COLUMNS where set, else the terminal's own when stdout is one; 0 (no
- * limit: a pipe gets whole commands) otherwise. */
-static size_t term_width(const struct rt_env *env)
-{
-    int64_t c;
-    if (env->columns && rt_parse_i64(env->columns, &c) == 0 && c > 0)
-        return (size_t)c;
-    struct winsize ws;
-    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 0;
-}
-
 /* One run as the table shows it. */
 struct row {
     int64_t id, samples;
@@ -366,7 +353,7 @@ static int cmd_runs(struct cmd_ctx *c)
         rt_err("cannot read database '%s': %s", c->db_path, rt_store_error(c->store));
     } else {
         if (o->format == 0)
-            print_table(rows, n, term_width(c->env));
+            print_table(rows, n, cmd_term_width(c->env));
         rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */
     }
     for (size_t i = 0; rows && i < n; i++)

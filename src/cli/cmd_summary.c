@@ -135,7 +135,7 @@ static int summary_compare(struct cmd_ctx *c, int fmt)
         putchar('\n');
         rt_buf_free(&json);
     } else {
-        rt_summary_compare_write_text(&cmp_s, stdout, fmt == 2);
+        rt_summary_compare_write_text(&cmp_s, stdout, fmt == 2, cmd_text_width(c->env));
     }
     rt_summary_compare_free(&cmp_s);
     return cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
@@ -165,7 +165,7 @@ static int cmd_summary(struct cmd_ctx *c)
         putchar('\n');
         rt_buf_free(&json);
     } else {
-        rt_summary_write_text(&sum, stdout, fmt == 2);
+        rt_summary_write_text(&sum, stdout, fmt == 2, cmd_text_width(c->env));
     }
     rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */
 out:

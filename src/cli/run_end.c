@@ -78,7 +78,7 @@ void cmd_run_end(struct rt_store *store, int64_t run_id, const struct rt_config 
     }
     if (cfg->summary) {
         if (ok)
-            rt_summary_write_text(&s, stdout, 0);
+            rt_summary_write_text(&s, stdout, 0, cmd_text_width(NULL));
         else
             rt_warn("run %lld: no summary: %s", (long long)run_id, err);
     }

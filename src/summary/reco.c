@@ -152,21 +152,32 @@ void rt_alloc_decide(const struct rt_allocated_in *in, struct rt_allocated *a)
     a->known = !isnan(a->cpus) || !isnan(a->memory_mib) || !isnan(a->gpus) || a->has_job_id;
 }
 
-const char *rt_allocation_kind(int has_tree, const double tree_mean[4], const double sys_mean[4])
+/* what the system used beyond the tree: never below 0 (counters taken at slightly other
+ * moments can make it so) */
+static double others(double sys, double tree)
 {
-    if (!has_tree)
-        return "shared";
-    static const struct {
-        double factor, plus;
-    } rule[4] = {{1.25, 0.25}, {1.5, 512}, {1.25, 0.2}, {1.25, 512}};
-    for (int i = 0; i < 4; i++) {
-        double p = tree_mean[i], s = sys_mean[i];
-        if (isnan(p) || isnan(s))
-            continue;
-        if (s > p * rule[i].factor || s > p + rule[i].plus)
-            return "shared";
+    return isnan(sys) || isnan(tree) ? RT_NAN : fmax(0, sys - tree);
+}
+
+void rt_host_sharing(const struct rt_sharing_in *in, struct rt_sharing *out)
+{
+    out->others_cores = others(in->sys_cores, in->tree_cores);
+    out->others_gpus = others(in->sys_gpus, in->tree_gpus);
+    out->others_disk_bytes = others(in->sys_disk_bytes, in->tree_disk_bytes);
+    out->kind = "dedicated";
+    out->resource = NULL;
+    if (!in->has_tree) { /* no tree to tell other work from: the Python reference's answer */
+        out->kind = "shared";
+        return;
     }
-    return "dedicated";
+    if (out->others_cores >= fmax(RT_SHARED_CORES, RT_SHARED_CORES_PART * in->tree_cores))
+        out->resource = "cpu";
+    else if (out->others_gpus >= RT_SHARED_GPUS)
+        out->resource = "gpu";
+    else if (out->others_disk_bytes >= fmax(RT_SHARED_DISK_BYTES, in->tree_disk_bytes))
+        out->resource = "disk";
+    if (out->resource)
+        out->kind = "shared";
 }
 
 static double pct2(double used, double of)

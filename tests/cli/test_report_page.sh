@@ -200,18 +200,20 @@ done
 
 # folded: no network traffic, a disk whose use never changed
 check "folded: network" "$(pq fx.dom 'folded.get("network")')" "network: no traffic recorded"
-check "folded: disk space (100 GB, decimal)" "$(pq fx.dom 'folded.get("disk-space")')" \
-    "disk space used: 100.00 GB throughout the run"
+# (the Python column's decimal GB drawn in bytes, as every other chart: 100 GB = 93.1 GiB)
+check "folded: disk space (100 GB = 93.1 GiB)" "$(pq fx.dom 'folded.get("disk-space")')" \
+    "disk space used: 93.1 GiB throughout the run"
 check "folded: no chart drawn for them" "$(pq fx.dom '"network" in charts, "disk-space" in charts')" \
     "(False, False)"
-# a disk that fills: drawn, on an axis around its values (100.1 .. 100.1 + N/10 GB), not from 0
+# a disk that fills: drawn, on an axis around its values (100.1 .. 100.1 + N/10 GB, in GiB: the
+# decimal figures / 1.073741824), not from 0
 q fx.db "VACUUM INTO 'fill.db'"
 q fill.db "UPDATE samples SET disk_space_used_bytes = 100000000000 + seq * 100000000"
 report fill.db fill
 check "a filling disk: drawn" "$(pq fill.dom '"disk-space" in charts, "disk-space" in folded')" \
     "(True, False)"
 check "a filling disk: the axis is not from 0, and spans 100.1 .. max" "$(pq fill.dom "
-(lambda t: t[0] != '0 GB' and float(t[0].split()[0]) <= 100.1 and float(t[-1].split()[0]) >= 100 + $N / 10)(charts['disk-space']['ticks'])")" True
+(lambda t: t[0].split()[1] == 'GiB' and 0 < float(t[0].split()[0]) <= 100.1 / 1.073741824 and float(t[-1].split()[0]) >= (100 + $N / 10) / 1.073741824)(charts['disk-space']['ticks'])")" True
 
 # the memory line: 500 MiB, 1000 MiB at sample 3, on the 2 GiB axis of the plot's rows 48 ..
 # 234: y = 48 + 186 (1 - v / 2048): 188.6 and 143.2; the final sample left out, not drawn at 0

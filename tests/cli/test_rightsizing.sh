@@ -100,8 +100,8 @@ summary_text --db $DB >peak.txt
 check "peak: summary text shows the arithmetic" \
     "$(grep -c '^memory  *peak 7[0-9][0-9]\.[0-9][0-9] MiB (kernel) x 1.2 -> 1024 MiB$' peak.txt)" 1
 check "peak: the header's peak memory is the kernel's (no sample saw the 700 MiB)" \
-    "$(grep -c "^peak memory  7[0-9][0-9]\.[0-9] MiB (the kernel's high-water mark of one process, above the samples)" peak.txt)" 1
-check "peak: summary text shows the kernel's figures" "$(grep -c '^kernel  *largest resident set of one process 7[0-9][0-9]\.[0-9] MiB' peak.txt)" 1
+    "$(grep -c "^peak memory  7[0-9][0-9]\.[0-9] MiB (the most one process held, by the kernel's count: more than any sample saw)" peak.txt)" 1
+check "peak: summary text shows the kernel's figures" "$(grep -c '^kernel  *the largest process held 7[0-9][0-9]\.[0-9] MiB at its peak' peak.txt)" 1
 check "peak: summary's kernel CPU time is the stored getrusage figures (user, sys)" \
     "$(get peak.json '"%.6f,%.6f" % (j["kernel"]["user_s"], j["kernel"]["sys_s"])')" \
     "$(q $DB "SELECT printf('%.6f,%.6f', job_utime_s, job_stime_s) FROM runs")"
@@ -199,7 +199,7 @@ if [ "$NCPU" -le 4 ]; then
     check "starved: the recommendation is built on demand" "$(get starved.json 'j["recommendation"]["cpu_basis"]["source"]')" demand
     check "starved: usage alone says 1 (the Python reference's)" "$(get starved.json 'j["python_recommendation"]["cpu"]')" 1
     check "starved: named in the text" \
-        "$(summary_text --db $DB | grep -c '^CPU  *starved: the tree waited for a CPU [0-9.]* % of the time it wanted one; it used [0-9.]* cores and would have used ~[0-9.]*$')" 1
+        "$(summary_text --db $DB | grep -c '^CPU  *starved: the job waited for a CPU [0-9.]* % of the time it wanted one; it used [0-9.]* cores and would have used ~[0-9.]*$')" 1
 else
     skip "starved: $NCPU CPUs: the job's share of the machine is too large to starve it clearly"
 fi
@@ -219,12 +219,12 @@ check "when: held by the second python" \
 check "when: the processes add up to the peak" \
     "$(get when.json 'round(sum(p["pss_mib"] for p in j["memory_peak"]["processes"]) + j["memory_peak"]["others"]["pss_mib"] - j["memory_peak"]["mib"], 6)')" 0.0
 check "when: the text says it" \
-    "$(summary_text --db $DB | grep -c -e '^peak memory  \(2[0-9][0-9]\.[0-9] MiB (the kernel.s high-water mark of one process, above the samples); the tree.s PSS peaked at \)\{0,1\}2[0-9][0-9]\.[0-9] MiB at +[1-3]\.[0-9][0-9] s\( (the tree.s PSS, sampled)\)\{0,1\}$' -e '^at the peak  python3 ([0-9]*) 2[0-9][0-9]\.[0-9] MiB, sh ([0-9]*) [0-9.]* MiB$')" 2
+    "$(summary_text --db $DB | grep -c -e '^peak memory  \(2[0-9][0-9]\.[0-9] MiB (the most one process held, by the kernel.s count: more than any sample saw); the job.s processes together peaked at \)\{0,1\}2[0-9][0-9]\.[0-9] MiB at +[1-3]\.[0-9][0-9] s\( (the job.s processes together, sampled)\)\{0,1\}$' -e '^at the peak  python3 ([0-9]*) 2[0-9][0-9]\.[0-9] MiB, sh ([0-9]*) [0-9.]* MiB$')" 2
 # --- the report says the same: the caveat, the starvation, the memory arithmetic, the peak's time
 "$RTRACK" report --db starved.db -o starved.html && "$RTRACK" report --db failed.db -o failed.html
 check "report: the caveat of a failed run" \
     "$(grep -c '<p class="caveat">based on a run that failed (exit 3) after' failed.html)" 1
-check "report: the starvation" "$(grep -c '<p class="muted how">CPU: starved: the tree waited for a CPU [0-9]* % of the time it wanted one' starved.html)" 1
+check "report: the starvation" "$(grep -c '<p class="muted how">CPU: starved: the job waited for a CPU [0-9]* % of the time it wanted one' starved.html)" 1
 check "report: the memory arithmetic" "$(grep -c '<p class="muted how">memory: peak [0-9.]* MiB (\(kernel\|sampled\)) x 1.2 -&gt; [0-9]* MiB' starved.html)" 1
 check "report: when the sampled peak was, and who held it" "$(grep -c '<p class="muted how">peak memory sampled: [0-9.]* MiB at +[0-9.]* s, held by rt_spin ([0-9]*) [0-9.]* MiB, rt_spin' starved.html)" 1
 

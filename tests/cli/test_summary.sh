@@ -31,6 +31,7 @@ j = json.load(open(sys.argv[1]))
 want = {
     "": ["run", "host", "process", "system", "python_stats", "kernel", "cpu_demand", "memory_peak",
          "recommendation", "python_recommendation", "efficiency", "allocated", "allocation",
+         "allocation_basis",
          "sparklines", "sparkline_scale", "top_processes", "process_groups", "cpu_time", "server"],
     "run": ["id", "uuid", "mode", "status", "in_progress", "command", "job_name", "project_name",
             "stage_name", "task_name", "team", "env", "language", "orchestrator", "executor",
@@ -59,7 +60,9 @@ want = {
     "sparkline_scale": ["source", "cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage",
                         "cpu_pressure_pct"],
     "process_groups": ["processes", "groups"],
-    "cpu_time": ["user_s", "sys_s", "total_s", "source"],
+    "cpu_time": ["user_s", "sys_s", "total_s", "source", "wall_s", "mean_cores"],
+    "allocation_basis": ["resource", "others_cores", "others_gpus", "others_disk_bytes"],
+    "memory_peak": ["run", "mib", "at_s", "processes", "others"],
     "top_processes": ["by_cpu", "by_pss"],
 }
 bad = []

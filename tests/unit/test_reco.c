@@ -1,6 +1,6 @@
 /* test_reco.c - the right-sizing policy (summary/reco.h) as the pure functions it is: a table of
  * inputs and every output field for rt_recommend() (rtrack's rule and the Python reference's),
- * and tables for rt_round_memory(), rt_alloc_decide(), rt_allocation_kind() and rt_efficiency().
+ * and tables for rt_round_memory(), rt_alloc_decide(), rt_host_sharing() and rt_efficiency().
  * Each row says its arithmetic beside it, so a changed rule shows up as a row whose comment no
  * longer adds up, not as a figure nobody can explain. No database: these are the decisions the
  * summary, the report and `rtrack run`'s last line print, held to their numbers one by one. */
@@ -649,46 +649,60 @@ static void test_alloc_job_id_cut(void **state)
     assert_int_equal(strspn(a.slurm_job_id, "7"), sizeof(a.slurm_job_id) - 1);
 }
 
-/* --- rt_allocation_kind ---------------------------------------------------------------------- */
+/* --- rt_host_sharing -------------------------------------------------------------------------
+ * "shared" only on evidence of other work (issue 36: the OS's own memory made every small job
+ * "shared" on an idle VM): other processes' cores at least 0.25 and a tenth of the tree's,
+ * their GPUs at least 0.2, their disk bytes at least 256 MiB and the tree's own. */
 
-static void test_allocation_kind_table(void **state)
+static void test_host_sharing_table(void **state)
 {
     (void)state;
+    const double MiB = 1048576;
     static const struct {
         const char *name;
-        int has_tree;
-        double tree[4], sys[4]; /* cores, memory MiB, GPUs, VRAM MiB */
-        const char *want;
+        struct rt_sharing_in in; /* has_tree; tree, sys cores; tree, sys GPUs; tree, sys bytes */
+        const char *kind, *resource;
+        double others_cores;
     } rows[] = {
-        {"equal", 1, {1, 1000, 0.5, 2000}, {1, 1000, 0.5, 2000}, "dedicated"},
-        {"no tree, equal figures", 0, {1, 1000, 0.5, 2000}, {1, 1000, 0.5, 2000}, "shared"},
-        /* CPU: 0.5 x 1.25 = 0.625, 0.5 + 0.25 = 0.75: 0.62 neither, 0.63 the factor */
-        {"CPU under the factor", 1, {0.5, 100, NAN, NAN}, {0.62, 100, NAN, NAN}, "dedicated"},
-        {"CPU over the factor", 1, {0.5, 100, NAN, NAN}, {0.63, 100, NAN, NAN}, "shared"},
-        /* 4 x 1.25 = 5, 4 + 0.25 = 4.25: 4.24 neither, 4.26 the margin */
-        {"CPU under the margin", 1, {4, 100, NAN, NAN}, {4.24, 100, NAN, NAN}, "dedicated"},
-        {"CPU over the margin", 1, {4, 100, NAN, NAN}, {4.26, 100, NAN, NAN}, "shared"},
-        /* memory: 100 x 1.5 = 150, 100 + 512 = 612 */
-        {"memory under the factor", 1, {1, 100, NAN, NAN}, {1, 149, NAN, NAN}, "dedicated"},
-        {"memory over the factor", 1, {1, 100, NAN, NAN}, {1, 151, NAN, NAN}, "shared"},
-        /* 2000 x 1.5 = 3000, 2000 + 512 = 2512 */
-        {"memory under the margin", 1, {1, 2000, NAN, NAN}, {1, 2511, NAN, NAN}, "dedicated"},
-        {"memory over the margin", 1, {1, 2000, NAN, NAN}, {1, 2513, NAN, NAN}, "shared"},
-        /* GPUs: 0.4 x 1.25 = 0.5, 0.4 + 0.2 = 0.6 */
-        {"GPU under", 1, {1, 100, 0.4, NAN}, {1, 100, 0.49, NAN}, "dedicated"},
-        {"GPU over", 1, {1, 100, 0.4, NAN}, {1, 100, 0.51, NAN}, "shared"},
-        /* VRAM: 1000 x 1.25 = 1250, 1000 + 512 = 1512 */
-        {"VRAM under", 1, {1, 100, 0.4, 1000}, {1, 100, 0.4, 1249}, "dedicated"},
-        {"VRAM over", 1, {1, 100, 0.4, 1000}, {1, 100, 0.4, 1251}, "shared"},
-        /* a figure one side lacks is skipped, not compared with */
-        {"NAN skipped", 1, {NAN, 100, NAN, 1000}, {50, 100, 3, NAN}, "dedicated"},
-        {"the rest still count", 1, {NAN, 100, NAN, NAN}, {50, 700, NAN, NAN}, "shared"},
-        /* the system below the tree (it is measured differently): not shared */
-        {"system below the tree", 1, {4, 4000, 1, 8000}, {3, 2000, 0.5, 100}, "dedicated"},
+        /* an idle VM: the system's 0.05 cores beyond the tree are the OS and rtrack */
+        {"idle host", {1, 0.5, 0.55, NAN, NAN, 0, 0}, "dedicated", NULL, 0.05},
+        /* two outside spinners: 2.00 - 0.60 = 1.40 cores of other work */
+        {"spinners beside", {1, 0.6, 2.0, NAN, NAN, 0, 0}, "shared", "cpu", 1.4},
+        /* 0.25 exactly is other work (>=); 0.24 is not */
+        {"a quarter core", {1, 1.0, 1.25, NAN, NAN, 0, 0}, "shared", "cpu", 0.25},
+        {"under a quarter", {1, 1.0, 1.24, NAN, NAN, 0, 0}, "dedicated", NULL, 0.24},
+        /* a 32-core tree: a tenth of it, 3.2, is needed; 3 cores beside it are not */
+        {"big tree, small others", {1, 32, 35, NAN, NAN, 0, 0}, "dedicated", NULL, 3},
+        {"big tree, a tenth more", {1, 32, 35.2, NAN, NAN, 0, 0}, "shared", "cpu", 3.2},
+        /* the system below the tree (other counters, other moments): 0, not negative */
+        {"system below the tree", {1, 2, 1.9, NAN, NAN, 0, 0}, "dedicated", NULL, 0},
+        /* GPUs: 0.7 - 0.4 = 0.3 GPUs of other work */
+        {"GPUs beside", {1, 1, 1, 0.4, 0.7, 0, 0}, "shared", "gpu", 0},
+        {"GPUs barely", {1, 1, 1, 0.4, 0.59, 0, 0}, "dedicated", NULL, 0},
+        /* disk: 300 MiB beyond a tree that moved 10 MiB; not 200 MiB; not beyond a tree that
+         * moved 400 MiB itself */
+        {"disk beside", {1, 1, 1, NAN, NAN, 10 * MiB, 310 * MiB}, "shared", "disk", 0},
+        {"disk little", {1, 1, 1, NAN, NAN, 10 * MiB, 210 * MiB}, "dedicated", NULL, 0},
+        {"disk the tree's own", {1, 1, 1, NAN, NAN, 400 * MiB, 700 * MiB}, "dedicated", NULL, 0},
+        /* CPU first: it is named where several would be */
+        {"CPU named first", {1, 0.5, 1.5, 0.1, 0.9, 0, 1024 * MiB}, "shared", "cpu", 1},
+        /* unknown figures are no evidence */
+        {"nothing known", {1, NAN, NAN, NAN, NAN, NAN, NAN}, "dedicated", NULL, NAN},
+        /* no tree: the reference's answer */
+        {"no tree", {0, NAN, 2, NAN, NAN, NAN, 0}, "shared", NULL, NAN},
     };
-    for (size_t i = 0; i < RT_ARRAY_LEN(rows); i++)
-        want_str(rows[i].name, "allocation",
-                 rt_allocation_kind(rows[i].has_tree, rows[i].tree, rows[i].sys), rows[i].want);
+    for (size_t i = 0; i < RT_ARRAY_LEN(rows); i++) {
+        struct rt_sharing out;
+        rt_host_sharing(&rows[i].in, &out);
+        want_str(rows[i].name, "kind", out.kind, rows[i].kind);
+        if (rows[i].resource || out.resource)
+            want_str(rows[i].name, "resource", out.resource ? out.resource : "(null)",
+                     rows[i].resource ? rows[i].resource : "(null)");
+        if (isnan(rows[i].others_cores) != isnan(out.others_cores) ||
+            (!isnan(out.others_cores) && fabs(out.others_cores - rows[i].others_cores) > 1e-9))
+            fail_msg("%s: others_cores %g, want %g", rows[i].name, out.others_cores,
+                     rows[i].others_cores);
+    }
 }
 
 /* --- rt_efficiency --------------------------------------------------------------------------- */
@@ -767,7 +781,7 @@ int main(void)
         cmocka_unit_test(test_round_memory_steps),
         cmocka_unit_test(test_alloc_decide_table),
         cmocka_unit_test(test_alloc_job_id_cut),
-        cmocka_unit_test(test_allocation_kind_table),
+        cmocka_unit_test(test_host_sharing_table),
         cmocka_unit_test(test_efficiency_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

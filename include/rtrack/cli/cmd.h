@@ -173,6 +173,11 @@ int cmd_out_direct(const struct cmd_out *o);
  * (a usage error: exit 2, before anything is opened), else 0. cmd: the message's prefix. */
 int cmd_out_check_db(const char *cmd, const char *out, const char *db);
 
+/* The terminal's width: COLUMNS where set (env may be NULL), else the terminal's own when
+ * stdout is one; 0 otherwise. And the width text is wrapped to: that, or RT_TEXT_WIDTH (80). */
+size_t cmd_term_width(const struct rt_env *env);
+int cmd_text_width(const struct rt_env *env);
+
 /* stdout flushed and checked: 0, or -1 after saying why (once per process: "cannot write to
  * stdout: REASON"). Every command's stdout is checked so before it exits. */
 int cmd_stdout_check(void);

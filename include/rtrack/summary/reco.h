@@ -87,11 +87,23 @@ void rt_alloc_decide(const struct rt_allocated_in *in, struct rt_allocated *a);
 
 /* --- the host ------------------------------------------------------------------------------ */
 
-/* The reference's server allocation heuristic with its bugs fixed: "shared" when the system
- * used clearly more than the tree (mean cores x1.25 or +0.25, memory x1.5 or +512 MiB, GPUs
- * x1.25 or +0.2, VRAM x1.25 or +512 MiB), else "dedicated"; "shared" without a tree. The means
- * of the tree and the system in that order (CPU, memory, GPU, VRAM), NAN where unknown. */
-const char *rt_allocation_kind(int has_tree, const double tree_mean[4], const double sys_mean[4]);
+/* Whether other work shared the host with the tree, on evidence of that work only: the
+ * system's mean cores, GPUs busy and disk bytes beside the tree's. An OS's own memory (a few
+ * hundred MiB on any host) is no evidence, so memory is not looked at. NAN: unknown. */
+#define RT_SHARED_CORES      0.25 /* other processes' mean cores, at least, */
+#define RT_SHARED_CORES_PART 0.1  /* and this part of the tree's */
+#define RT_SHARED_GPUS       0.2
+#define RT_SHARED_DISK_BYTES (256.0 * 1048576) /* and more than the tree's own */
+struct rt_sharing_in {
+    int has_tree;
+    double tree_cores, sys_cores, tree_gpus, sys_gpus, tree_disk_bytes, sys_disk_bytes;
+};
+struct rt_sharing {
+    const char *kind;     /* "dedicated" | "shared" */
+    const char *resource; /* "cpu" | "gpu" | "disk" for shared, else NULL */
+    double others_cores, others_gpus, others_disk_bytes; /* never below 0; NAN: unknown */
+};
+void rt_host_sharing(const struct rt_sharing_in *in, struct rt_sharing *out);
 
 /* --- efficiency ----------------------------------------------------------------------------- */
 
