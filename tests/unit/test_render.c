@@ -684,7 +684,10 @@ static void test_text_spread(void **state)
     s.spread.f[2].n = 3, s.spread.f[2].mean = 1.5, s.spread.f[2].sd = 0.25;
     s.spread.f[2].min = 1.2, s.spread.f[2].max = 1.8;
     char *t = render(&s, 0);
-    has_line(t, "3 runs of job 'train' together (the newest run's facts below)");
+    has_line(t, "3 runs of job 'train' together (the command, start and host: the newest run's)");
+    /* the wall time of the runs together, beside their CPU time together (issue 36: the newest
+     * run's wall time beside three runs' CPU time made 3.6 cores of a 2-vCPU host) */
+    has_line(t, "wall time    1m40s, 3 runs together (the newest: 1m40s)");
     has_line(t, "spread over 3 runs");
     /* "mean ± σ" right-aligned in 24 columns (26 bytes) */
     has_line(t, "                                 mean \u00b1 \u03c3  min \u2026 max");
