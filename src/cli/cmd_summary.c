@@ -80,24 +80,23 @@ const struct cmd_def cmd_summary_def = {
         "of the host and of the allocation it used, its processes grouped by name.\n"
         "--job: every run of the job together, then how the runs spread (mean \u00b1 \u03c3,\n"
         "min \u2026 max); --compare: two runs side by side. Each in JSON too.",
-    .epilog =
-        "words (docs/usage.md#words-used-on-the-screen has them all):\n"
-        "  job          the command rtrack started and every process it started in\n"
-        "               turn (its process tree), also those it left running\n"
-        "  wall time    from the start to the end, as a clock on the wall counts it\n"
-        "  CPU time     the seconds the job's processes ran on a CPU, user + system;\n"
-        "               'as the kernel counted the job': its own total, taken when\n"
-        "               the job was reaped, not added up from samples\n"
-        "  mean cores   CPU time / wall time (2.00: two CPUs busy all along)\n"
-        "  sampled      seen in the samples, one per interval; a peak between two\n"
-        "               samples is missed by them\n"
-        "  PSS          proportional set size: a process's memory, with each page\n"
-        "               shared by n processes counted 1/n (the job's processes add up)\n"
-        "  RSS          resident set size: a process's memory with shared pages whole\n"
-        "  kernel peak  the most memory one process held (its RSS high-water mark),\n"
-        "               kept by the kernel: never missed, but one process's only\n"
-        "  waited       time a process was ready to run but no CPU was free\n"
-        "  shared host  other processes did work (CPU, GPU, disk) beside the job\n",
+    .epilog = "words (docs/usage.md#words-used-on-the-screen has them all):\n"
+              "  job          the command rtrack started and every process it started in\n"
+              "               turn (its process tree), also those it left running\n"
+              "  wall time    from the start to the end, as a clock on the wall counts it\n"
+              "  CPU time     the seconds the job's processes ran on a CPU, user + system;\n"
+              "               'as the kernel counted the job': its own total, taken when\n"
+              "               the job was reaped, not added up from samples\n"
+              "  mean cores   CPU time / wall time (2.00: two CPUs busy all along)\n"
+              "  sampled      seen in the samples, one per interval; a peak between two\n"
+              "               samples is missed by them\n"
+              "  PSS          proportional set size: a process's memory, with each page\n"
+              "               shared by n processes counted 1/n (the job's processes add up)\n"
+              "  RSS          resident set size: a process's memory with shared pages whole\n"
+              "  kernel peak  the most memory one process held (its RSS high-water mark),\n"
+              "               kept by the kernel: never missed, but one process's only\n"
+              "  waited       time a process was ready to run but no CPU was free\n"
+              "  shared host  other processes did work (CPU, GPU, disk) beside the job\n",
     .opts = summary_opts,
     .opts_size = sizeof(struct summary_opts),
     .check = summary_check,

@@ -18,15 +18,19 @@
 /* How the run ended (the caveat's inputs): duration, exit code, signal, the host's OOM kills. */
 #define ENDED(dur, code, sig, oom)                                                                 \
     .duration_s = (dur), .exit_code = (code), .exit_signal = (sig), .oom_kills = (oom)
-#define EXIT_0   ENDED(2.0, 0, RT_NA, 0)
-#define NO_END   ENDED(NAN, RT_NA, RT_NA, RT_NA)
-#define NO_GPU   .gpu_mean = 0, .gpu_max = 0, .vram_max = 0
-#define NO_WAIT  .demand = {0, 0, 0, 0, 0, 0}
+#define EXIT_0  ENDED(2.0, 0, RT_NA, 0)
+#define NO_END  ENDED(NAN, RT_NA, RT_NA, RT_NA)
+#define NO_GPU  .gpu_mean = 0, .gpu_max = 0, .vram_max = 0
+#define NO_WAIT .demand = {0, 0, 0, 0, 0, 0}
 /* the demand of mean cores u when the samples saw the tree run `run` s and wait `wait` s, as
  * rt_cpu_demand makes it (its own test below holds it to hand-worked figures) */
 #define DEMAND(u, run, wait)                                                                       \
-    .demand = {1, (u), (u) * (wait) / (run), (u) + (u) * (wait) / (run),                          \
-               (wait) / ((run) + (wait)) * 100, (wait) >= 0.2 * ((run) + (wait))}
+    .demand = {1,                                                                                  \
+               (u),                                                                                \
+               (u) * (wait) / (run),                                                               \
+               (u) + (u) * (wait) / (run),                                                         \
+               (wait) / ((run) + (wait)) * 100,                                                    \
+               (wait) >= 0.2 * ((run) + (wait))}
 #define NO_P95   .cpu_p95 = 0, .cpu_p95_ok = 0
 #define P95(x)   .cpu_p95 = (x), .cpu_p95_ok = 1
 #define NO_KPEAK .kernel_maxrss_mib = NAN
@@ -792,12 +796,9 @@ static void test_efficiency_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_recommend_table),
-        cmocka_unit_test(test_cpu_demand),
-        cmocka_unit_test(test_round_memory_steps),
-        cmocka_unit_test(test_alloc_decide_table),
-        cmocka_unit_test(test_alloc_job_id_cut),
-        cmocka_unit_test(test_host_sharing_table),
+        cmocka_unit_test(test_recommend_table),    cmocka_unit_test(test_cpu_demand),
+        cmocka_unit_test(test_round_memory_steps), cmocka_unit_test(test_alloc_decide_table),
+        cmocka_unit_test(test_alloc_job_id_cut),   cmocka_unit_test(test_host_sharing_table),
         cmocka_unit_test(test_efficiency_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
