@@ -164,12 +164,13 @@ class Tracker:
 
     def _find_run(self, began):
         """The run the recorder just began: the newest `record` of our pid, still running."""
-        for line in self._rt("runs", "--last", "100", "--format", "jsonl").splitlines():
-            r = json.loads(line)
-            if (r.get("pid") == self.pid and r.get("status") == "running"
-                    and r.get("started_at", 0) >= began - 1):
-                return r["id"]
-        raise RtrackError(f"rtrack record started, but its run is not in {self._db}")
+        ids = [r["id"] for r in map(json.loads, self._rt("runs", "--last", "100", "--format",
+                                                         "jsonl").splitlines())
+               if r.get("pid") == self.pid and r.get("status") == "running"
+               and r.get("started_at", 0) >= began - 1]
+        if not ids:
+            raise RtrackError(f"rtrack record started, but its run is not in {self._db}")
+        return max(ids)
 
     def stop(self):
         """End the recording: rtrack takes its final sample and exits. Harmless when stopped
