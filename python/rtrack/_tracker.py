@@ -82,7 +82,7 @@ class Tracker:
         self.pid = os.getpid() if pid is None else int(pid)
         self.pandas = pandas
         self.start_time = self.stop_time = None
-        self.run_id = None
+        self._run_id = None
         self._db = None if db is None else os.path.abspath(os.fspath(db))
         self._options = {k: v for k, v in metadata.items() if v is not None}
         self._tags, self._sentinel_token = tags, sentinel_token
@@ -105,7 +105,7 @@ class Tracker:
             if not last:
                 raise RtrackError(f"{t._db} holds no run")
             run = json.loads(last[-1])["id"]
-        t.run_id = int(run)
+        t._run_id = int(run)
         return t
 
     # --- the recorder -------------------------------------------------------------------------
@@ -159,18 +159,22 @@ class Tracker:
         self._recorder = recorder
         self.start_time = began
         self._finalizer = weakref.finalize(self, _cleanup, recorder, tmpdir, self._stop_timeout)
-        self.run_id = self._find_run(began)
         return self
 
-    def _find_run(self, began):
-        """The run the recorder just began: the newest `record` of our pid, still running."""
-        ids = [r["id"] for r in map(json.loads, self._rt("runs", "--last", "100", "--format",
-                                                         "jsonl").splitlines())
-               if r.get("pid") == self.pid and r.get("status") == "running"
-               and r.get("started_at", 0) >= began - 1]
-        if not ids:
-            raise RtrackError(f"rtrack record started, but its run is not in {self._db}")
-        return max(ids)
+    @property
+    def run_id(self):
+        """The run's id in the database (looked up when first needed: start() does not wait
+        for it): the newest run of the tracked pid begun between start() and stop()."""
+        if self._run_id is None and self.start_time is not None:
+            until = self.stop_time if self.stop_time is not None else float("inf")
+            ids = [r["id"] for r in map(json.loads, self._rt("runs", "--last", "100", "--format",
+                                                             "jsonl").splitlines())
+                   if r.get("pid") == self.pid
+                   and self.start_time - 1 <= r.get("started_at", 0) <= until]
+            if not ids:
+                raise RtrackError(f"rtrack record started, but its run is not in {self._db}")
+            self._run_id = max(ids)
+        return self._run_id
 
     def stop(self):
         """End the recording: rtrack takes its final sample and exits. Harmless when stopped

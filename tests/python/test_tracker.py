@@ -10,6 +10,7 @@ py_test_tracker_nopandas with `import pandas` blocked (tests/python/nopandas, RT
 import json
 import os
 import resource
+import subprocess
 import time
 
 import pylib
@@ -230,9 +231,10 @@ class WhileRecording(pylib.TempDirTest):
         self.assertEqual(work(1000), 499500)
         first = work.tracker
         self.assertFalse(first.running)
-        self.assertEqual(first.summary()["run"]["job_name"], "deco")
         work(10)
-        self.assertNotEqual(work.tracker.run_id, first.run_id)
+        # each tracker reads its own run, even the first one asked after the second ran
+        self.assertEqual((first.run_id, work.tracker.run_id), (1, 2))
+        self.assertEqual(first.summary()["run"]["job_name"], "deco")
         self.assertEqual([r["status"] for r in pylib.runs("deco.db")], ["finished", "finished"])
 
         @rtrack.track
@@ -241,6 +243,38 @@ class WhileRecording(pylib.TempDirTest):
 
         self.assertEqual(bare(), 7)
         self.assertGreaterEqual(bare.tracker.n_samples, 1)
+
+    def test_sentinel_options(self):
+        # streamed by the recorder to the mock Sentinel API (tests/helpers/sentinel_mock.py):
+        # what was asked for reaches it; the token by the environment, never the command line
+        log = os.path.join(self.dir, "api.log")
+        mock = subprocess.Popen([pylib.PY, os.path.join(pylib.SRC, "tests", "helpers",
+                                                        "sentinel_mock.py"), log, "tok-123"],
+                                stdout=subprocess.PIPE, text=True)
+        try:
+            url = f"http://127.0.0.1:{mock.stdout.readline().strip()}"
+            with rtrack.Tracker("s.db", interval=0.2, sentinel_token="tok-123", sentinel_url=url,
+                                upload_interval=3600, cloud_discovery=False,
+                                job_name="streamed", tags={"t": "1"}) as t:
+                with open(f"/proc/{t.recorder_pid}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+                t.wait_for_samples(2, timeout=60)
+        finally:
+            mock.terminate()
+            mock.wait()
+            mock.stdout.close()
+        self.assertNotIn(b"tok-123", b" ".join(argv))
+        self.assertIn(b"--sentinel-url", argv)
+        with open(log, encoding="utf-8") as f:
+            reqs = [json.loads(line) for line in f]
+        self.assertEqual(reqs[0]["path"], "/runs")
+        self.assertEqual(reqs[0]["headers"]["authorization"], "Bearer tok-123")
+        reg = json.loads(reqs[0]["body"])
+        self.assertEqual((reg["job_name"], reg["tags"]), ("streamed", ["t=1"]))
+        fin = json.loads(reqs[-1]["body"])
+        self.assertTrue(reqs[-1]["path"].endswith("/finish"))
+        self.assertEqual(fin["data_source"], "inline")  # nothing uploaded in the hour
+        self.assertEqual(fin["data_csv"].split("\n", 1)[0] + "\n", pylib.reference_headers()[2])
 
     def test_resource_tracker_alias(self):
         rt = rtrack.ResourceTracker(interval=0.2, db="alias.db",
