@@ -94,11 +94,11 @@ class Tracker:
         if autostart:
             self.start()
 
-    @classmethod
-    def read(cls, db, run=None, pandas=False):
+    @staticmethod
+    def read(db, run=None, pandas=False):
         """A tracker that reads a run recorded before (the newest of db, or run ID) and records
         nothing: the same readers (process_metrics, stats(), report(), ...)."""
-        t = cls(db, pandas=pandas)
+        t = Tracker(db, pandas=pandas)  # (not cls: ResourceTracker's first argument is pid)
         t._bin = find_binary()
         if run is None:
             last = t._rt("runs", "--last", "1", "--format", "jsonl").splitlines()

@@ -289,6 +289,8 @@ class WhileRecording(pylib.TempDirTest):
         with rtrack.ResourceTracker(interval=0.2, db="alias.db") as r2:
             self.assertTrue(r2.running)
         self.assertEqual(len(pylib.runs("alias.db")), 2)
+        self.assertEqual(rtrack.ResourceTracker.read("alias.db").run_id, 2)  # the newest
+        self.assertEqual(rtrack.Tracker.read("alias.db", run=1).stats(), rt.stats())
 
 
 if __name__ == "__main__":
