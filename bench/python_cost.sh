@@ -67,7 +67,8 @@ if mode != "untracked":
 print(json.dumps(res))
 EOF
 
-modes=(untracked $INTERVALS)
+read -r -a intervals <<<"$INTERVALS"
+modes=(untracked "${intervals[@]}")
 : >"$RAW"
 wait_quiet
 for ((rep = 0; rep < REPS; rep++)); do
