@@ -196,6 +196,18 @@ int rt_config_is_option(const char *arg)
     return 0;
 }
 
+int rt_config_option_takes_value(const char *arg)
+{
+    for (const struct rt_opt *o = rt_config_opts; o->name; o++) {
+        if (!run_or_record(o) || !o->arg)
+            continue;
+        if ((arg[0] == '-' && arg[1] == '-' && !strcmp(arg + 2, o->name)) ||
+            (o->short_opt && arg[0] == '-' && arg[1] == o->short_opt && !arg[2]))
+            return 1;
+    }
+    return 0;
+}
+
 const char rt_config_epilog[] =
     "Config file keys: [job] name, pid, project_name, ...; [tracker]\n"
     "interval_secs, db, quiet, duration_secs, output, format, cloud_discovery;\n"
