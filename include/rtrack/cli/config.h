@@ -17,6 +17,9 @@ struct rt_config {
     char *config_file; /* the file that was read, NULL if none */
     int quiet;
     int summary;            /* run: the summary on stdout when the job has ended (--summary) */
+    int summary_format;     /* --summary-format: 0 text, 1 json, 2 markdown; -1 not given */
+    char *run_id_file;      /* --run-id-file: the run's id written there once it is known */
+    int db_private;         /* db is resource-tracker's private one: the job is not told of it */
     int cloud_discovery;    /* 1: ask the cloud while recording; 0: never; -1: when streaming */
     int64_t pid;            /* record: --pid (0: none) */
     double duration;        /* 0 = no limit */
