@@ -49,6 +49,7 @@ static const struct rt_opt summary_opts[] = {
     CMD_OPT_DBS,
     CMD_OPT_SLURM_JOB("this Slurm job across its nodes: a row per node, the job, sbatch options"),
     CMD_OPT_RUN("the run (default latest)"),
+    CMD_OPT_EXTERNAL_RUN_ID,
     OPT_STRING("job", 'j', "NAME",
                "every run of this job name together (mean of means, max of maxes; default: one "
                "run)",
@@ -72,7 +73,8 @@ const struct cmd_def cmd_summary_def = {
     .fn = cmd_summary,
     .summary = "what a run used and what to request next time",
     .synopsis = "[--db FILE]... [--slurm-job ID]\n"
-                "[--run ID|latest | --job NAME | --compare RUN RUN]\n"
+                "[--run ID|latest | --external-run-id ID | --job NAME |\n"
+                " --compare RUN RUN]\n"
                 "[--format text|json|markdown] [--recommend-server]",
     .description =
         "What a recorded run used (wall and CPU time, cores, peak memory; process\n"
@@ -110,13 +112,13 @@ static int summary_check(struct cmd_ctx *c)
 {
     const struct summary_opts *o = c->opts;
     if (o->cmp[0] && (c->run || o->job)) {
-        rt_err("summary: --compare cannot be used with --run or --job");
+        rt_err("summary: --compare cannot be used with %s", c->run ? c->run_opt : "--job");
         return RT_EXIT_USAGE;
     }
     if (o->recommend_server && rt_env_check_http(c->env, "summary") != 0)
         return RT_EXIT_USAGE;
     if (c->run && o->job) {
-        rt_err("summary: --run and --job cannot be used together");
+        rt_err("summary: %s and --job cannot be used together", c->run_opt);
         return RT_EXIT_USAGE;
     }
     if (o->job && !*o->job) {
@@ -158,6 +160,19 @@ static int summary_compare(struct cmd_ctx *c, int fmt)
     return cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
 }
 
+void cmd_summary_print(const struct rt_summary *s, int fmt, int width)
+{
+    if (fmt == 1) {
+        struct rt_buf json = {0};
+        rt_summary_write_json(s, &json);
+        fwrite(json.p, 1, json.len, stdout);
+        putchar('\n');
+        rt_buf_free(&json);
+    } else {
+        rt_summary_write_text(s, stdout, fmt == 2, width);
+    }
+}
+
 static int cmd_summary(struct cmd_ctx *c)
 {
     const struct summary_opts *so = c->opts;
@@ -175,15 +190,7 @@ static int cmd_summary(struct cmd_ctx *c)
         rc = bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
         goto out;
     }
-    if (fmt == 1) {
-        struct rt_buf json = {0};
-        rt_summary_write_json(&sum, &json);
-        fwrite(json.p, 1, json.len, stdout);
-        putchar('\n');
-        rt_buf_free(&json);
-    } else {
-        rt_summary_write_text(&sum, stdout, fmt == 2, cmd_text_width(c->env));
-    }
+    cmd_summary_print(&sum, fmt, cmd_text_width(c->env));
     rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */
 out:
     rt_summary_free(&sum);
