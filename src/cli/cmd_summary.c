@@ -88,7 +88,7 @@ const struct cmd_def cmd_summary_def = {
               "  wall time    from the start to the end, as a clock on the wall counts it\n"
               "  CPU time     the seconds the job's processes ran on a CPU, user + system;\n"
               "               'as the kernel counted the job': its own total, taken when\n"
-              "               the job was reaped, not added up from samples\n"
+              "               the job was reaped, not added up over samples\n"
               "  mean cores   CPU time / wall time (2.00: two CPUs busy all along)\n"
               "  sampled      seen in the samples, one per interval; a peak between two\n"
               "               samples is missed by them\n"

@@ -117,7 +117,7 @@ done <<<"$tour"
 # --- README: the quick start, and rtrack's second name ------------------------------------------
 # the quick start is two commands (the demo, the tests), and it ends with the one line that puts
 # the binary it built on PATH for the tour (demo.sh says the same at its end)
-quick=$(awk '/^## Quick start/ { on = 1; next } on && /^## / { exit } on' "$README")
+quick=$(awk '/^## Quick start/ { on = 1; next } on && /^##/ { exit } on' "$README")
 check "README: the quick start's commands" \
     "$(awk '/^```sh/ { on = 1; next } /^```/ { on = 0 } on && /^[a-z]/ { print $1, $2 }' <<<"$quick" | tr '\n' ';')" \
     "bash scripts/demo.sh;bash scripts/test.sh;"

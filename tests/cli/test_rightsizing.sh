@@ -366,8 +366,11 @@ else
         check_range "alloc cgroup: summary shows the cgroup's peak (MiB - the stored peak)" \
             "$(awk -v a="$(get cg.json 'j["kernel"]["cgroup_peak_mib"]')" \
                 -v b="$(q $DB "SELECT cgroup_memory_peak_bytes / 1048576.0 FROM runs")" 'BEGIN { print a - b }')" -0.0051 0.0051
-        check "alloc cgroup: the memory figure is the kernel's high-water mark, not the cgroup's" \
-            "$(get cg.json 'j["recommendation"]["memory_basis"]["source"]')" kernel
+        # the basis is the larger of the sampled peak and the kernel's high-water mark, never the
+        # cgroup's peak; under the 0.5-core quota python's start can take past the sample at 2 s,
+        # which then sees both processes (seen: sampled 260.8 MiB, kernel 163.3, cgroup 309.9)
+        check "alloc cgroup: the memory figure is the larger of sampled and kernel, not the cgroup's" \
+            "$(get cg.json '(lambda b, s, k: (b["source"], round(b["peak_mib"], 2)) == (("sampled", round(s, 2)) if s >= k else ("kernel", round(k, 2))))(j["recommendation"]["memory_basis"], (j["memory_peak"] or {}).get("mib") or 0, j["kernel"]["maxrss_mib"])')" True
         check "alloc cgroup: the text says the cgroup's peak" \
             "$(summary_text --db $DB | grep -c "^cgroup  *the job's cgroup peaked at [0-9.]* [MG]iB (page cache included)$")" 1
     else
