@@ -26,7 +26,9 @@ offenders() { # WORD_REGEX ALLOWED_PATH_REGEX...
     find . -name '*.[ch]' | sed 's|^\./||' | sort | grep -Ev "^(${allow%|})" |
         while read -r f; do
             # strip /* ... */ comments (also across lines) and // comments, keep line numbers
-            awk -v w="$word" -v f="$f" '
+            # (the pattern through the environment: -v would take its backslashes as escapes,
+            # which gawk does and mawk does not)
+            RT_WORD=$word awk -v f="$f" 'BEGIN { w = ENVIRON["RT_WORD"] }
                 { line = $0; out = "" 
                   while (length(line)) {
                       if (inc) { e = index(line, "*/"); if (!e) { line = ""; break }
