@@ -145,7 +145,7 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                                     .argv = cfg->command, /* run's job; NULL in record */
                                     .envp = c->job_env,
                                     .pid = pid,
-                                    .ready_fd = rt_env_ready_fd(env),
+                                    .ready_fd = rt_env_ready_fd(env, mode),
                                     .sigfd = -1};
     /* before streaming starts: a recording that cannot wait for its signals ends here, before
      * anything is sent */
