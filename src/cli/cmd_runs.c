@@ -354,6 +354,7 @@ const struct cmd_def cmd_runs_def = {
     .opts_size = sizeof(struct runs_opts),
     .defaults = &runs_defaults,
     .db = CMD_DB_READ,
+    .db_flags = CMD_DB_OUTPUT, /* stdout (`>> x.db`) must not be the database */
 };
 
 static int cmd_runs(struct cmd_ctx *c)

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Several databases read as one (--db again, a glob, --slurm-job) and `rtrack merge`, probed as
+# a hostile and a careless user would (issue 31): an output aimed at any input, not only at the
+# private merged copy; a run still recording merged again later; names SQLite keeps for its own
+# files; a corrupt input; read-only inputs; the merged copy left behind by a reader stopped by a
+# signal.
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh" "$1"
+
+mkdir tmp
+export TMPDIR=$T/tmp # the readers' private merged copy goes here, and must be gone from it
+"$RTRACK" run --quiet --db a.db --interval 0.1 -- sleep 0.3
+"$RTRACK" run --quiet --db b.db --interval 0.1 -- sleep 0.3
+SLURM_JOB_ID=77 "$RTRACK" run --quiet --db b.db --interval 0.1 -- true
+sum() { sha256sum "$1" | cut -c1-64; }
+
+# --- 1. an output aimed at an input (item 1; `>>` item 18) -------------------------------------
+# each case: the command as a user types it, with A.db and B.db fresh copies; both must stay
+# byte-identical, the command refused (exit 2) before anything is written
+out_case() { # NAME EXPECTED-MESSAGE-PART COMMAND...
+    local name=$1 msg=$2 rc
+    shift 2
+    cp a.db A.db
+    cp b.db B.db
+    rm -f A.db-wal B.db-wal
+    local sa sb
+    sa=$(sum A.db) sb=$(sum B.db)
+    "$@" 2>case.err
+    rc=$?
+    check "$name: refused (exit 2)" "$rc" 2
+    check "$name: A.db and B.db untouched" "$(sum A.db) $(sum B.db)" "$sa $sb"
+    check "$name: says so" "$(grep -c -- "$msg" case.err)" 1
+    check "$name: no private copy left" "$(ls -A tmp)" ""
+}
+out_case "export -o the first of two" "the output 'A.db' is the database 'A.db'" \
+    "$RTRACK" export --db A.db --db B.db -o A.db
+out_case "report -o the second of two" "the output 'B.db' is the database 'B.db'" \
+    "$RTRACK" report --db A.db --db B.db -o B.db
+out_case "export -o an input's -wal" "is the write-ahead log of the database 'B.db'" \
+    "$RTRACK" export --db A.db --db B.db -o B.db-wal
+out_case "export -o through a glob" "the output 'A.db' is the database 'A.db'" \
+    "$RTRACK" export --db '[AB].db' -o A.db
+out_case "export --slurm-job -o its input" "the output 'B.db' is the database 'B.db'" \
+    "$RTRACK" export --db B.db --slurm-job 77 -o B.db
+out_case "report --slurm-job -o an input" "the output 'A.db' is the database 'A.db'" \
+    "$RTRACK" report --db A.db --db B.db --slurm-job 77 -o A.db
+out_case "export >> an input" "stdout is the database 'B.db'" \
+    sh -c '"$0" export --db A.db --db B.db >>B.db' "$RTRACK"
+out_case "runs >> the database" "stdout is the database 'A.db'" \
+    sh -c '"$0" runs --db A.db >>A.db' "$RTRACK"
+out_case "summary >> the database" "stdout is the database 'A.db'" \
+    sh -c '"$0" summary --db A.db >>A.db' "$RTRACK"
+out_case "runs >> one of several" "stdout is the database 'B.db'" \
+    sh -c '"$0" runs --db A.db --db B.db >>B.db' "$RTRACK"
+out_case "summary --slurm-job >> an input" "stdout is the database 'B.db'" \
+    sh -c '"$0" summary --db A.db --db B.db --slurm-job 77 >>B.db' "$RTRACK"
+# the control: an output elsewhere is written
+"$RTRACK" export --db a.db --db b.db -o both.csv
+check "export of two into another file: exit 0" "$?" 0
+check "export of two into another file: a header and rows" "$(wc -l <both.csv | awk '{ print ($1 > 1) }')" 1
+
+finish
