@@ -452,11 +452,39 @@ static int store_check_writable(struct rt_store *s, const char *path)
     return s->err[0] ? -1 : 0;
 }
 
+/* A name that SQLite uses for a file of its own beside another database: x.db-wal is the
+ * write-ahead log of x.db, -shm its shared memory, -journal its rollback journal. A database
+ * written under such a name is deleted or overwritten by SQLite the next time x.db is opened
+ * (`rtrack merge x.db-wal a.db`, then `rtrack run --db x.db`): refused for writing. NULL, or
+ * what the name would be. */
+static const char *sqlite_sibling_name(const char *path)
+{
+    static const struct {
+        const char *suffix, *what;
+    } names[] = {{"-wal", "write-ahead log"},
+                 {"-shm", "shared-memory file"},
+                 {"-journal", "rollback journal"}};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < RT_ARRAY_LEN(names); i++) {
+        size_t k = strlen(names[i].suffix);
+        if (n > k && !strcmp(path + n - k, names[i].suffix) && path[n - k - 1] != '/')
+            return names[i].what;
+    }
+    return NULL;
+}
+
 /* Phase 1, the path: SQLite opens nothing that is not known to be a regular file this process
  * may use as asked, so each refusal says why in rtrack's words. Write mode creates a missing
  * file; read mode never does. */
 static int store_check_path(struct rt_store *s, const char *path, enum rt_store_mode mode)
 {
+    const char *sibling = mode == RT_STORE_WRITE ? sqlite_sibling_name(path) : NULL;
+    if (sibling)
+        return store_err(s,
+                         "cannot write database '%s': SQLite takes that name for the %s of the "
+                         "database '%.*s', and deletes or overwrites it when that one is opened; "
+                         "choose another name",
+                         path, sibling, (int)(strrchr(path, '-') - path), path);
     struct stat sb;
     int exists = stat(path, &sb) == 0;
     int stat_errno = errno;

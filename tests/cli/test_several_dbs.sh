@@ -59,4 +59,23 @@ out_case "summary --slurm-job >> an input" "stdout is the database 'B.db'" \
 check "export of two into another file: exit 0" "$?" 0
 check "export of two into another file: a header and rows" "$(wc -l <both.csv | awk '{ print ($1 > 1) }')" 1
 
+# --- 2. a database under a name SQLite keeps for its own files (item 5) --------------------------
+# x.db-wal is x.db's write-ahead log to SQLite: a database made there was deleted the next time
+# x.db was opened
+"$RTRACK" merge x.db-wal a.db >/dev/null 2>wal.err
+check "merge into x.db-wal: refused (exit 2)" "$?" 2
+check "merge into x.db-wal: says why" "$(grep -c "SQLite takes that name for the write-ahead log of the database 'x.db'" wal.err)" 1
+"$RTRACK" run --quiet --db x.db -- true
+check "merge into x.db-wal: nothing there to lose" "$(ls x.db-wal 2>/dev/null; "$RTRACK" runs --db x.db --format csv | tail -n +2 | wc -l)" 1
+for name in y.db-shm y.db-journal; do
+    "$RTRACK" run --quiet --db "$name" -- touch ran.marker 2>/dev/null
+    check "run --db $name: refused before the job (exit 125)" "$?:$(ls ran.marker 2>/dev/null)" "125:"
+    check "run --db $name: nothing made" "$(ls "$name" 2>/dev/null)" ""
+done
+"$RTRACK" record --quiet --db z.db-wal --duration 0.2 2>/dev/null
+check "record --db z.db-wal: refused (exit 1)" "$?:$(ls z.db-wal 2>/dev/null)" "1:"
+# the control: a name that only looks alike is a name
+"$RTRACK" run --quiet --db my-wal.db -- true
+check "run --db my-wal.db: recorded" "$?" 0
+
 finish
