@@ -233,18 +233,26 @@ int rt_store_merge(struct rt_store *out, const char *in_path, const char *slurm_
     char err[600];
     if (rt_store_open(in_path, RT_STORE_READ, &in, err, sizeof(err)) != 0)
         return store_err(out, "%s", err);
+    /* attached as it was opened: immutable where it is read without a -shm (a read-only place,
+     * another user's file), so merge reads what every other reader reads */
+    char *src = in->uri ? xstrdup(in->uri) : store_file_uri(in_path, NULL);
     rt_store_close(in);
     struct stat a, b;
     if (stat(in_path, &a) == 0 && stat(out->path, &b) == 0 && a.st_dev == b.st_dev &&
-        a.st_ino == b.st_ino)
+        a.st_ino == b.st_ino) {
+        free(src);
         return store_err(out, "'%s' is the output itself", in_path);
+    }
 
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(out->db, "ATTACH ?1 AS src", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(out->db, "ATTACH ?1 AS src", -1, &st, NULL) != SQLITE_OK) {
+        free(src);
         return store_db_err(out, "cannot read database");
-    sqlite3_bind_text(st, 1, in_path, -1, SQLITE_STATIC);
+    }
+    sqlite3_bind_text(st, 1, src, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
+    free(src);
     if (rc != SQLITE_DONE)
         return store_err(out, "cannot read database '%s': %s", in_path, sqlite3_errmsg(out->db));
 

@@ -530,11 +530,37 @@ static int store_connect_uri(struct rt_store *s, const char *name, int flags)
     return 0;
 }
 
+char *store_file_uri(const char *path, const char *query)
+{
+    struct rt_buf uri = {0};
+    /* file:///abs (an empty authority: a path starting with // is not a host) or file:rel */
+    rt_buf_puts(&uri, path[0] == '/' ? "file://" : "file:");
+    for (const char *p = path; *p; p++) {
+        char esc[4];
+        snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*p);
+        if (*p == '%' || *p == '?' || *p == '#')
+            rt_buf_puts(&uri, esc);
+        else
+            rt_buf_append(&uri, p, 1);
+    }
+    if (query) {
+        rt_buf_puts(&uri, "?");
+        rt_buf_puts(&uri, query);
+    }
+    return uri.p;
+}
+
+/* A writer's connection takes URIs (its own name given as one, so a path that begins with
+ * "file:" stays a path): merge ATTACHes an input by its URI, immutable where the input is read
+ * where it cannot be written (store_check_read_only_place). */
 static int store_connect(struct rt_store *s, enum rt_store_mode mode)
 {
-    return store_connect_uri(s, s->path,
-                             mode == RT_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-                                                    : SQLITE_OPEN_READONLY);
+    if (mode != RT_STORE_WRITE)
+        return store_connect_uri(s, s->path, SQLITE_OPEN_READONLY);
+    char *uri = store_file_uri(s->path, NULL);
+    int rc = store_connect_uri(s, uri, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI);
+    free(uri);
+    return rc;
 }
 
 /* Phase 3 for a reader where it cannot write. A database in WAL mode is read through its -shm
@@ -565,23 +591,10 @@ static int store_check_read_only_place(struct rt_store *s)
                          "-wal file to a place you can write to, or read it where it was "
                          "recorded",
                          s->path);
-    struct rt_buf uri = {0};
-    /* file:///abs (an empty authority: a path starting with // is not a host) or file:rel */
-    rt_buf_puts(&uri, s->path[0] == '/' ? "file://" : "file:");
-    for (const char *p = s->path; *p; p++) {
-        char esc[4];
-        snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*p);
-        if (*p == '%' || *p == '?' || *p == '#')
-            rt_buf_puts(&uri, esc);
-        else
-            rt_buf_append(&uri, p, 1);
-    }
-    rt_buf_puts(&uri, "?immutable=1");
     sqlite3_close(s->db);
     s->db = NULL;
     s->err[0] = '\0';
-    s->uri = xstrdup(uri.p);
-    rt_buf_free(&uri);
+    s->uri = store_file_uri(s->path, "immutable=1");
     if (store_connect_uri(s, s->uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) != 0)
         return -1;
     return check_and_migrate(s, RT_STORE_READ);
