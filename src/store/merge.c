@@ -224,6 +224,26 @@ static int job_runs(struct rt_store *out, const char *head, const char *job, int
     return 0;
 }
 
+/* The attached input's b-trees checked (PRAGMA quick_check: every page's structure, not the
+ * indexes against their tables): 0, or -1 naming the input and the first problem. */
+static int check_input(struct rt_store *out, const char *in_path)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(out->db, "PRAGMA src.quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+        return store_err(out, "cannot read database '%s': %s", in_path, sqlite3_errmsg(out->db));
+    int rc = sqlite3_step(st);
+    const char *msg = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    int ok = msg && !strcmp(msg, "ok");
+    if (!ok) {
+        /* (an attached database's report starts "*** in database src ***" on a line of its own) */
+        const char *nl = msg ? strrchr(msg, '\n') : NULL;
+        store_err(out, "cannot merge '%s': the database is corrupt (%s); nothing of it was merged",
+                  in_path, nl ? nl + 1 : msg ? msg : sqlite3_errmsg(out->db));
+    }
+    sqlite3_finalize(st);
+    return ok ? 0 : -1;
+}
+
 int rt_store_merge(struct rt_store *out, const char *in_path, const char *slurm_job,
                    struct rt_merge_count *count)
 {
@@ -255,6 +275,14 @@ int rt_store_merge(struct rt_store *out, const char *in_path, const char *slurm_
     free(src);
     if (rc != SQLITE_DONE)
         return store_err(out, "cannot read database '%s': %s", in_path, sqlite3_errmsg(out->db));
+
+    /* A corrupt page reads as a page with fewer rows as easily as it fails the read: a
+     * process_samples leaf whose cell count was hit was merged with the rest of its rows and
+     * exit 0, where the copy's SELECT could not tell. The input is checked first, and named. */
+    if (check_input(out, in_path) != 0) {
+        sqlite3_exec(out->db, "DETACH src", NULL, NULL, NULL);
+        return -1;
+    }
 
     struct table *t = xcalloc(MAX_TABLES, sizeof(*t));
     int n = 0, ret = -1;

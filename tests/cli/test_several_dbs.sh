@@ -78,4 +78,35 @@ check "record --db z.db-wal: refused (exit 1)" "$?:$(ls z.db-wal 2>/dev/null)" "
 "$RTRACK" run --quiet --db my-wal.db -- true
 check "run --db my-wal.db: recorded" "$?" 0
 
+# --- 3. a corrupt page in an input (item 6) ----------------------------------------------------------
+# a process_samples leaf whose cell count was hit reads as a page of one row: merged "fine" with
+# the rest of its rows (exit 0), where export of the same file reports the corruption; into an
+# empty output the error of a page that cannot be read blamed the output
+if q a.db "SELECT 1 FROM dbstat LIMIT 1" >/dev/null 2>&1; then
+    "$RTRACK" run --quiet --db big.db --interval 0.002 -- sleep 1
+    q big.db "PRAGMA journal_mode=DELETE" >/dev/null
+    page=$(q big.db "SELECT pageno FROM dbstat WHERE name = 'process_samples' AND pagetype = 'leaf'
+        ORDER BY pageno LIMIT 1 OFFSET (SELECT count(*) / 2 FROM dbstat WHERE name = 'process_samples'
+        AND pagetype = 'leaf')")
+    psize=$(q big.db "PRAGMA page_size")
+    printf '\000\001' | dd of=big.db bs=1 seek=$(((page - 1) * psize + 3)) conv=notrunc status=none
+    cp a.db into.db
+    before=$(sum into.db)
+    "$RTRACK" merge into.db big.db >/dev/null 2>corrupt.err
+    check "merge of a corrupt input: exit 1" "$?" 1
+    check "merge of a corrupt input: names it, says it is corrupt" \
+        "$(grep -c "cannot merge 'big.db': the database is corrupt (.*page $page.*); nothing of it was merged" corrupt.err)" 1
+    check "merge of a corrupt input: the output unchanged" "$(sum into.db)" "$before"
+    "$RTRACK" merge new.db big.db >/dev/null 2>corrupt2.err
+    check "merge of a corrupt input into a new output: exit 1, the input named" \
+        "$?:$(grep -c "cannot merge 'big.db'" corrupt2.err):$(grep -c "new.db" corrupt2.err)" "1:1:0"
+    check "merge of a corrupt input into a new output: no run of it" "$(q new.db 'SELECT count(*) FROM runs')" 0
+    "$RTRACK" export --db big.db --db a.db --run 2 >/dev/null 2>corrupt3.err
+    check "export of a corrupt input with another: refused, the input named" \
+        "$?:$(grep -c "cannot merge 'big.db': the database is corrupt" corrupt3.err)" "2:1"
+    check "export of a corrupt input with another: no private copy left" "$(ls -A tmp)" ""
+else
+    skip "this sqlite3 has no dbstat: the corrupt page is not made"
+fi
+
 finish
