@@ -144,7 +144,7 @@ const char *cmd_dbs_path(const char *cmd, const struct rt_env *env)
             rt_store_close(out);
             return NULL;
         }
-        runs += n.added;
+        runs += n.added + n.updated;
     }
     rt_store_close(out);
     if (runs == 0) {

@@ -109,4 +109,36 @@ else
     skip "this sqlite3 has no dbstat: the corrupt page is not made"
 fi
 
+# --- 4. merging a run that is still recording (item 4) ----------------------------------------------
+# the periodic `rtrack merge cluster.db /var/tmp/rtrack/*/*.db` of docs/cluster.md: a run merged
+# while it records was copied with its samples so far, and every later merge skipped it as
+# "already in": frozen, read as interrupted, for good
+"$RTRACK" run --quiet --db live.db --interval 0.1 -- sh -c 'while [ ! -e go ]; do sleep 0.05; done' &
+live=$!
+wait_samples live.db 3 30 || fail "the live run did not record 3 samples"
+"$RTRACK" merge cl.db live.db >m1.out
+check "merge while recording: the run added" "$(cat m1.out)" "live.db: 1 runs added, 0 already in cl.db"
+check "merge while recording: copied unfinished" "$(q cl.db "SELECT status, ended_at IS NULL FROM runs")" "running|1"
+id_before=$(q cl.db "SELECT id FROM runs")
+touch go
+wait_exit "$live" 30
+check "the live run ended" "$RC" 0
+"$RTRACK" merge cl.db live.db >m2.out
+check "merge after it ended: brought up to date" "$(cat m2.out)" \
+    "live.db: 0 runs added, 1 brought up to date, 0 already in cl.db"
+rows() { q "$1" "SELECT r.status || ',' || r.end_reason || ',' || r.exit_code || ',' ||
+    (SELECT count(*) FROM samples WHERE run_id = r.id) || ',' ||
+    (SELECT max(seq) FROM samples WHERE run_id = r.id) || ',' ||
+    (SELECT count(*) FROM process_samples ps JOIN samples s ON s.id = ps.sample_id WHERE s.run_id = r.id) || ',' ||
+    (SELECT count(*) FROM cpu_core_samples c JOIN samples s ON s.id = c.sample_id WHERE s.run_id = r.id) || ',' ||
+    (SELECT count(*) FROM processes WHERE run_id = r.id) FROM runs r"; }
+check "merge after it ended: every row of the finished run, as the input has it" "$(rows cl.db)" "$(rows live.db)"
+check "merge after it ended: the run keeps its id in the output" "$(q cl.db "SELECT id FROM runs")" "$id_before"
+check "merge after it ended: no dangling reference" "$(q cl.db 'PRAGMA foreign_key_check')" ""
+check "merge after it ended: the summary says finished" \
+    "$("$RTRACK" summary --db cl.db --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["run"]["status"])')" finished
+"$RTRACK" merge cl.db live.db >m3.out
+check "merge once more: nothing to do" "$(cat m3.out)" "live.db: 0 runs added, 1 already in cl.db"
+check "merge once more: the same rows" "$(rows cl.db)" "$(rows live.db)"
+
 finish
