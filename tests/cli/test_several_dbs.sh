@@ -141,4 +141,33 @@ check "merge after it ended: the summary says finished" \
 check "merge once more: nothing to do" "$(cat m3.out)" "live.db: 0 runs added, 1 already in cl.db"
 check "merge once more: the same rows" "$(rows cl.db)" "$(rows live.db)"
 
+# --- 5. a reader of several databases stopped by a signal (item 16) ----------------------------------
+# its private merged copy (51 MB seen) stayed in TMPDIR after SIGPIPE from `| head`, Ctrl-C,
+# SIGTERM, SIGHUP
+"$RTRACK" run --quiet --db many.db --interval 0.01 -- sh -c 'while [ ! -e enough ]; do sleep 0.05; done' &
+many=$!
+wait_samples many.db 60 60 || fail "many.db: 60 samples not recorded"
+touch enough
+wait_exit "$many" 30
+"$RTRACK" export --db many.db --db a.db --run 1 --format jsonl | head -c 100 >/dev/null
+check "export of two | head: the exit of head, no private copy left" "$(ls -A tmp)" ""
+rm -rf "${TMPDIR:?}"/*
+"$RTRACK" runs --db many.db --db a.db | head -n 1 >/dev/null
+check "runs of two | head: no private copy left" "$(ls -A tmp)" ""
+# stopped while it writes into a pipe nobody reads (JSON Lines of 60 samples: more than a pipe
+# holds), the signals at their default (a background job of a script starts with SIGINT ignored)
+mkfifo full
+exec 3<>full
+for sig in INT TERM HUP PIPE ALRM USR1; do
+    rm -rf "${TMPDIR:?}"/*
+    env --default-signal "$RTRACK" export --db many.db --db a.db --run 1 --format jsonl >full 2>/dev/null &
+    pid=$!
+    for _ in $(seq 200); do [ -n "$(ls -A tmp)" ] && break; sleep 0.05; done
+    kill -"$sig" "$pid"
+    wait_exit "$pid" 20
+    check "export of two, SIG$sig: it died of the signal" "$RC" "$((128 + $(kill -l "$sig")))"
+    check "export of two, SIG$sig: no private copy left" "$(ls -A tmp)" ""
+done
+exec 3>&-
+
 finish
