@@ -66,6 +66,28 @@ for t in 2024-02-29T00:00:00Z 2026-02-28T23:59:59.999Z 2026-12-31 '2026-01-31 10
     check "export --since '$t' accepted" "$?:$(cat v.err)" "0:"
 done
 
+# --- runs --since reads times as export does (issue 31 item 12): it took hex, a '+', a day the
+# month does not have and a 61st second that export refuses
+for t in 0x10s +5m 2026-02-30 2026-12-05T07:19:61 1e3s -5m 5 2026-02-28T24:00 '2026-06-31 10:00' \
+    2026-12-05T07:60 2026-12-05T07:19:59+25:00; do
+    "$RTRACK" runs --db r.db --since "$t" >v.out 2>v.err
+    check "runs --since '$t': exit 2, named, nothing written" "$?:$(grep -c "invalid --since '$t'" v.err):$(wc -c <v.out)" "2:1:0"
+done
+# the dates both take, and both refuse, are the same; runs' durations stay
+for t in 2024-02-29T00:00:00Z 2026-02-28T23:59:59.999Z 2026-12-31 '2026-01-31 10:00+01:00' \
+    2026-12-05T07:19:59 2026-02-30 2026-12-05T07:19:61 2025-02-29; do
+    "$RTRACK" runs --db r.db --since "$t" >/dev/null 2>&1
+    r=$?
+    "$RTRACK" export --db r.db --since "$t" >/dev/null 2>&1
+    check "runs and export agree on '$t'" "$r" "$?"
+done
+for t in 90s 1.5h 3d 1w .5m; do
+    "$RTRACK" runs --db r.db --since "$t" >v.out 2>v.err
+    check "runs --since '$t' accepted" "$?:$(cat v.err)" "0:"
+done
+check "runs --since a date with an offset: 10:00+01:00 is 09:00Z" \
+    "$("$RTRACK" runs --db r.db --since '2026-01-31 10:00+01:00' --format csv | wc -l):$("$RTRACK" runs --db r.db --since 2026-01-31T09:00Z --format csv | wc -l)" "2:2"
+
 # --- RTRACK_HTTP_TIMEOUT_S: set but invalid is an error where rtrack makes HTTP requests
 export RTRACK_KEEPER_URL=http://127.0.0.1:9 SENTINEL_API_URL=http://127.0.0.1:9 RTRACK_UPLOAD_WAIT=1
 for v in 0 -1 nan inf abc 0x10 1s 86401; do
