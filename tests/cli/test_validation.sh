@@ -88,6 +88,49 @@ done
 check "runs --since a date with an offset: 10:00+01:00 is 09:00Z" \
     "$("$RTRACK" runs --db r.db --since '2026-01-31 10:00+01:00' --format csv | wc -l):$("$RTRACK" runs --db r.db --since 2026-01-31T09:00Z --format csv | wc -l)" "2:2"
 
+# --- the config file: a regular file of at most 16 MiB, parsed in one pass (issue 31 item 14).
+# `-c /dev/zero` grew without limit (1.9 GB in 10 s), `-c FIFO` blocked forever; 40 000 [tags]
+# keys took 19 s and 300 000 unknown tables more than 20 s before the job started (each key
+# and table compared with every one before it)
+mkfifo cfg.fifo
+refused "-c /dev/zero" "cannot read config file '/dev/zero': not a regular file (a character device)" \
+    timeout 60 "$RTRACK" run -c /dev/zero "${RUN[@]}"
+refused "-c FIFO" "cannot read config file 'cfg.fifo': not a regular file (a named pipe)" \
+    timeout 60 "$RTRACK" run -c cfg.fifo "${RUN[@]}"
+refused "RTRACK_CONFIG=FIFO" "cannot read config file 'cfg.fifo': not a regular file (a named pipe)" \
+    env RTRACK_CONFIG=cfg.fifo timeout 60 "$RTRACK" record --db bad.db --duration 0.1
+head -c $((16 * 1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >huge.toml
+refused "a config file of 16 MiB and a byte" "cannot read config file 'huge.toml': larger than 16 MiB" \
+    timeout 60 "$RTRACK" run -c huge.toml "${RUN[@]}"
+ln -s "$RTRACK" resource-tracker
+timeout 60 ./resource-tracker -q -c cfg.fifo -- touch ran.marker 2>v.err
+check "resource-tracker -c FIFO: ignored with a warning, the job runs" \
+    "$?:$(grep -c "cannot read config file 'cfg.fifo': not a regular file (a named pipe); it is ignored" v.err):$(ls ran.marker)" "0:1:ran.marker"
+rm -f ran.marker
+# linear: ten times the keys cost about ten times the CPU (a pass over every key before each
+# was a hundred times: 0.13 s for 4 000 tags, 10 s for 40 000); CPU seconds, not wall-clock
+TIMEFORMAT=%3U
+python3 -c 'print("[tags]"); print("\n".join("k%d = \"v%d\"" % (i, i) for i in range(4000)))' >t4k.toml
+python3 -c 'print("[tags]"); print("\n".join("k%d = \"v%d\"" % (i, i) for i in range(40000)))' >t40k.toml
+cpu_of() { { time "$@" >/dev/null 2>&1; } 2>&1 | tail -1; }
+small=$(cpu_of timeout 60 "$RTRACK" run --quiet -c t4k.toml --db t4k.db -- true)
+big=$(cpu_of timeout 60 "$RTRACK" run --quiet -c t40k.toml --db t40k.db -- true)
+check "40 000 [tags] keys: every one stored" "$(q t40k.db 'SELECT count(*) FROM run_tags')" 40000
+check_range "40 000 [tags] keys: CPU against 4 000 ($big s / $small s)" \
+    "$(awk -v a="$big" -v b="$small" 'BEGIN { printf "%.1f", a / (b > 0.01 ? b : 0.01) }')" 0 30
+python3 -c 'print("\n".join("[t%d]" % i for i in range(30000)))' >t30k.toml
+python3 -c 'print("\n".join("[t%d]" % i for i in range(300000)))' >t300k.toml
+small=$(cpu_of timeout 60 ./resource-tracker -q -c t30k.toml -- true)
+big=$(cpu_of timeout 60 ./resource-tracker -q -c t300k.toml -- touch ran.marker)
+check "300 000 unknown tables (resource-tracker): the job ran" "$(ls ran.marker 2>/dev/null)" ran.marker
+check_range "300 000 unknown tables: CPU against 30 000 ($big s / $small s)" \
+    "$(awk -v a="$big" -v b="$small" 'BEGIN { printf "%.1f", a / (b > 0.01 ? b : 0.01) }')" 0 30
+./resource-tracker -q -c t300k.toml -- true 2>v.err
+check "300 000 unknown tables: the warning names 20 and counts the rest" \
+    "$(grep -c '\[t19\] and 299980 more$' v.err)" 1
+rm -f ran.marker
+unset TIMEFORMAT
+
 # --- RTRACK_HTTP_TIMEOUT_S: set but invalid is an error where rtrack makes HTTP requests
 export RTRACK_KEEPER_URL=http://127.0.0.1:9 SENTINEL_API_URL=http://127.0.0.1:9 RTRACK_UPLOAD_WAIT=1
 for v in 0 -1 nan inf abc 0x10 1s 86401; do
