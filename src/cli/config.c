@@ -720,6 +720,34 @@ static void config_read_error(char *out, size_t n, const char *file, ssize_t rc,
         snprintf(out, n, "cannot read config file '%s': %s", file, rt_strerror((int)-rc));
 }
 
+/* The config file found in the working directory, not named: obeyed only when it is the
+ * user's or root's and nobody else can write it (ssh's rule for its files, git's for a
+ * repository's owner). In a shared directory (/tmp, a 1777 scratch space) another user's
+ * resource-tracker.toml or rtrack.toml would choose where root's recording goes (output=, db=:
+ * a root-owned file truncated). 1, or 0 with the warning in why. */
+static int config_trusted(const char *file, const struct stat *st, char *why, size_t n)
+{
+    uid_t me = geteuid();
+    struct stat ln;
+    if (lstat(file, &ln) == 0 && S_ISLNK(ln.st_mode) && ln.st_uid != me && ln.st_uid != 0)
+        snprintf(why, n,
+                 "ignoring config file '%s': it is a symbolic link of user %u, not yours or "
+                 "root's (give it with --config to use it)",
+                 file, (unsigned)ln.st_uid);
+    else if (st->st_uid != me && st->st_uid != 0)
+        snprintf(why, n,
+                 "ignoring config file '%s': it belongs to user %u, not to you or root (give it "
+                 "with --config to use it)",
+                 file, (unsigned)st->st_uid);
+    else if ((st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != getegid()))
+        snprintf(why, n,
+                 "ignoring config file '%s': others can write it (mode %04o; chmod go-w '%s')",
+                 file, (unsigned)(st->st_mode & 07777), file);
+    else
+        return 1;
+    return 0;
+}
+
 /* 2. the config file: --config > RTRACK_CONFIG > TRACKER_CONFIG > ./rtrack.toml when present
  * (resource-tracker: ./resource-tracker.toml; a file that is missing is no error there, even
  * when named, as in the Rust tool). cfg->config_file is then the file read (NULL: none). */
@@ -744,7 +772,10 @@ static int read_file(struct load *l)
     char why[PATH_MAX + 200];
     if (tn < 0)
         config_read_error(why, sizeof(why), file, tn, &st);
-
+    else if (!cli && !env && !config_trusted(file, &st, why, sizeof(why))) {
+        rt_warn("%s", why);
+        tn = -ENOENT; /* as if it were not there */
+    }
     if (tn < 0 && l->kind == RT_CMD_DROPIN) {
         if (tn != -ENOENT)
             rt_warn("%s; it is ignored", why);

@@ -223,4 +223,59 @@ check "runs: a wide character that would pass column 16 is left out, the column 
 grep -q "  e"$'\xcc\x81'"tude$(printf '%12s' '')2" runs.out
 check "runs: a combining mark takes no column" "$?" 0
 
+# --- a config file in the working directory that another user put there (issue 31 item 7): as
+# root in a 1777 directory, another user's resource-tracker.toml made `resource-tracker -- true`
+# truncate a root-owned file (output=), and an rtrack.toml chose root's database (db=). A default
+# file not owned by the user or root, or writable by others, is ignored with a warning.
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    mkdir -m 1777 shared
+    printf 'root only\n' >secret.txt
+    chmod 600 secret.txt
+    before=$(sha256sum <secret.txt)
+    (
+        cd shared || exit 1
+        printf '[tracker]\noutput = "%s"\n' "$T/secret.txt" >resource-tracker.toml
+        printf '[tracker]\ndb = "%s"\n' "$T/secret.txt" >rtrack.toml
+        chown nobody resource-tracker.toml rtrack.toml
+        ln -s "$RTRACK" resource-tracker
+        ./resource-tracker -- true 2>"$T/own1.err" >/dev/null
+        echo "$?" >"$T/own1.rc"
+        "$RTRACK" run --quiet -- true 2>"$T/own2.err"
+        echo "$?" >"$T/own2.rc"
+        # root's own file, writable by everyone: the same
+        chown root rtrack.toml
+        chmod 666 rtrack.toml
+        "$RTRACK" run --quiet -- true 2>"$T/own3.err"
+        echo "$?" >"$T/own3.rc"
+        # a link of another user's to a file of root's
+        rm rtrack.toml
+        printf '[tracker]\ndb = "%s"\n' "$T/secret.txt" >"$T/root.toml"
+        ln -s "$T/root.toml" rtrack.toml
+        chown -h nobody rtrack.toml
+        "$RTRACK" run --quiet -- true 2>"$T/own4.err"
+        echo "$?" >"$T/own4.rc"
+    )
+    check "another user's resource-tracker.toml: the job runs (exit 0)" "$(cat own1.rc)" 0
+    check "another user's resource-tracker.toml: ignored, saying so" \
+        "$(grep -c "ignoring config file 'resource-tracker.toml': it belongs to user $(id -u nobody), not to you or root" own1.err)" 1
+    check "another user's rtrack.toml: ignored, saying so" \
+        "$(cat own2.rc):$(grep -c "ignoring config file 'rtrack.toml': it belongs to user $(id -u nobody)" own2.err)" "0:1"
+    check "root's rtrack.toml writable by others: ignored, saying so" \
+        "$(cat own3.rc):$(grep -c "ignoring config file 'rtrack.toml': others can write it (mode 0666" own3.err)" "0:1"
+    check "another user's link to a file of root's: ignored, saying so" \
+        "$(cat own4.rc):$(grep -c "ignoring config file 'rtrack.toml': it is a symbolic link of user" own4.err)" "0:1"
+    check "the root-owned file is untouched" "$(sha256sum <secret.txt)" "$before"
+    check "the recordings went to the default database" "$(q shared/rtrack.db 'SELECT count(*) FROM runs')" 3
+    # named with --config, the file is the user's choice; the user's own default file is read
+    printf '[job]\nname = "mine"\n' >shared/own.toml
+    chown nobody shared/own.toml
+    (cd shared && "$RTRACK" run --quiet --config own.toml --db named.db -- true)
+    check "another user's file named with --config: read" "$(q shared/named.db 'SELECT job_name FROM runs')" mine
+    mkdir mine && printf '[job]\nname = "default"\n' >mine/rtrack.toml && chmod 644 mine/rtrack.toml
+    (cd mine && "$RTRACK" run --quiet -- true)
+    check "the user's own rtrack.toml: read" "$(q mine/rtrack.db 'SELECT job_name FROM runs')" default
+else
+    skip_req root "a config file of another user: needs root and a user nobody"
+fi
+
 finish
