@@ -95,8 +95,7 @@ static int parse_date(const char *s, double *out)
         return -1;
     if (*p == 'T' || *p == ' ') {
         p++;
-        if ((h = digits(&p, 2)) < 0 || h > 23 || *p++ != ':' || (mi = digits(&p, 2)) < 0 ||
-            mi > 59)
+        if ((h = digits(&p, 2)) < 0 || h > 23 || *p++ != ':' || (mi = digits(&p, 2)) < 0 || mi > 59)
             return -1;
         if (*p == ':') {
             p++;

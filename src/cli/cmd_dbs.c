@@ -51,9 +51,8 @@ static void done_at_exit(void)
  * stopped by a signal (SIGPIPE from `| head`, Ctrl-C, a scheduler's SIGTERM, a hang-up) left its
  * copy in TMPDIR, 51 MB of it seen. */
 static char gone_paths[5][4096];
-static const int gone_signals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGPIPE, SIGALRM,
-                                   SIGTERM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF,
-                                   SIGIO,   SIGPWR,  SIGXCPU, SIGXFSZ};
+static const int gone_signals[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1,
+                                   SIGUSR2, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGXCPU, SIGXFSZ};
 
 static void gone_on_signal(int sig)
 {

@@ -684,7 +684,8 @@ static ssize_t config_read(const char *file, struct rt_buf *b, struct stat *st)
     while (rc == 0) {
         /* (one byte more than the cap: a file that grew meanwhile is seen to be too big) */
         if (b->cap - b->len < 2)
-            rt_buf_reserve(b, b->cap * 2 > CONFIG_MAX_BYTES + 2 ? CONFIG_MAX_BYTES + 2 : b->cap * 2);
+            rt_buf_reserve(b,
+                           b->cap * 2 > CONFIG_MAX_BYTES + 2 ? CONFIG_MAX_BYTES + 2 : b->cap * 2);
         ssize_t n = read(fd, b->p + b->len, b->cap - b->len - 1);
         if (n < 0 && errno == EINTR)
             continue;

@@ -334,7 +334,10 @@ static int check_input(struct rt_store *out, const char *in_path)
         /* (an attached database's report starts "*** in database src ***" on a line of its own) */
         const char *nl = msg ? strrchr(msg, '\n') : NULL;
         store_err(out, "cannot merge '%s': the database is corrupt (%s); nothing of it was merged",
-                  in_path, nl ? nl + 1 : msg ? msg : sqlite3_errmsg(out->db));
+                  in_path,
+                  nl    ? nl + 1
+                  : msg ? msg
+                        : sqlite3_errmsg(out->db));
     }
     sqlite3_finalize(st);
     return ok ? 0 : -1;

@@ -558,7 +558,8 @@ static int store_connect(struct rt_store *s, enum rt_store_mode mode)
     if (mode != RT_STORE_WRITE)
         return store_connect_uri(s, s->path, SQLITE_OPEN_READONLY);
     char *uri = store_file_uri(s->path, NULL);
-    int rc = store_connect_uri(s, uri, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI);
+    int rc =
+        store_connect_uri(s, uri, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI);
     free(uri);
     return rc;
 }

@@ -31,8 +31,8 @@ struct rt_config {
     struct rt_tag *tags;
     size_t ntags, tags_cap;
     struct rt_map tag_at; /* a hash of each tag's key -> its index (config.c's tag_set) */
-    char **command; /* run (and resource-tracker with one): NULL-terminated argv of the job
-                     * (points into the caller's argv) */
+    char **command;       /* run (and resource-tracker with one): NULL-terminated argv of the job
+                           * (points into the caller's argv) */
     int ncommand;
 };
 
