@@ -123,7 +123,8 @@ static int cmd_export(struct cmd_ctx *c)
 {
     const struct export_opts *o = c->opts;
     struct rt_export_query q = {
-        o->format, o->table < 0 ? RT_TABLE_COMBINED : o->table, c->run_id, RT_NAN, RT_NAN, 0, 0, 0};
+        o->format, o->table < 0 ? RT_TABLE_COMBINED : o->table, c->run_id, RT_NAN, RT_NAN, 0, 0, 0,
+        0};
     if (export_window(c, &q) != 0)
         return RT_EXIT_USAGE;
     char err[600] = "";

@@ -155,6 +155,8 @@ static int live_format(int value, int dropin)
                                   RT_LIVE_PYTHON_CSV, RT_LIVE_SYSTEM_CSV};
     if (value == 1 && dropin)
         return RT_LIVE_RUST_CSV;
+    if (value == 0 && dropin)
+        return RT_LIVE_RUST_JSONL; /* the Rust tool's lines exactly (jsonl.c) */
     return value >= 0 && value < (int)RT_ARRAY_LEN(formats) ? formats[value] : RT_LIVE_JSONL;
 }
 
