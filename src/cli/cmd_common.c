@@ -26,7 +26,8 @@ struct rt_store *cmd_open_store(const struct rt_config *cfg)
 {
     struct rt_store *store;
     char err[512];
-    if (rt_store_open(cfg->db, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
+    if (rt_store_check_own(cfg->db, err, sizeof(err)) != 0 ||
+        rt_store_open(cfg->db, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
         rt_err("%s", err);
         return NULL;
     }

@@ -59,7 +59,8 @@ static int cmd_merge(struct cmd_ctx *c)
     }
     struct rt_store *out;
     char err[600];
-    if (rt_store_open(argv[first], RT_STORE_WRITE, &out, err, sizeof(err)) != 0) {
+    if (rt_store_check_own(argv[first], err, sizeof(err)) != 0 ||
+        rt_store_open(argv[first], RT_STORE_WRITE, &out, err, sizeof(err)) != 0) {
         rt_err("merge: %s", err);
         return RT_EXIT_USAGE;
     }

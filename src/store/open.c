@@ -473,6 +473,18 @@ static const char *sqlite_sibling_name(const char *path)
     return NULL;
 }
 
+int rt_store_check_own(const char *path, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || sb.st_uid == geteuid())
+        return 0;
+    snprintf(err, errlen,
+             "cannot write database '%s': it belongs to user %u, not to you (%u); rtrack records "
+             "only into its own databases, which their owner reads; use another --db",
+             path, (unsigned)sb.st_uid, (unsigned)geteuid());
+    return -1;
+}
+
 /* Phase 1, the path: SQLite opens nothing that is not known to be a regular file this process
  * may use as asked, so each refusal says why in rtrack's words. Write mode creates a missing
  * file; read mode never does. */

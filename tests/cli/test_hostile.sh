@@ -308,4 +308,27 @@ check "summary --slurm-job markdown: the node's row has its 10 cells (its | esca
     "$(grep -F 'node&lt;b&gt;' html-job.md | sed 's/\\|//g' | tr -cd '|' | wc -c)" 11
 check "summary --slurm-job markdown: no escape sequence" "$(tr -d '\n' <html-job.md | LC_ALL=C grep -c '[[:cntrl:]]')" 0
 
+# --- another user's database is not written (issue 31 item 9, the store's part): a database
+# planted where a recorder goes (/tmp/rtrack-%u made first by another user, a 0666 database at
+# the next job id) collected the job's command lines for its owner to read
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    "$RTRACK" run --quiet --db planted.db -- true
+    chown nobody planted.db
+    chmod 666 planted.db
+    before=$(sha256sum <planted.db)
+    "$RTRACK" run --quiet --db planted.db -- echo secret-command-line 2>planted.err >/dev/null
+    check "another user's 0666 database: run refused (125), the file untouched" \
+        "$?:$(sha256sum <planted.db)" "125:$before"
+    check "another user's database: says whose it is" \
+        "$(grep -c "cannot write database 'planted.db': it belongs to user $(id -u nobody), not to you" planted.err)" 1
+    "$RTRACK" record --quiet --db planted.db --duration 0.2 2>/dev/null
+    check "another user's database: record refused (1)" "$?" 1
+    "$RTRACK" merge planted.db a-run.db 2>/dev/null
+    check "another user's database: merge into it refused (2)" "$?" 2
+    "$RTRACK" runs --db planted.db >/dev/null
+    check "another user's database: still read" "$?" 0
+else
+    skip_req root "another user's database: needs root and a user nobody"
+fi
+
 finish
