@@ -42,7 +42,13 @@ function(rtrack_room name)
   if(R_LIBS)
     target_link_libraries(rt_${name} PUBLIC ${R_LIBS})
   endif()
-  # the room alone, every object of it kept, against what it may use
-  add_executable(rt_roomcheck_${name} ${all} ${CMAKE_BINARY_DIR}/gen/roomcheck_main.c)
+  # the room alone, every object of it kept, against what it may use (the distribution's build
+  # checks it; the portable build's programs carry objects of their own, src/base/glibc_compat.c,
+  # and make it on request only)
+  set(check_all ${all})
+  if(RTRACK_PORTABLE)
+    set(check_all EXCLUDE_FROM_ALL)
+  endif()
+  add_executable(rt_roomcheck_${name} ${check_all} ${CMAKE_BINARY_DIR}/gen/roomcheck_main.c)
   target_link_libraries(rt_roomcheck_${name} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,rt_${name}>")
 endfunction()

@@ -16,7 +16,11 @@ DEMO_PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-
 # nodesource nodejs that brings node 20 + npm. tests/s3/with-s3.sh says so when they are missing.
 # libslurm-dev: the Slurm SPANK plugin (src/slurm/); slurmctld, slurmd, slurm-client and munge: the
 # one-node cluster of tests/cli/test_slurm.sh (started by the test, not as services)
-TEST_PACKAGES="libcmocka-dev strace python3 chromium groff-base zsh fish clang libclang-rt-14-dev libslurm-dev slurmctld slurmd slurm-client munge"
+# qemu-user and libc6-arm64-cross (arm64's glibc, /usr/aarch64-linux-gnu): the arm64 release
+# binary run here (tests/cli/test_portable.sh). scripts/release.sh's Zig and SQLite come from npm.
+# python3-pandas and python3-venv: the Python package's suites (tests/python: DataFrames, and the
+# wheel installed into a fresh venv with the pip that python3-venv brings).
+TEST_PACKAGES="libcmocka-dev strace python3 python3-pandas python3-venv chromium groff-base zsh fish clang libclang-rt-14-dev libslurm-dev slurmctld slurmd slurm-client munge qemu-user libc6-arm64-cross"
 if [ "${RTRACK_BOOTSTRAP:-test}" = demo ]; then
     PACKAGES=$DEMO_PACKAGES
     TESTS=OFF

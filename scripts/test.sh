@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Build rtrack and run its tests, three ways (.ci/run runs this with no arguments, requiring all):
-#   normal  $BUILD (build/)            gcc, warnings as errors: the whole ctest suite
+#   normal  $BUILD (build/)            gcc, warnings as errors: the whole ctest suite; and the
+#           $PORTABLE_BUILD            release tarballs (scripts/release.sh: Zig, glibc 2.17,
+#           (build-portable/)          x86_64 and arm64), whose x86_64 binary the CLI suites
+#                                      run (the unit tests link build/'s libraries), and
+#                                      test_portable.sh checks, with the arm64 one under qemu
 #   asan    $ASAN_BUILD (build-asan/)  gcc, Debug, AddressSanitizer + UndefinedBehaviorSanitizer:
 #                                      the whole ctest suite again; any report fails its test
 #   fuzz    $FUZZ_BUILD (build-fuzz/)  clang + libFuzzer: each harness of tests/fuzz replays its
@@ -18,7 +22,13 @@ JOBS=${RTRACK_TEST_JOBS:-$(nproc)}
 
 stage_normal() {
     BUILD=${BUILD:-$ROOT/build}
-    . "$ROOT/scripts/bootstrap.sh" -DRTRACK_WERROR=ON
+    local portable=${PORTABLE_BUILD:-$ROOT/build-portable}
+    # the release binary is tested here rather than in a stage of its own: the CLI suites run
+    # it (RTRACK_CLI_BINARY), with a sqlite3 shell of its SQLite for the byte-exact oracles
+    . "$ROOT/scripts/bootstrap.sh" -DRTRACK_WERROR=ON -DRTRACK_CLI_BINARY="$portable/x86_64/rtrack" \
+        -DRTRACK_CLI_SQL="$portable/x86_64/rt_sql" -DRTRACK_PORTABLE_DIR="$portable"
+    bash "$ROOT/scripts/release.sh" "$portable"
+    cmake --build "$portable/x86_64" --target rt_sql >/dev/null
     cd "$BUILD"
     ctest --output-on-failure --no-tests=error -j"$JOBS"
 }

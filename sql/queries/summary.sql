@@ -61,9 +61,15 @@ SELECT slurm_cpus_on_node, cgroup_cpu_quota_cores, cgroup_cpuset_cpus, host_vcpu
 FROM runs WHERE id IN (SELECT value FROM json_each(?1)) ORDER BY id
 
 -- name: kernel
--- what the kernel kept of the runs' reaped jobs (runs.job_*, migration 0007)
-SELECT max(job_maxrss_kib) / 1024.0, sum(job_utime_s), sum(job_stime_s)
+-- what the kernel kept of the runs' reaped jobs (runs.job_*, migration 0007), and of how many
+SELECT max(job_maxrss_kib) / 1024.0, sum(job_utime_s), sum(job_stime_s), count(*)
 FROM runs WHERE id IN (SELECT value FROM json_each(?1)) AND job_maxrss_kib IS NOT NULL
+  AND job_utime_s IS NOT NULL AND job_stime_s IS NOT NULL
+
+-- name: wall
+-- the runs' wall times together (a run still recording: to its last sample)
+SELECT sum(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id)) - r.started_at)
+FROM runs r WHERE r.id IN (SELECT value FROM json_each(?1))
 
 -- name: run_end
 -- how run ?1 ended: for the recommendation's caveat

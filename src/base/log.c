@@ -11,6 +11,9 @@ void rt_log_quiet(int quiet)
     log_quiet = quiet;
 }
 
+/* (the attribute says fmt is a caller's checked format: clang warns otherwise) */
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
     /* One fprintf per line so concurrent writers (the job shares our stderr) do not interleave

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,11 +12,13 @@
 #include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
+#include "rtrack/summary/render.h"
 #include "rtrack/cli/config.h"
 #include "rtrack/cli/env.h"
 #include "rtrack/collect/collect.h"
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/upload/stream.h"
@@ -294,6 +297,47 @@ int64_t cmd_find_run(const struct cmd_ctx *c, const char *arg, double *started)
     return resolve_run(c->store, c->db_path, arg, started);
 }
 
+int64_t cmd_find_external_run(struct rt_store *store, const char *db_path, const char *ext,
+                              double *started)
+{
+    struct rt_store_rows *r = rt_store_query(store, RT_Q_CLI_RUNS_BY_EXTERNAL_ID);
+    if (!r) {
+        rt_err("cannot read database '%s': %s", db_path, rt_store_error(store));
+        return 0;
+    }
+    rt_store_rows_bind_t(r, 1, ext);
+    int64_t found = 0, n = 0;
+    char ids[160] = "";
+    size_t len = 0;
+    int step;
+    while ((step = rt_store_rows_next(r)) == 1) {
+        if (n++ == 0) {
+            found = rt_store_rows_i(r, 0);
+            if (started)
+                *started = rt_store_rows_f(r, 1);
+        }
+        if (n <= 8 && len < sizeof(ids)) { /* the first eight named */
+            int k = snprintf(ids + len, sizeof(ids) - len, "%s%lld", n > 1 ? ", " : "",
+                             (long long)rt_store_rows_i(r, 0));
+            len += k > 0 ? (size_t)k : 0;
+        }
+    }
+    rt_store_rows_close(r);
+    if (step < 0) {
+        rt_err("cannot read database '%s': %s", db_path, rt_store_error(store));
+        found = 0;
+    } else if (n == 0) {
+        rt_err("no run with external run id '%s' in '%s' (run and record store it with "
+               "--external-run-id; 'rtrack runs --format jsonl' shows each run's)",
+               ext, db_path);
+    } else if (n > 1) {
+        rt_err("%lld runs in '%s' have external run id '%s' (runs %s%s): choose one with --run ID",
+               (long long)n, db_path, ext, ids, n > 8 ? ", ..." : "");
+        found = 0;
+    }
+    return found;
+}
+
 struct rt_store *cmd_open_db(const char *db_path, enum rt_store_mode mode, const char *run,
                              int64_t *run_id, double *started)
 {
@@ -448,6 +492,23 @@ int cmd_out_check_db(const char *cmd, const char *out, const char *db)
         rt_err("%s: the output '%s' is %s '%s'; refusing to write over it", cmd, out, what[hit],
                db);
     return -1;
+}
+
+size_t cmd_term_width(const struct rt_env *env)
+{
+    int64_t c;
+    if (env && env->columns && rt_parse_i64(env->columns, &c) == 0 && c > 0 && c < 100000)
+        return (size_t)c;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0;
+}
+
+int cmd_text_width(const struct rt_env *env)
+{
+    size_t w = cmd_term_width(env);
+    return w ? (int)w : RT_TEXT_WIDTH;
 }
 
 int cmd_stdout_check(void)

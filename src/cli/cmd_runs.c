@@ -61,9 +61,10 @@ static void csv_field(FILE *f, struct rt_store_rows *r, int i)
 enum { ST_FINISHED = 1, ST_FAILED = 2, ST_RUNNING = 4, ST_INTERRUPTED = 8, ST_KILLED = 16 };
 struct filter {
     char *job;
-    int64_t last;  /* 0: all */
-    double since;  /* epoch seconds, NAN: any */
-    unsigned mask; /* ST_*, 0: any */
+    char *external; /* --external-run-id */
+    int64_t last;   /* 0: all */
+    double since;   /* epoch seconds, NAN: any */
+    unsigned mask;  /* ST_*, 0: any */
 };
 
 /* runs' options */
@@ -120,19 +121,6 @@ static int parse_since(const char *s, double now, double *out)
     return -1;
 }
 
-/* The terminal's width: COLUMNS where set, else the terminal's own when stdout is one; 0 (no
- * limit: a pipe gets whole commands) otherwise. */
-static size_t term_width(const struct rt_env *env)
-{
-    int64_t c;
-    if (env->columns && rt_parse_i64(env->columns, &c) == 0 && c > 0)
-        return (size_t)c;
-    struct winsize ws;
-    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 0;
-}
-
 /* One run as the table shows it. */
 struct row {
     int64_t id, samples;
@@ -159,6 +147,7 @@ static struct row *pick(struct rt_store *store, const struct filter *f, size_t *
         int sig = rt_store_rows_type(m, 2) == RT_STORE_NULL ? 0 : (int)rt_store_rows_i(m, 2);
         const char *st = rt_store_rows_t(r, C_STATUS);
         const char *job = rt_store_rows_t(r, C_JOB);
+        const char *ext = rt_store_rows_t(m, 3);
         unsigned bit = 0;
         for (size_t i = 0; i < RT_ARRAY_LEN(statuses); i++)
             if (st && !strcmp(st, statuses[i].name))
@@ -166,6 +155,7 @@ static struct row *pick(struct rt_store *store, const struct filter *f, size_t *
         if (sig)
             bit |= ST_KILLED;
         if ((f->job && (!job || strcmp(job, f->job) != 0)) ||
+            (f->external && (!ext || strcmp(ext, f->external) != 0)) ||
             (!isnan(f->since) && !(started >= f->since)) || (f->mask && !(f->mask & bit)))
             continue;
         struct row *x = RT_PUSH(rows, n, cap);
@@ -291,7 +281,7 @@ static int opt_status(struct rt_opt_ctx *c, const struct rt_opt *o, const char *
     return parse_status(v, &((struct runs_opts *)c->opts)->f.mask);
 }
 
-static const struct runs_opts runs_defaults = {.f = {NULL, 0, RT_NAN, 0}};
+static const struct runs_opts runs_defaults = {.f = {NULL, NULL, 0, RT_NAN, 0}};
 
 static const struct rt_opt runs_opts[] = {
     CMD_OPT_DBS,
@@ -300,6 +290,8 @@ static const struct rt_opt runs_opts[] = {
              "table for people (default), csv or jsonl for programs (jsonl adds the host's GPUs)",
              struct runs_opts, format, "format", "table", "csv", "jsonl|json"),
     OPT_STRING("job", 'j', "NAME", "only the runs of this job name", struct runs_opts, f.job),
+    OPT_STRING("external-run-id", 0, "ID", "only the runs recorded with --external-run-id ID",
+               struct runs_opts, f.external),
     OPT_INT("last", 'n', "N", "only the newest N runs (of those the other filters keep)",
             struct runs_opts, f.last, 1, (double)INT64_MAX, "a whole number above 0"),
     OPT_CALLBACK("since", 0, "WHEN",
@@ -322,7 +314,8 @@ const struct cmd_def cmd_runs_def = {
     .fn = cmd_runs,
     .summary = "list the runs in a database",
     .synopsis = "[--db FILE]... [--slurm-job ID] [--format table|csv|jsonl]\n"
-                "[--job NAME] [--last N] [--since WHEN] [--status LIST]",
+                "[--job NAME] [--external-run-id ID] [--last N] [--since WHEN]\n"
+                "[--status LIST]",
     .description = "List the runs a database holds: id, job name, start (UTC), wall time,\n"
                    "samples (after the baseline, as summary and export count them), exit code\n"
                    "or signal, status, and the command quoted as a shell takes it back. The\n"
@@ -345,7 +338,7 @@ static int cmd_runs(struct cmd_ctx *c)
         rt_err("cannot read database '%s': %s", c->db_path, rt_store_error(c->store));
     } else {
         if (o->format == 0)
-            print_table(rows, n, term_width(c->env));
+            print_table(rows, n, cmd_term_width(c->env));
         rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */
     }
     for (size_t i = 0; rows && i < n; i++)

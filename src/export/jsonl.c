@@ -272,17 +272,17 @@ struct jgroup {
 #define NO_WHERE  RT_QT_N
 
 static const struct jgroup groups[G_COUNT] = {
-    [G_SAMPLE] = {FIELDS(sample_fields), RT_QT_EXPORT_JSONL_SAMPLE_FROM, NO_WHERE, NULL, NULL},
-    [G_CORES] = {FIELDS(core_fields), RT_QT_EXPORT_JSONL_CORES_FROM, NO_WHERE, "c.core", NULL},
-    [G_NICS] = {FIELDS(nic_fields), RT_QT_EXPORT_JSONL_NICS_FROM, NO_WHERE, "n.name", NULL},
+    [G_SAMPLE] = {FIELDS(sample_fields), RT_QT_EXPORT_JSONL_SAMPLE_FROM, NO_WHERE, NULL, NULL, 0},
+    [G_CORES] = {FIELDS(core_fields), RT_QT_EXPORT_JSONL_CORES_FROM, NO_WHERE, "c.core", NULL, 0},
+    [G_NICS] = {FIELDS(nic_fields), RT_QT_EXPORT_JSONL_NICS_FROM, NO_WHERE, "n.name", NULL, 0},
     /* loop and RAM disks are not disks to the Rust reference */
     [G_DISKS] = {FIELDS(disk_fields), RT_QT_EXPORT_JSONL_DISKS_FROM, RT_QT_EXPORT_JSONL_DISKS_WHERE,
-                 "d.name", "d.name"},
+                 "d.name", "d.name", 0},
     /* a filesystem mounted at several places is listed once per disk, at its first mount */
     [G_MOUNTS] = {FIELDS(mount_fields), RT_QT_EXPORT_JSONL_MOUNTS_FROM,
                   RT_QT_EXPORT_JSONL_MOUNTS_WHERE, "m.disk, m.id", "m.disk", 1},
-    [G_GPUS] = {FIELDS(gpu_fields), RT_QT_EXPORT_JSONL_GPUS_FROM, NO_WHERE, "gp.idx", NULL},
-    [G_PROCS] = {FIELDS(proc_fields), RT_QT_EXPORT_JSONL_PROCS_FROM, NO_WHERE, "p.pid", NULL},
+    [G_GPUS] = {FIELDS(gpu_fields), RT_QT_EXPORT_JSONL_GPUS_FROM, NO_WHERE, "gp.idx", NULL, 0},
+    [G_PROCS] = {FIELDS(proc_fields), RT_QT_EXPORT_JSONL_PROCS_FROM, NO_WHERE, "p.pid", NULL, 0},
 };
 
 /* Every pass's columns: the sample's seq, the key (NULL without one), then the values. */

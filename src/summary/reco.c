@@ -85,6 +85,22 @@ static void reco_text(struct rt_reco *r)
              r->mem_peak, r->mem_from, r->memory);
 }
 
+void rt_cpu_demand(double usage_cores, double run_s, double wait_s, struct rt_summary_demand *out)
+{
+    memset(out, 0, sizeof(*out));
+    double all = run_s + wait_s;
+    if (isnan(usage_cores) || isnan(all) || all <= 0)
+        return;
+    out->known = 1;
+    out->usage_cores = usage_cores;
+    out->wait_pct = wait_s / all * 100;
+    out->starved = wait_s >= RT_RECO_STARVED * all;
+    /* the waiting in the proportion the samples saw, of the usage the kernel counted; a job
+     * that waited and never ran (all of it waiting) has no usage to take it from */
+    out->wait_cores = run_s > 0 ? usage_cores * wait_s / run_s : 0;
+    out->demand_cores = usage_cores + out->wait_cores;
+}
+
 void rt_recommend(const struct rt_reco_in *in, int kernel, struct rt_reco *r)
 {
     memset(r, 0, sizeof(*r));
@@ -95,9 +111,8 @@ void rt_recommend(const struct rt_reco_in *in, int kernel, struct rt_reco *r)
     r->cpu_p95 = in->cpu_p95_ok ? (long)fmax(1, ceil(round2(in->cpu_p95))) : r->cpu;
     /* starved (it waited for a CPU a fifth of the time it wanted one, or more): usage is a
      * lower bound on what the job wants; its demand decides when it asks for more */
-    double all = in->demand_run + in->demand_wait;
-    double dem = in->demand_n ? all / (double)in->demand_n : RT_NAN;
-    if (kernel && in->has_tree && !isnan(dem) && in->demand_wait >= RT_RECO_STARVED * all &&
+    double dem = in->demand.demand_cores;
+    if (kernel && in->has_tree && in->demand.known && in->demand.starved &&
         whole_cores(dem) > r->cpu) {
         r->cpu = whole_cores(dem);
         r->cpu_cores = round2(dem);
@@ -152,21 +167,32 @@ void rt_alloc_decide(const struct rt_allocated_in *in, struct rt_allocated *a)
     a->known = !isnan(a->cpus) || !isnan(a->memory_mib) || !isnan(a->gpus) || a->has_job_id;
 }
 
-const char *rt_allocation_kind(int has_tree, const double tree_mean[4], const double sys_mean[4])
+/* what the system used beyond the tree: never below 0 (counters taken at slightly other
+ * moments can make it so) */
+static double others(double sys, double tree)
 {
-    if (!has_tree)
-        return "shared";
-    static const struct {
-        double factor, plus;
-    } rule[4] = {{1.25, 0.25}, {1.5, 512}, {1.25, 0.2}, {1.25, 512}};
-    for (int i = 0; i < 4; i++) {
-        double p = tree_mean[i], s = sys_mean[i];
-        if (isnan(p) || isnan(s))
-            continue;
-        if (s > p * rule[i].factor || s > p + rule[i].plus)
-            return "shared";
+    return isnan(sys) || isnan(tree) ? RT_NAN : fmax(0, sys - tree);
+}
+
+void rt_host_sharing(const struct rt_sharing_in *in, struct rt_sharing *out)
+{
+    out->others_cores = others(in->sys_cores, in->tree_cores);
+    out->others_gpus = others(in->sys_gpus, in->tree_gpus);
+    out->others_disk_bytes = others(in->sys_disk_bytes, in->tree_disk_bytes);
+    out->kind = "dedicated";
+    out->resource = NULL;
+    if (!in->has_tree) { /* no tree to tell other work from: the Python reference's answer */
+        out->kind = "shared";
+        return;
     }
-    return "dedicated";
+    if (out->others_cores >= fmax(RT_SHARED_CORES, RT_SHARED_CORES_PART * in->tree_cores))
+        out->resource = "cpu";
+    else if (out->others_gpus >= RT_SHARED_GPUS)
+        out->resource = "gpu";
+    else if (out->others_disk_bytes >= fmax(RT_SHARED_DISK_BYTES, in->tree_disk_bytes))
+        out->resource = "disk";
+    if (out->resource)
+        out->kind = "shared";
 }
 
 static double pct2(double used, double of)

@@ -153,6 +153,7 @@ static void w_peak(struct rt_jw *w, const struct rt_summary_peak *pk)
         return;
     }
     rt_jw_object(w);
+    rt_jw_kv_num(w, "run", pk->run);
     rt_jw_kv_num(w, "mib", pk->mib);
     rt_jw_kv_num(w, "at_s", pk->at_s);
     rt_jw_kv_array(w, "processes");
@@ -293,6 +294,8 @@ static void w_cpu_time(struct rt_jw *w, const struct rt_summary_cpu_time *t)
     rt_jw_kv_num(w, "sys_s", t->sys_s);
     rt_jw_kv_num(w, "total_s", t->total_s);
     rt_jw_kv_str(w, "source", t->source);
+    rt_jw_kv_num(w, "wall_s", t->wall_s);
+    rt_jw_kv_num(w, "mean_cores", t->mean_cores);
     rt_jw_end(w);
 }
 
@@ -347,6 +350,17 @@ void rt_summary_write_json(const struct rt_summary *s, struct rt_buf *out)
     rt_jw_key(&w, "allocated");
     w_allocated(&w, &s->alloc);
     rt_jw_kv_str(&w, "allocation", s->allocation);
+    rt_jw_key(&w, "allocation_basis");
+    if (s->has_tree) {
+        rt_jw_object(&w);
+        rt_jw_kv_str(&w, "resource", s->sharing.resource);
+        rt_jw_kv_num(&w, "others_cores", s->sharing.others_cores);
+        rt_jw_kv_num(&w, "others_gpus", s->sharing.others_gpus);
+        rt_jw_kv_num(&w, "others_disk_bytes", s->sharing.others_disk_bytes);
+        rt_jw_end(&w);
+    } else {
+        rt_jw_null(&w);
+    }
     w_sparks(&w, &s->sparks);
     rt_jw_key(&w, "top_processes");
     w_top(&w, &s->top);

@@ -1,8 +1,9 @@
-/* render_text.c - the summary for people (render.h): text, at most WIDTH columns a line, or
+/* render_text.c - the summary for people (render.h): text, at most `width` columns a line, or
  * markdown; and --compare's two runs side by side. Printed from the computed struct, so it
  * says what the JSON says. Every size, duration, count and quoted command goes through
  * base/fmt.h, as `runs` and the report do, so a figure reads the same everywhere; every text
  * that comes from the job (its name, command, process names) is made printable first. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,14 +17,14 @@
 #include "rtrack/base/utf8.h"
 #include "rtrack/summary/render.h"
 
-#define WIDTH 100 /* no line of the text is wider */
-#define LABEL 13  /* the labels' column: "peak memory  " */
+#define LABEL 13 /* the labels' column: "peak memory  " */
 
 /* Text of the job's, printable and at most 255 bytes (and in markdown escaped: up to six times
  * that), in one of sixteen buffers (enough for one printf's arguments); NULL stays NULL. */
 struct tx {
     FILE *f;
     int md;
+    size_t width; /* no line of the text is wider (the tables' fixed columns aside) */
     char buf[16][1536];
     int next;
 };
@@ -87,8 +88,24 @@ static size_t cols(const char *s)
     return n;
 }
 
+/* Whether the word at w (up to a blank or the end) is a unit ("MiB", "cores,", "%)"): a figure
+ * and its unit stay on one line ("500.0 MiB", never "500.0" then "MiB"). */
+static int is_unit(const char *w)
+{
+    static const char *const units[] = {"B",     "KiB",   "MiB",   "GiB",   "TiB", "B/s",
+                                        "KiB/s", "MiB/s", "GiB/s", "%",     "s",   "GB",
+                                        "cores", "core",  "vCPU",  "vCPUs", "GPU", "GPUs"};
+    size_t n = strcspn(w, " ");
+    while (n && strchr(",;:)", w[n - 1]))
+        n--;
+    for (size_t i = 0; i < RT_ARRAY_LEN(units); i++)
+        if (strlen(units[i]) == n && !strncmp(w, units[i], n))
+            return 1;
+    return 0;
+}
+
 /* One labelled line of text ("label        text"; "- **label**: text" in markdown), the text
- * wrapped at `sep` (blanks inside a piece kept as they are) to WIDTH columns, continued under
+ * wrapped at `sep` (blanks inside a piece kept as they are) to x->width columns, continued under
  * the text's first column. */
 static void line_at(struct tx *x, const char *label, const char *text, const char *sep)
 {
@@ -103,12 +120,15 @@ static void line_at(struct tx *x, const char *label, const char *text, const cha
     size_t at = (size_t)fprintf(f, "%-*s", LABEL, label), sl = strlen(sep), sw = cols(sep);
     for (const char *p = text, *e;; p = e + sl) {
         e = strstr(p, sep);
+        /* a figure's unit goes with it */
+        while (e && sl == 1 && e > p && isdigit((unsigned char)e[-1]) && is_unit(e + 1))
+            e = strstr(e + 1, sep);
         size_t len = e ? (size_t)(e - p) : strlen(p);
         char piece[1024];
         snprintf(piece, sizeof(piece), "%.*s", (int)(len < sizeof(piece) ? len : sizeof(piece) - 1),
                  p);
         size_t w = cols(piece);
-        if (p != text && at > LABEL && at + sw + w > WIDTH) {
+        if (p != text && at > LABEL && at + sw + w > x->width) {
             /* the separator's mark ("," of ", ") ends the line; the text goes on under itself */
             fprintf(f, "%.*s\n%*s", (int)strcspn(sep, " "), sep, LABEL, "");
             at = LABEL;
@@ -248,7 +268,7 @@ static void stats_table(struct tx *x, const struct rt_summary_side *sd, const ch
 static void head_run(struct tx *x, const struct rt_summary *s)
 {
     char t[1024], a[64], b[64], c[64];
-    char *cmd = command_text(x, s, WIDTH - LABEL);
+    char *cmd = command_text(x, s, x->width - LABEL);
     line(x, "command", cmd);
     free(cmd);
     char when[40] = "-";
@@ -276,22 +296,30 @@ static void head_run(struct tx *x, const struct rt_summary *s)
 static void head_cpu(struct tx *x, const struct rt_summary *s)
 {
     char t[1024], a[64], b[64], c[64], d[64];
-    line(x, "wall time", rt_fmt_duration(a, sizeof(a), s->run.duration_s));
-    if (s->cpu_time.known) {
-        snprintf(t, sizeof(t), "%s", rt_fmt_duration(a, sizeof(a), s->cpu_time.total_s));
-        if (!isnan(s->cpu_time.user_s))
-            cat(t, sizeof(t), " (user %s, system %s; the kernel's, of the reaped job)",
-                rt_fmt_duration(b, sizeof(b), s->cpu_time.user_s),
-                rt_fmt_duration(c, sizeof(c), s->cpu_time.sys_s));
+    const struct rt_summary_cpu_time *ct = &s->cpu_time;
+    if (s->run.runs > 1 && ct->known) /* --job: every run's wall time, as its CPU time */
+        snprintf(t, sizeof(t), "%s, %d runs together (the newest: %s)",
+                 rt_fmt_duration(a, sizeof(a), ct->wall_s), s->run.runs,
+                 rt_fmt_duration(b, sizeof(b), s->run.duration_s));
+    else
+        rt_fmt_duration(t, sizeof(t), s->run.duration_s);
+    line(x, "wall time", t);
+    if (ct->known) {
+        snprintf(t, sizeof(t), "%s", rt_fmt_duration(a, sizeof(a), ct->total_s));
+        if (!isnan(ct->user_s))
+            cat(t, sizeof(t), " (user %s, system %s, as the kernel counted the job)",
+                rt_fmt_duration(b, sizeof(b), ct->user_s),
+                rt_fmt_duration(c, sizeof(c), ct->sys_s));
         else
-            cat(t, sizeof(t), " (the tree's processes, sampled)");
+            cat(t, sizeof(t), " (the job's processes, sampled)");
         line(x, "CPU time", t);
     }
     const struct rt_stat4 *cpu = &(s->has_tree ? &s->process : &s->system)->st[RT_M_CPU];
-    snprintf(t, sizeof(t), "%s mean", rt_fmt_num(a, sizeof(a), cpu->ok ? cpu->mean : RT_NAN));
+    snprintf(t, sizeof(t), "%s mean%s", rt_fmt_num(a, sizeof(a), cpu->ok ? cpu->mean : RT_NAN),
+             ct->known ? " (CPU time / wall time)" : "");
     cat(t, sizeof(t), ", %s p95", rt_fmt_num(a, sizeof(a), cpu->ok ? cpu->p95 : RT_NAN));
     cat(t, sizeof(t), ", %s max%s", rt_fmt_num(a, sizeof(a), cpu->ok ? cpu->max : RT_NAN),
-        s->has_tree ? "" : " (the whole system: no process tree recorded)");
+        s->has_tree ? "" : " (the whole system: no job's processes recorded)");
     line(x, "cores", t);
     const struct rt_eff *e = &s->eff;
     snprintf(t, sizeof(t), "CPU %s of the host's %s, memory %s of its %s",
@@ -329,13 +357,19 @@ static void head_peak(struct tx *x, const struct rt_summary *s)
     const struct rt_summary_peak *pk = &s->peak;
     t[0] = 0;
     int kern = s->reco.mem_from && !strcmp(s->reco.mem_from, "kernel"); /* between two samples */
+    char of_run[48] = "";
+    if (s->run.runs > 1 && pk->known) /* --job: whose run it was */
+        snprintf(of_run, sizeof(of_run), " of run %.0f", pk->run);
     if (kern)
-        cat(t, sizeof(t), "%s (the kernel's high-water mark of one process, above the samples)%s",
+        cat(t, sizeof(t),
+            "%s (the most one process held, by the kernel's count: more than any sample "
+            "saw)%s",
             rt_fmt_mib(a, sizeof(a), s->reco.mem_peak),
-            pk->known ? "; the tree's PSS peaked at " : "");
+            pk->known ? "; the job's processes together peaked at " : "");
     if (pk->known)
-        cat(t, sizeof(t), kern ? "%s at +%s" : "%s at +%s (the tree's PSS, sampled)",
-            rt_fmt_mib(a, sizeof(a), pk->mib), rt_fmt_duration(b, sizeof(b), pk->at_s));
+        cat(t, sizeof(t),
+            kern ? "%s at +%s%s" : "%s at +%s%s (the job's processes together, sampled)",
+            rt_fmt_mib(a, sizeof(a), pk->mib), rt_fmt_duration(b, sizeof(b), pk->at_s), of_run);
     else if (kern)
         ;
     else if (!s->has_tree)
@@ -343,7 +377,7 @@ static void head_peak(struct tx *x, const struct rt_summary *s)
             rt_fmt_mib(a, sizeof(a),
                        s->system.st[RT_M_MEM].ok ? s->system.st[RT_M_MEM].max : RT_NAN));
     else
-        cat(t, sizeof(t), "- (no memory figure of the tree was sampled)");
+        cat(t, sizeof(t), "- (no memory figure of the job was sampled)");
     line(x, "peak memory", t);
     if (pk->nprocs == 0)
         return;
@@ -365,7 +399,8 @@ static void head_io(struct tx *x, const struct rt_summary *s)
 {
     char t[1024], a[64], b[64];
     if (s->kernel.known) {
-        snprintf(t, sizeof(t), "largest resident set of one process %s (its high-water mark)",
+        snprintf(t, sizeof(t),
+                 "the largest process held %s at its peak (its resident set, the kernel's count)",
                  rt_fmt_mib(a, sizeof(a), s->kernel.maxrss_mib));
         line(x, "kernel", t);
     }
@@ -376,12 +411,16 @@ static void head_io(struct tx *x, const struct rt_summary *s)
     }
     for (int i = 0; i < s->nnotes; i++)
         line(x, "note", s->notes[i]);
+    /* what each figure counts, so that a job that wrote more than the disks did (its writes
+     * still in the page cache) does not read as a bug */
     t[0] = 0;
     if (s->has_tree)
-        cat(t, sizeof(t), "the tree read %s, wrote %s; ",
+        cat(t, sizeof(t), "the job had %s read and %s written (what it asked of the disks); ",
             human(a, sizeof(a), s->process.total[RT_T_DREAD], "B"),
             human(b, sizeof(b), s->process.total[RT_T_DWRITE], "B"));
-    cat(t, sizeof(t), "the system read %s, wrote %s",
+    cat(t, sizeof(t),
+        "the disks read %s and wrote %s (everyone's, written back from the page cache when the "
+        "kernel chose)",
         human(a, sizeof(a), s->system.total[RT_T_DREAD], "B"),
         human(b, sizeof(b), s->system.total[RT_T_DWRITE], "B"));
     line(x, "disk", t);
@@ -400,7 +439,7 @@ static void print_sparks(struct tx *x, const struct rt_summary *s)
                                                           {"GPU", "gpus"},
                                                           {"CPU pressure", "%"}};
     const struct rt_summary_sparks *sp = &s->sparks;
-    const char *who = sp->tree ? "tree" : "system";
+    const char *who = sp->tree ? "job" : "system";
     int any = 0;
     for (int k = 0; k < RT_SPARK_LINES; k++) {
         char text[SPARK_TEXT_MAX], label[40], top[40], num[40];
@@ -477,7 +516,7 @@ static void group_row(struct tx *x, const struct rt_summary_group *g)
             fputs(*p == '|' ? "\\|" : *p == '`' ? "'" : (char[2]){*p, 0}, x->f);
         fprintf(x->f, "` |\n");
     } else {
-        rt_fmt_shorten(cmd, cap, WIDTH - 63);
+        rt_fmt_shorten(cmd, cap, x->width > 63 + 12 ? x->width - 63 : 12);
         /* name and mem hold multi-byte characters: padded by columns */
         size_t nw = cols(name), mw = cols(mem);
         fprintf(x->f, "  %s%*s %7s %s%*s %7s %7s  %s\n", name, (int)(nw < 18 ? 18 - nw : 0), "",
@@ -493,7 +532,7 @@ static void print_groups(struct tx *x, const struct rt_summary *s)
     if (s->groups.n == 0)
         return;
     char a[64];
-    fprintf(x->f, "\n%sprocesses: %s in the tree, grouped by name, busiest first\n\n",
+    fprintf(x->f, "\n%sprocesses: %s in the job, grouped by name, busiest first\n\n",
             x->md ? "### " : "", rt_fmt_count(a, sizeof(a), s->groups.processes, "process"));
     if (x->md)
         fprintf(
@@ -517,7 +556,7 @@ static void print_reco(struct tx *x, const struct rt_summary *s)
     const struct rt_summary_demand *d = &s->demand;
     if (d->known && d->starved) {
         snprintf(t, sizeof(t),
-                 "starved: the tree waited for a CPU %s of the time it wanted one; it used %s "
+                 "starved: the job waited for a CPU %s of the time it wanted one; it used %s "
                  "cores and would have used ~%s",
                  rt_fmt_pct(a, sizeof(a), d->wait_pct), rt_fmt_num(b, sizeof(b), d->usage_cores),
                  rt_fmt_num(c, sizeof(c), d->demand_cores));
@@ -528,13 +567,27 @@ static void print_reco(struct tx *x, const struct rt_summary *s)
     line(x, "memory", r->arithmetic);
     snprintf(t, sizeof(t), "%s%s%s", x->md ? "`" : "", r->metaflow, x->md ? "`" : "");
     line(x, "metaflow", t);
-    /* the reference's heuristic compares the tree with the system: nothing to say without a
-     * tree */
-    if (s->has_tree && s->allocation)
-        line(x, "host",
-             !strcmp(s->allocation, "shared")
-                 ? "shared: the system used clearly more than the tree (other work ran)"
-                 : "dedicated: the tree used about all the system used");
+    /* other work beside the job, named; nothing to say without the job's processes */
+    const struct rt_sharing *sh = &s->sharing;
+    if (s->has_tree && s->allocation) {
+        const struct rt_stat4 *cpu = &s->process.st[RT_M_CPU];
+        if (sh->resource && !strcmp(sh->resource, "cpu"))
+            snprintf(t, sizeof(t), "shared: other processes used %s cores beside the job's %s",
+                     rt_fmt_num(a, sizeof(a), sh->others_cores),
+                     rt_fmt_num(b, sizeof(b), cpu->ok ? cpu->mean : RT_NAN));
+        else if (sh->resource && !strcmp(sh->resource, "gpu"))
+            snprintf(t, sizeof(t), "shared: other processes kept %s GPUs busy beside the job",
+                     rt_fmt_num(a, sizeof(a), sh->others_gpus));
+        else if (sh->resource)
+            snprintf(t, sizeof(t), "shared: other processes read and wrote %s of the disks",
+                     human(a, sizeof(a), sh->others_disk_bytes, "B"));
+        else
+            snprintf(t, sizeof(t),
+                     "dedicated: other processes used %s cores and %s of disk I/O beside the job",
+                     rt_fmt_num(a, sizeof(a), sh->others_cores),
+                     human(b, sizeof(b), sh->others_disk_bytes, "B"));
+        line(x, "host", t);
+    }
     const struct rt_summary_server *v = &s->server;
     if (v->json) {
         snprintf(t, sizeof(t), "cheapest that fits: %s (%s), %s per hour on demand",
@@ -577,9 +630,15 @@ static void print_spread(struct tx *x, const struct rt_summary *s)
     }
 }
 
-void rt_summary_write_text(const struct rt_summary *s, FILE *f, int md)
+/* the text's width: the terminal's, within reason */
+static size_t text_width(int width)
 {
-    struct tx x = {.f = f, .md = md};
+    return width <= 0 ? RT_TEXT_WIDTH : width < 60 ? 60 : width > 200 ? 200 : (size_t)width;
+}
+
+void rt_summary_write_text(const struct rt_summary *s, FILE *f, int md, int width)
+{
+    struct tx x = {.f = f, .md = md, .width = text_width(width)};
     char st[160], id[32], title[512];
     status_text(&x, s, st, sizeof(st));
     const char *job = pt(&x, s->run.meta[RT_SM_JOB]);
@@ -587,8 +646,9 @@ void rt_summary_write_text(const struct rt_summary *s, FILE *f, int md)
              job ? " \u00b7 " : "", job ? job : "", st);
     fprintf(f, "%s%s\n\n", md ? "## " : "", title);
     if (s->run.runs > 1)
-        fprintf(f, "%d runs of job '%s' together (the newest run's facts below)\n\n", s->run.runs,
-                or_dash(job));
+        fprintf(f,
+                "%d runs of job '%s' together (the command, start and host: the newest run's)\n\n",
+                s->run.runs, or_dash(job));
     head_run(&x, s);
     fprintf(f, "\n");
     head_cpu(&x, s);
@@ -602,8 +662,8 @@ void rt_summary_write_text(const struct rt_summary *s, FILE *f, int md)
         fprintf(f, "  %-12s %13s %13s %13s %13s\n", "", "mean", "p50", "p95", "max");
     if (s->has_tree) {
         if (!md)
-            fprintf(f, "tree\n");
-        stats_table(&x, &s->process, "tree");
+            fprintf(f, "job (its processes together)\n");
+        stats_table(&x, &s->process, "job");
     }
     if (!md)
         fprintf(f, "system\n");
@@ -635,7 +695,7 @@ static void compare_heads(struct tx *x, const struct rt_summary_compare *c, char
         status_text(x, s, st, sizeof(st));
         const char *job = pt(x, s->run.meta[RT_SM_JOB]);
         snprintf(t, sizeof(t), "%s%s%s: %s; ", head[i], job ? " \u00b7 " : "", job ? job : "", st);
-        size_t used = cols(t), room = WIDTH - LABEL > used + 20 ? WIDTH - LABEL - used : 20;
+        size_t used = cols(t), room = x->width - LABEL > used + 20 ? x->width - LABEL - used : 20;
         char *cmd = command_text(x, s, room);
         cat(t, sizeof(t), "%s", cmd);
         free(cmd);
@@ -643,9 +703,9 @@ static void compare_heads(struct tx *x, const struct rt_summary_compare *c, char
     }
 }
 
-void rt_summary_compare_write_text(const struct rt_summary_compare *c, FILE *f, int md)
+void rt_summary_compare_write_text(const struct rt_summary_compare *c, FILE *f, int md, int width)
 {
-    struct tx x = {.f = f, .md = md};
+    struct tx x = {.f = f, .md = md, .width = text_width(width)};
     char head[2][64], a[64], b[64], d[64], pc[32];
     compare_heads(&x, c, head);
     fprintf(f, "\n");

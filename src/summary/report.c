@@ -237,6 +237,19 @@ static int section_run(struct rt_buf *p, const struct rt_summary *s, char *err, 
     }
     for (int i = 0; i < s->nnotes; i++)
         fact_text(p, "note", s->notes[i]);
+    if (s->cpu_time.known) {
+        char c1[48], c2[48];
+        html_putf(p, "<tr><th>CPU time</th><td>%s (%s cores over the wall time; %s)</td></tr>\n",
+                  rt_fmt_duration(c1, sizeof(c1), s->cpu_time.total_s),
+                  rt_fmt_num(c2, sizeof(c2), s->cpu_time.mean_cores),
+                  !strcmp(s->cpu_time.source, "kernel") ? "as the kernel counted the job"
+                                                        : "the job's processes, sampled");
+    }
+    if (s->kernel.known)
+        html_putf(p,
+                  "<tr><th>largest process</th><td>%s at its peak (its resident set, the "
+                  "kernel's count)</td></tr>\n",
+                  rt_fmt_mib(b, sizeof(b), s->kernel.maxrss_mib));
     fact_text(p, "mode", r->mode);
     fact_text(p, "tracked pid", whole(n, sizeof(n), r->pid));
     if (!isnan(r->id)) {
@@ -392,7 +405,7 @@ static void reco_how(struct rt_buf *p, const struct rt_summary *s)
     const struct rt_summary_demand *d = &s->demand;
     if (!strcmp(r->cpu_from, "demand") && d->known)
         html_putf(p,
-                  "<p class=\"muted how\">CPU: starved: the tree waited for a CPU %.0f %% of the "
+                  "<p class=\"muted how\">CPU: starved: the job waited for a CPU %.0f %% of the "
                   "time it wanted one; it used %.2f cores and would have used ~%.2f</p>\n",
                   d->wait_pct, d->usage_cores, d->demand_cores);
     const struct rt_summary_peak *pk = &s->peak;
@@ -435,11 +448,26 @@ static void section_recommendation(struct rt_buf *p, const struct rt_summary *s)
     pct_row(p, "memory", s->eff.memory_pct);
     pct_row(p, "GPU", s->eff.gpu_pct);
     pct_row(p, "VRAM", s->eff.vram_pct);
-    if (s->allocation) {
-        html_put(p, "<tr><th>allocation</th><td>");
+    if (s->allocation && s->has_tree) {
+        char b1[64], b2[64];
+        const struct rt_sharing *sh = &s->sharing;
+        html_put(p, "<tr><th>host</th><td>");
         html_esc(p, s->allocation);
-        html_put(p, !strcmp(s->allocation, "shared") ? " (other processes used the host too)"
-                                                     : " (the job had the host to itself)");
+        if (sh->resource && !strcmp(sh->resource, "cpu"))
+            html_putf(p, " (other processes used %s cores beside the job)",
+                      rt_fmt_num(b1, sizeof(b1), sh->others_cores));
+        else if (sh->resource && !strcmp(sh->resource, "gpu"))
+            html_putf(p, " (other processes kept %s GPUs busy)",
+                      rt_fmt_num(b1, sizeof(b1), sh->others_gpus));
+        else if (sh->resource)
+            html_putf(p, " (other processes read and wrote %s of the disks)",
+                      rt_fmt_bytes(b1, sizeof(b1), sh->others_disk_bytes, ""));
+        else
+            html_putf(p, " (other processes used %s cores and %s of disk I/O)",
+                      rt_fmt_num(b1, sizeof(b1), sh->others_cores),
+                      isnan(sh->others_disk_bytes)
+                          ? "-"
+                          : rt_fmt_bytes(b2, sizeof(b2), sh->others_disk_bytes, ""));
         html_put(p, "</td></tr>\n");
     }
     html_put(p, "</table>\n</div></div>\n");

@@ -34,6 +34,7 @@ struct chart_def {
     enum svg_unit unit;
     int gpu;
     const char *empty, *flat; /* svg.h's */
+    double flat_eps;
     struct series_def s[4];
 };
 
@@ -46,6 +47,7 @@ static const struct chart_def charts[] = {
      0,
      NULL,
      NULL,
+     0,
      {{"process", "process tree", C_PCPU, BLUE, NULL},
       {"system", "system", C_SCPU, ORANGE, "7 4"}}},
     {"memory",
@@ -54,6 +56,7 @@ static const struct chart_def charts[] = {
      0,
      NULL,
      NULL,
+     0,
      {{"process", "process tree PSS", C_PMEM, BLUE, NULL},
       {"system", "system used", C_SMEM, ORANGE, "7 4"}}},
     {"process-io",
@@ -62,6 +65,7 @@ static const struct chart_def charts[] = {
      0,
      "disk I/O of the process tree: none recorded",
      NULL,
+     0,
      {{"process-read", "read", C_PREAD, BLUE, NULL},
       {"process-write", "written", C_PWRITE, GREEN, "2 3"}}},
     {"disk-io",
@@ -70,6 +74,7 @@ static const struct chart_def charts[] = {
      0,
      "disk I/O of the system: none recorded",
      NULL,
+     0,
      {{"system-read", "read", C_SREAD, ORANGE, "7 4"},
       {"system-write", "written", C_SWRITE, PURPLE, "10 3 2 3"}}},
     {"network",
@@ -78,13 +83,17 @@ static const struct chart_def charts[] = {
      0,
      "network: no traffic recorded",
      NULL,
+     0,
      {{"recv", "received", C_RX, BLUE, NULL}, {"sent", "sent", C_TX, ORANGE, "7 4"}}},
+    /* in bytes, as the other charts (its column is the Python reference's GB); a change under
+     * 5 MB is none, as when it was drawn in GB */
     {"disk-space",
-     "Disk space used (GB, system)",
-     U_GB,
+     "Disk space used (system)",
+     U_BYTES,
      0,
      "disk space used: not recorded",
      "disk space used",
+     5e6,
      {{"system", "system used", C_SPACE, BLUE, NULL}}},
     {"gpu",
      "GPU usage (GPUs)",
@@ -92,6 +101,7 @@ static const struct chart_def charts[] = {
      1,
      NULL,
      NULL,
+     0,
      {{"process", "process tree", C_PGPU, BLUE, NULL},
       {"system", "system", C_SGPU, ORANGE, "7 4"}}},
     {"vram",
@@ -100,6 +110,7 @@ static const struct chart_def charts[] = {
      1,
      NULL,
      NULL,
+     0,
      {{"process", "process tree", C_PVRAM, BLUE, NULL},
       {"system", "system", C_SVRAM, ORANGE, "7 4"}}},
 };
@@ -121,8 +132,38 @@ static int chart_refs(const struct rt_summary *s, const char *id, struct svg_ref
             refs[n++] = (struct svg_ref){"allocated", "allocated", s->alloc.memory_mib};
         if (s->reco.memory > 0)
             refs[n++] = (struct svg_ref){"recommended", "recommended", (double)s->reco.memory};
+        /* the peak the recommendation is built on, where the samples missed it */
+        if (s->reco.mem_from && !strcmp(s->reco.mem_from, "kernel"))
+            refs[n++] = (struct svg_ref){"kernel-peak", "peak (kernel)", s->reco.mem_peak};
     }
     return n;
+}
+
+/* Reference lines of the same figure are one line with both names ("vCPUs, recommended 2"),
+ * not two labels drawn on each other: merged into refs[], whose names live in names[]. */
+static int merge_refs(struct svg_ref *refs, int n, char names[][2][64])
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        int k = 0;
+        while (k < m && refs[k].v != refs[i].v)
+            k++;
+        if (k == m) {
+            snprintf(names[m][0], sizeof(names[m][0]), "%s", refs[i].id);
+            snprintf(names[m][1], sizeof(names[m][1]), "%s", refs[i].label);
+            refs[m] = refs[i];
+            m++;
+        } else {
+            size_t a = strlen(names[k][0]), b = strlen(names[k][1]);
+            snprintf(names[k][0] + a, sizeof(names[k][0]) - a, " %s", refs[i].id);
+            snprintf(names[k][1] + b, sizeof(names[k][1]) - b, ", %s", refs[i].label);
+        }
+    }
+    for (int k = 0; k < m; k++) {
+        refs[k].id = names[k][0];
+        refs[k].label = names[k][1];
+    }
+    return m;
 }
 
 static void chart(struct rt_buf *p, const struct chart_def *d, const struct report_points *pts,
@@ -137,9 +178,23 @@ static void chart(struct rt_buf *p, const struct chart_def *d, const struct repo
             (struct svg_series){sd->name,        sd->label,         sd->color,         sd->dash,
                                 pts->v[sd->col], pts->has[sd->col], pts->nhas[sd->col]};
     }
-    struct svg_line_chart c = {d->id,   d->title, d->unit, d->empty,
-                               d->flat, pts->n,   pts->x,  pts->span,
-                               series,  ns,       refs,    chart_refs(s, d->id, refs)};
+    char names[4][2][64];
+    int nrefs = merge_refs(refs, chart_refs(s, d->id, refs), names);
+    struct svg_line_chart c = {
+        .id = d->id,
+        .title = d->title,
+        .unit = d->unit,
+        .empty = d->empty,
+        .flat = d->flat,
+        .flat_eps = d->flat_eps,
+        .n = pts->n,
+        .x = pts->x,
+        .span = pts->span,
+        .s = series,
+        .ns = ns,
+        .refs = refs,
+        .nrefs = nrefs,
+    };
     svg_line_chart(p, &c);
 }
 

@@ -135,6 +135,7 @@ int report_load_points(struct rt_store *s, int64_t run_id, struct report_points 
     int64_t row = 0;
     while ((rc = rt_store_rows_next(r)) == 1) {
         rt_store_rows_fv(r, ncols, v);
+        v[C_SPACE] *= 1e9; /* the Python column's decimal GB, drawn in bytes as the rest */
         int b;
         if (width > 0) {
             double f = (v[0] - (first - origin)) / width;

@@ -180,19 +180,22 @@ static int read_facts(struct sctx *c, struct rt_summary *s)
 struct ending {
     double duration_s;
     int64_t exit_code, exit_signal, oom_kills;
+    int64_t kernel_runs; /* the runs the kernel's CPU time is known of */
 };
 
 static int read_kernel(struct sctx *c, struct rt_summary_kernel *k, struct ending *e)
 {
     k->maxrss_mib = k->user_s = k->sys_s = k->cgroup_peak_mib = RT_NAN;
-    struct rt_store_rows *r = summary_query(c, RT_Q_SUMMARY_KERNEL, 3, 1);
+    struct rt_store_rows *r = summary_query(c, RT_Q_SUMMARY_KERNEL, 4, 1);
     if (!r)
         return -1;
     int rc = rt_store_rows_next(r);
+    e->kernel_runs = 0;
     if (rc == 1) {
         k->maxrss_mib = rt_store_rows_f(r, 0);
         k->user_s = rt_store_rows_f(r, 1);
         k->sys_s = rt_store_rows_f(r, 2);
+        e->kernel_runs = rt_store_rows_i(r, 3);
     }
     k->known = !isnan(k->maxrss_mib);
     if (summary_rows_done(c, r, rc) != 0 || !(r = summary_query(c, RT_Q_SUMMARY_RUN_END, 4, 0)))
@@ -256,6 +259,7 @@ static int read_peak(struct sctx *c, const struct pass_sums *sums, struct rt_sum
     rt_store_rows_bind_f(r, 2, sums->peak_ts);
     int rc = rt_store_rows_next(r);
     pk->known = 1;
+    pk->run = (double)sums->peak_run;
     pk->mib = sums->peak_mib;
     pk->at_s = rc == 1 ? rt_store_rows_f(r, 0) : RT_NAN;
     if (summary_rows_done(c, r, rc) != 0 ||
@@ -325,17 +329,6 @@ static void fill_sides(struct rt_summary *s, struct pass_sums *sums)
     }
     s->has_tree = sums->has_tree;
     s->py = sums->py;
-    if (sums->has_tree && sums->dem_n) {
-        double n = (double)sums->dem_n, all = sums->dem_run + sums->dem_wait;
-        s->demand = (struct rt_summary_demand){
-            1,
-            sums->dem_run / n,
-            sums->dem_wait / n,
-            all / n,
-            all > 0 ? sums->dem_wait / all * 100 : 0,
-            all > 0 && sums->dem_wait >= RT_RECO_STARVED * all,
-        };
-    }
     s->sparks.n = sums->rows < RT_SPARK_N ? sums->rows : RT_SPARK_N;
     s->sparks.tree = sums->has_tree;
     memcpy(s->sparks.v, sums->spark, sizeof(sums->spark));
@@ -343,20 +336,20 @@ static void fill_sides(struct rt_summary *s, struct pass_sums *sums)
 }
 
 /* The policy's inputs: the tree's figures (the system's for a system-only recording). */
-static void reco_inputs(const struct rt_summary *s, const struct pass_sums *sums,
-                        const struct ending *e, struct rt_reco_in *in)
+static void reco_inputs(const struct rt_summary *s, const struct ending *e, int python,
+                        struct rt_reco_in *in)
 {
     const struct rt_summary_side *sd = s->has_tree ? &s->process : &s->system;
     const struct rt_stat4 *cpu = &sd->st[RT_M_CPU], *mem = &sd->st[RT_M_MEM];
     const struct rt_stat4 *gpu = &sd->st[RT_M_GPU], *vram = &sd->st[RT_M_VRAM];
     *in = (struct rt_reco_in){
         .has_tree = s->has_tree,
-        .cpu_mean = s->has_tree ? s->py.mean[RT_PY_CPU] : cpu->mean,
+        /* rtrack's: the tree's mean cores (CPU time / wall time); the Python reference's: the
+         * mean of its samples' column */
+        .cpu_mean = s->has_tree && python ? s->py.mean[RT_PY_CPU] : cpu->mean,
         .cpu_p95 = cpu->p95,
         .cpu_p95_ok = cpu->ok,
-        .demand_run = sums->dem_run,
-        .demand_wait = sums->dem_wait,
-        .demand_n = sums->dem_n,
+        .demand = s->demand,
         .mem_max = s->has_tree ? s->py.max[RT_PY_MEM] : mem->max,
         .kernel_maxrss_mib = s->kernel.maxrss_mib,
         .gpu_mean = s->has_tree ? s->py.mean[RT_PY_GPU] : (gpu->ok ? gpu->mean : 0),
@@ -399,29 +392,57 @@ static void decide_use(struct rt_summary *s, double alloc_cpu_s, double alloc_co
         .alloc_core_s = alloc_core_s,
     };
     rt_efficiency(&in, &s->eff);
-    static const int m[4] = {RT_M_CPU, RT_M_MEM, RT_M_GPU, RT_M_VRAM};
-    double tree[4], sys[4];
-    for (int i = 0; i < 4; i++) {
-        tree[i] = mean_or_nan(&s->process.st[m[i]]);
-        sys[i] = mean_or_nan(&s->system.st[m[i]]);
+    const struct rt_summary_side *p = &s->process, *y = &s->system;
+    struct rt_sharing_in sh = {
+        s->has_tree,
+        mean_or_nan(&p->st[RT_M_CPU]),
+        mean_or_nan(&y->st[RT_M_CPU]),
+        mean_or_nan(&p->st[RT_M_GPU]),
+        mean_or_nan(&y->st[RT_M_GPU]),
+        p->total[RT_T_DREAD] + p->total[RT_T_DWRITE],
+        y->total[RT_T_DREAD] + y->total[RT_T_DWRITE],
+    };
+    rt_host_sharing(&sh, &s->sharing);
+    s->allocation = s->sharing.kind;
+}
+
+/* The runs' wall times together: the newest run's where it is the only one and has ended. */
+static int read_wall(struct sctx *c, const struct ending *e, double *wall)
+{
+    if (c->nruns == 1 && !isnan(e->duration_s)) {
+        *wall = e->duration_s;
+        return 0;
     }
-    s->allocation = rt_allocation_kind(s->has_tree, tree, sys);
+    struct rt_store_rows *r = summary_query(c, RT_Q_SUMMARY_WALL, 1, 1);
+    if (!r)
+        return -1;
+    int rc = rt_store_rows_next(r);
+    *wall = rc == 1 ? rt_store_rows_f(r, 0) : RT_NAN;
+    return summary_rows_done(c, r, rc);
 }
 
 /* The tree's CPU time: the kernel's user and system seconds of the reaped jobs where every run
- * has them, else the sampled per-process CPU time added up (no split). */
-static void decide_cpu_time(struct rt_summary *s, const struct top *t)
+ * has them, else the tree's sampled cores x each sample's interval; over the runs' wall time
+ * it is the tree's mean cores, the one figure of them (the statistics' mean among). */
+static void decide_cpu_time(struct rt_summary *s, const struct pass_sums *sums,
+                            const struct ending *e, double wall)
 {
-    int kernel = !isnan(s->kernel.user_s) && !isnan(s->kernel.sys_s);
-    if (!s->has_tree || (!kernel && t->n == 0))
+    int kernel = e->kernel_runs == (int64_t)s->run.runs && e->kernel_runs > 0 &&
+                 !isnan(s->kernel.user_s) && !isnan(s->kernel.sys_s);
+    if (!s->has_tree || (!kernel && !sums->has_tree_cpu))
         return;
+    double total = kernel ? s->kernel.user_s + s->kernel.sys_s : sums->tree_cpu_s;
     s->cpu_time = (struct rt_summary_cpu_time){
         1,
         kernel ? s->kernel.user_s : RT_NAN,
         kernel ? s->kernel.sys_s : RT_NAN,
-        kernel ? s->kernel.user_s + s->kernel.sys_s : top_cpu_total(t),
+        total,
         kernel ? "kernel" : "sampled",
+        wall,
+        wall > 0 ? total / wall : RT_NAN,
     };
+    if (!isnan(s->cpu_time.mean_cores) && s->process.st[RT_M_CPU].ok)
+        s->process.st[RT_M_CPU].mean = s->cpu_time.mean_cores;
 }
 
 /* What the kernel did not let rtrack know of the run (docs/portability.md, "Old kernels"), in
@@ -532,7 +553,6 @@ static int compute_rest(struct sctx *c, struct rt_summary *s, struct pass_sums *
     decide_notes(s, e);
     if (top_lists(c, t, s) != 0 || top_groups(c, t, &s->groups) != 0)
         return -1;
-    decide_cpu_time(s, t);
     if (c->o->recommend_server)
         ask_keeper(c->o, s);
     return 0;
@@ -557,9 +577,18 @@ static int compute(struct sctx *c, struct rt_summary *s)
     if (pass_finish(c, ps, &sums) != 0 || read_kernel(c, &s->kernel, &e) != 0)
         goto out;
     fill_sides(s, &sums);
+    s->run.runs = (int)c->nruns;
+    double wall;
+    if (read_wall(c, &e, &wall) != 0)
+        goto out;
+    decide_cpu_time(s, &sums, &e, wall);
+    /* the demand of the mean cores just decided: one figure for the usage, everywhere */
+    if (s->has_tree && s->process.st[RT_M_CPU].ok)
+        rt_cpu_demand(s->process.st[RT_M_CPU].mean, sums.dem_run, sums.dem_wait, &s->demand);
     struct rt_reco_in in;
-    reco_inputs(s, &sums, &e, &in);
+    reco_inputs(s, &e, 0, &in);
     rt_recommend(&in, 1, &s->reco);
+    reco_inputs(s, &e, 1, &in);
     rt_recommend(&in, 0, &s->py_reco);
     rc = o->figures_only ? 0 : compute_rest(c, s, &sums, &t, &e);
 out:

@@ -25,9 +25,6 @@ const char *svg_fmt_unit(char *b, size_t n, double v, enum svg_unit u)
         return rt_fmt_bytes(b, n, v, "/s");
     case U_BYTES:
         return rt_fmt_bytes(b, n, v, "");
-    case U_GB:
-        snprintf(b, n, "%.2f GB", v);
-        break;
     case U_GPUS:
         snprintf(b, n, "%.2f", v);
         break;
@@ -82,11 +79,6 @@ static const char *fmt_axis(char *b, size_t n, double v, double top, enum svg_un
         return rt_fmt_bytes_in(b, n, v, k, "");
     case U_MIB:
         return rt_fmt_bytes_in(b, n, v * 1048576, k * 1048576, "");
-    case U_GB: {
-        char num[48];
-        snprintf(b, n, "%s GB", rt_fmt_plain(num, sizeof(num), v, 2));
-        return b;
-    }
     default:
         return rt_fmt_plain(b, n, v, 2);
     }
@@ -188,11 +180,21 @@ static void hover_open(struct rt_buf *p, const double *xs, int n, int i, double 
               x0, PAD_T, fmax(x1 - x0, 0.5), PLOT_H, rt_fmt_duration(b, sizeof(b), xs[i]));
 }
 
+/* A label line: the 12 px text's box as a browser lays it out (ascent + descent, about 14 px)
+ * and a pixel between (13 px overlapped stacked labels by one: tests/cli/test_report_page.sh
+ * measures the boxes in Chromium). */
+#define LABEL_STEP 15
+
+/* The reference lines, each labelled at its right end; a label that would touch one drawn
+ * before (two figures within a label's height of each other) goes up a line, so no two
+ * labels overlap. */
 static void chart_refs(struct rt_buf *p, const struct svg_ref *refs, int nrefs, double bot,
                        double top, enum svg_unit u)
 {
     char b[64];
     int off = 0;
+    double used[8];
+    int nused = 0;
     for (int k = 0; k < nrefs; k++) {
         const struct svg_ref *r = &refs[k];
         svg_fmt_unit(b, sizeof(b), r->v, u);
@@ -202,16 +204,21 @@ static void chart_refs(struct rt_buf *p, const struct svg_ref *refs, int nrefs, 
             html_putf(p,
                       "<text class=\"ref off\" data-ref=\"%s\" x=\"%.0f\" y=\"%d\" "
                       "text-anchor=\"end\">%s %s (above the scale)</text>\n",
-                      r->id, PAD_L + PLOT_W, 18 + 13 * off++, r->label, b);
+                      r->id, PAD_L + PLOT_W, 18 + LABEL_STEP * off++, r->label, b);
             continue;
         }
-        double y = PAD_T + PLOT_H - PLOT_H * (r->v - bot) / (top - bot);
+        double y = PAD_T + PLOT_H - PLOT_H * (r->v - bot) / (top - bot), ty = y - 3;
+        for (int i = 0; i < nused; i++)
+            if (fabs(used[i] - ty) < LABEL_STEP) /* one line up, and look again */
+                ty = used[i] - LABEL_STEP, i = -1;
+        if (nused < (int)RT_ARRAY_LEN(used))
+            used[nused++] = ty;
         html_putf(p,
                   "<g class=\"ref\" data-ref=\"%s\" data-value=\"%g\"><line x1=\"%d\" "
                   "y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#555\" stroke-width=\"1.2\" "
                   "stroke-dasharray=\"5 4\"/><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" "
                   "fill=\"#333\">%s %s</text><title>%s: %s</title></g>\n",
-                  r->id, r->v, PAD_L, y, PAD_L + PLOT_W, y, PAD_L + PLOT_W - 4, y - 3, r->label, b,
+                  r->id, r->v, PAD_L, y, PAD_L + PLOT_W, y, PAD_L + PLOT_W - 4, ty, r->label, b,
                   r->label, b);
     }
 }
@@ -244,7 +251,7 @@ static int line_scale(struct rt_buf *p, const struct svg_line_chart *c, double *
     if (c->flat && any) {
         /* a line that hardly moves on a 0-based axis is a flat line: below a hundredth of a
          * unit of change it is one figure, else the axis spans the values (not from 0) */
-        if (ymax - ymin < 0.005) {
+        if (ymax - ymin < (c->flat_eps > 0 ? c->flat_eps : 0.005)) {
             char t[160];
             snprintf(t, sizeof(t), "%s: %s throughout the run", c->flat,
                      svg_fmt_unit(b, sizeof(b), ymax, c->unit));

@@ -13,7 +13,7 @@
 
 #include "rtrack/base/util.h"
 
-enum svg_unit { U_CORES, U_MIB, U_BPS, U_BYTES, U_GB, U_GPUS, U_COUNT };
+enum svg_unit { U_CORES, U_MIB, U_BPS, U_BYTES, U_GPUS, U_COUNT };
 
 /* A value with its unit, as the tables and axis labels print it. */
 const char *svg_fmt_unit(char *b, size_t n, double v, enum svg_unit u);
@@ -40,6 +40,7 @@ struct svg_line_chart {
     /* the line of text the chart folds into when nothing above zero was recorded, and when its
      * values stay flat (NULL: drawn from zero whatever they are) */
     const char *empty, *flat;
+    double flat_eps; /* `flat`: a change below this is no change (0: 0.005 of the unit) */
     int n;           /* points */
     const double *x; /* their times, seconds after the start */
     double span;     /* the x axis: 0 to span seconds */

@@ -22,8 +22,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <openssl/evp.h>
-
 #include "rtrack/net/http.h"
 
 #define S3_CONNECT_TIMEOUT_MS  10000L

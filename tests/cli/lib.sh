@@ -27,6 +27,8 @@
 #   tmpfs     mounting a tmpfs or a bind mount (root in a container that forbids mount lacks it)
 #   chromium  headless chromium on PATH (test_report.sh renders the report's charts)
 #   slurm     Debian's Slurm and munge, and the SPANK plugin built (test_slurm.sh's cluster)
+#   portable  the release tarballs of scripts/release.sh and qemu-user for the arm64 binary
+#             (test_portable.sh)
 # Every other skip is optional, for what legitimately depends on the machine: fish or zsh not
 # installed, no non-loopback address, a machine too loaded for absolute CPU ranges, a hard
 # RLIMIT_CORE of 0, ... (skip_all - REASON skips a suite optionally). Never skipped at all: the
@@ -134,7 +136,7 @@ skip() { SKIPS=$((SKIPS + 1)); printf 'SKIP %s\n' "$1"; }
 rt_required() {
     local w req=${RTRACK_TEST_REQUIRE:-}
     case $1 in
-        root | tmpfs | chromium | slurm) ;;
+        root | tmpfs | chromium | slurm | portable) ;;
         *) return 2 ;;
     esac
     for w in ${req//,/ }; do
@@ -148,7 +150,7 @@ skip_req() {
     case $? in
         0) fail "$2 (required here: RTRACK_TEST_REQUIRE='${RTRACK_TEST_REQUIRE:-}' names $1)" ;;
         1) skip "$2 [$1]" ;;
-        *) fail "lib.sh: unknown capability '$1' (root, tmpfs, chromium, slurm) for: $2" ;;
+        *) fail "lib.sh: unknown capability '$1' (root, tmpfs, chromium, slurm, portable) for: $2" ;;
     esac
 }
 # skip_all CAP REASON: the whole suite cannot run here (CAP '-': optionally); exits 77, or 1

@@ -87,7 +87,17 @@ check "Version" "$(dpkg-deb -f "$deb" Version)" "$pkgversion"
 check "Maintainer" "$(dpkg-deb -f "$deb" Maintainer)" "rtrack maintainers"
 check "Architecture" "$(dpkg-deb -f "$deb" Architecture)" "$(dpkg --print-architecture)"
 depends=$(dpkg-deb -I "$deb" | sed -n 's/^ *Depends: //p')
-for lib in libc6 libsqlite3-0 libcurl4 zlib1g libssl3; do
+# SQLite is a library of the distribution's build, and compiled into the release binary
+# (scripts/release.sh, docs/portability.md): there the package must not depend on it
+libs="libc6 libsqlite3-0 libcurl4 zlib1g libssl3"
+sofiles="libsqlite3.so libcurl.so libcrypto.so libz.so"
+if ! ldd "$RTRACK" 2>/dev/null | grep -q libsqlite3; then
+    libs=${libs/libsqlite3-0 /}
+    sofiles=${sofiles/libsqlite3.so /}
+    [[ ", $depends, " == *", libsqlite3-0, "* ]] && fail "Depends '$depends' has libsqlite3-0, compiled in" ||
+        pass "SQLite compiled in: Depends has no libsqlite3-0"
+fi
+for lib in $libs; do
     [[ ", $depends, " == *", $lib, "* ]] && pass "Depends has $lib" || fail "Depends '$depends' lacks $lib"
 done
 # every package providing a library rtrack uses is in Depends (or is libc6's): those it links
@@ -95,7 +105,7 @@ done
 # soname the binary holds; include/rtrack/net/libs.h)
 LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)
 if command -v ldd >/dev/null && command -v dpkg >/dev/null; then
-    for lib in libsqlite3.so libcurl.so libcrypto.so libz.so; do
+    for lib in $sofiles; do
         path=$(ldd "$RTRACK" | awk -v l="$lib" 'index($1, l) == 1 { print $3 }')
         if [ -z "$path" ]; then
             soname=$(grep -a -o -m1 "$lib\.[0-9][0-9.]*" "$RTRACK" | head -1)

@@ -13,8 +13,16 @@ FAKE=${RT_FAKE_NVML:?RT_FAKE_NVML names the fake libnvidia-ml.so.1}
 SPIN=$RT_HELPERS/rt_spin
 unset RTRACK_NVML_LIBRARY FAKE_NVML_GPUS FAKE_NVML_PROC_FILE
 
+# The view runs in a SQLite of rtrack's own version, which decides every byte: Debian's sqlite3
+# shell (3.40) writes a double with 15 significant digits, the SQLite compiled into the release
+# binary (3.53, cmake/Portable.cmake) with as many as it takes to read back the same double.
+# Against the release binary the oracle is tests/helpers/rt_sql.c built with its SQLite
+# (RT_RTRACK_SQL, tests/CMakeLists.txt).
+ORACLE_SQL=${RT_RTRACK_SQL:-$SQLITE}
+check "the oracle's SQLite is rtrack's ($ORACLE_SQL)" "$("$ORACLE_SQL" -version | awk '{ print $1 }')" \
+    "$("$RTRACK" --version | sed -n 's/^sqlite: \([0-9.]*\).*/\1/p')"
 oracle() { # DB WHERE : the view's lines, in seq order
-    "$SQLITE" -batch -noheader "$1" ".read $ORACLE" \
+    "$ORACLE_SQL" -batch -noheader "$1" ".read $ORACLE" \
         "SELECT json FROM rust_sample_v2 WHERE $2 ORDER BY seq"
 }
 same() { # NAME FILE_A FILE_B : byte-identical and not empty

@@ -100,8 +100,8 @@ summary_text --db $DB >peak.txt
 check "peak: summary text shows the arithmetic" \
     "$(grep -c '^memory  *peak 7[0-9][0-9]\.[0-9][0-9] MiB (kernel) x 1.2 -> 1024 MiB$' peak.txt)" 1
 check "peak: the header's peak memory is the kernel's (no sample saw the 700 MiB)" \
-    "$(grep -c "^peak memory  7[0-9][0-9]\.[0-9] MiB (the kernel's high-water mark of one process, above the samples)" peak.txt)" 1
-check "peak: summary text shows the kernel's figures" "$(grep -c '^kernel  *largest resident set of one process 7[0-9][0-9]\.[0-9] MiB' peak.txt)" 1
+    "$(grep -c "^peak memory  7[0-9][0-9]\.[0-9] MiB (the most one process held, by the kernel's count: more than any sample saw)" peak.txt)" 1
+check "peak: summary text shows the kernel's figures" "$(grep -c '^kernel  *the largest process held 7[0-9][0-9]\.[0-9] MiB at its peak' peak.txt)" 1
 check "peak: summary's kernel CPU time is the stored getrusage figures (user, sys)" \
     "$(get peak.json '"%.6f,%.6f" % (j["kernel"]["user_s"], j["kernel"]["sys_s"])')" \
     "$(q $DB "SELECT printf('%.6f,%.6f', job_utime_s, job_stime_s) FROM runs")"
@@ -188,6 +188,19 @@ demand=$(get starved.json 'j["cpu_demand"]["demand_cores"]')
 # loaded machine)
 check_range "starved: demand (usage + waiting) is the job's 2 cores" "$demand" 1.5 2.3
 check "starved: recommendation 2 vCPUs" "$(get starved.json 'j["recommendation"]["cpu"]')" 2
+# the spinners outside the job are other work: the host was shared, and it was their CPU (about
+# n x n / (n + 2) cores; other suites beside this one only add to it)
+check "starved: shared, naming the CPU" \
+    "$(get starved.json '(j["allocation"], j["allocation_basis"]["resource"], j["allocation_basis"]["others_cores"] >= 0.5)')" \
+    "('shared', 'cpu', True)"
+# one figure per quantity (issue 36: "mean cores 1.97" beside "it used 1.87 cores"): the usage
+# the demand is built on is the mean cores, CPU time / wall time, in JSON, text and report
+check "starved: the demand's usage is the mean cores" \
+    "$(get starved.json '(round(j["cpu_demand"]["usage_cores"], 9) == round(j["cpu_time"]["mean_cores"], 9), round(j["cpu_time"]["mean_cores"], 9) == round(j["cpu_time"]["total_s"] / j["cpu_time"]["wall_s"], 9), round(j["cpu_demand"]["demand_cores"], 9) == round(j["cpu_demand"]["usage_cores"] + j["cpu_demand"]["wait_cores"], 9))')" \
+    "(True, True, True)"
+mean=$(get starved.json '"%.2f" % j["cpu_time"]["mean_cores"]')
+check "starved: the text's cores line and CPU line say the same mean" \
+    "$(summary_text --db $DB | grep -o -e "^cores  *$mean mean" -e "it used $mean cores" | wc -l)" 2
 # the kernel's CPU time of the reaped job checks the sampled sum (10 ms ticks per sample)
 close=$(python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(abs(a - b) <= 0.05 * b + 0.05)' \
     "$(q $DB "SELECT sum(proc_utime_s + proc_stime_s) FROM samples")" \
@@ -199,7 +212,7 @@ if [ "$NCPU" -le 4 ]; then
     check "starved: the recommendation is built on demand" "$(get starved.json 'j["recommendation"]["cpu_basis"]["source"]')" demand
     check "starved: usage alone says 1 (the Python reference's)" "$(get starved.json 'j["python_recommendation"]["cpu"]')" 1
     check "starved: named in the text" \
-        "$(summary_text --db $DB | grep -c '^CPU  *starved: the tree waited for a CPU [0-9.]* % of the time it wanted one; it used [0-9.]* cores and would have used ~[0-9.]*$')" 1
+        "$(summary_text --db $DB | grep -c '^CPU  *starved: the job waited for a CPU [0-9.]* % of the time it wanted one; it used [0-9.]* cores and would have used ~[0-9.]*$')" 1
 else
     skip "starved: $NCPU CPUs: the job's share of the machine is too large to starve it clearly"
 fi
@@ -219,12 +232,13 @@ check "when: held by the second python" \
 check "when: the processes add up to the peak" \
     "$(get when.json 'round(sum(p["pss_mib"] for p in j["memory_peak"]["processes"]) + j["memory_peak"]["others"]["pss_mib"] - j["memory_peak"]["mib"], 6)')" 0.0
 check "when: the text says it" \
-    "$(summary_text --db $DB | grep -c -e '^peak memory  \(2[0-9][0-9]\.[0-9] MiB (the kernel.s high-water mark of one process, above the samples); the tree.s PSS peaked at \)\{0,1\}2[0-9][0-9]\.[0-9] MiB at +[1-3]\.[0-9][0-9] s\( (the tree.s PSS, sampled)\)\{0,1\}$' -e '^at the peak  python3 ([0-9]*) 2[0-9][0-9]\.[0-9] MiB, sh ([0-9]*) [0-9.]* MiB$')" 2
+    "$(summary_text --db $DB | grep -c -e '^peak memory  \(2[0-9][0-9]\.[0-9] MiB (the most one process held, by the kernel.s count: more than any sample saw); the job.s processes together peaked at \)\{0,1\}2[0-9][0-9]\.[0-9] MiB at +[1-3]\.[0-9][0-9] s\( (the job.s processes together, sampled)\)\{0,1\}$' -e '^at the peak  python3 ([0-9]*) 2[0-9][0-9]\.[0-9] MiB, sh ([0-9]*) [0-9.]* MiB$')" 2
 # --- the report says the same: the caveat, the starvation, the memory arithmetic, the peak's time
 "$RTRACK" report --db starved.db -o starved.html && "$RTRACK" report --db failed.db -o failed.html
 check "report: the caveat of a failed run" \
     "$(grep -c '<p class="caveat">based on a run that failed (exit 3) after' failed.html)" 1
-check "report: the starvation" "$(grep -c '<p class="muted how">CPU: starved: the tree waited for a CPU [0-9]* % of the time it wanted one' starved.html)" 1
+check "report: the starvation's usage is the mean cores" "$(grep -c "it used $mean cores" starved.html)" 1
+check "report: the starvation" "$(grep -c '<p class="muted how">CPU: starved: the job waited for a CPU [0-9]* % of the time it wanted one' starved.html)" 1
 check "report: the memory arithmetic" "$(grep -c '<p class="muted how">memory: peak [0-9.]* MiB (\(kernel\|sampled\)) x 1.2 -&gt; [0-9]* MiB' starved.html)" 1
 check "report: when the sampled peak was, and who held it" "$(grep -c '<p class="muted how">peak memory sampled: [0-9.]* MiB at +[0-9.]* s, held by rt_spin ([0-9]*) [0-9.]* MiB, rt_spin' starved.html)" 1
 
@@ -352,8 +366,11 @@ else
         check_range "alloc cgroup: summary shows the cgroup's peak (MiB - the stored peak)" \
             "$(awk -v a="$(get cg.json 'j["kernel"]["cgroup_peak_mib"]')" \
                 -v b="$(q $DB "SELECT cgroup_memory_peak_bytes / 1048576.0 FROM runs")" 'BEGIN { print a - b }')" -0.0051 0.0051
-        check "alloc cgroup: the memory figure is the kernel's high-water mark, not the cgroup's" \
-            "$(get cg.json 'j["recommendation"]["memory_basis"]["source"]')" kernel
+        # the basis is the larger of the sampled peak and the kernel's high-water mark, never the
+        # cgroup's peak; under the 0.5-core quota python's start can take past the sample at 2 s,
+        # which then sees both processes (seen: sampled 260.8 MiB, kernel 163.3, cgroup 309.9)
+        check "alloc cgroup: the memory figure is the larger of sampled and kernel, not the cgroup's" \
+            "$(get cg.json '(lambda b, s, k: (b["source"], round(b["peak_mib"], 2)) == (("sampled", round(s, 2)) if s >= k else ("kernel", round(k, 2))))(j["recommendation"]["memory_basis"], (j["memory_peak"] or {}).get("mib") or 0, j["kernel"]["maxrss_mib"])')" True
         check "alloc cgroup: the text says the cgroup's peak" \
             "$(summary_text --db $DB | grep -c "^cgroup  *the job's cgroup peaked at [0-9.]* [MG]iB (page cache included)$")" 1
     else

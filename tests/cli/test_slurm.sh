@@ -214,7 +214,9 @@ fi
 # --- 3. a real Slurm: Debian's slurmctld and slurmd, one node (this machine), munge ----------
 # The SPANK plugin in plugstack.conf records every step; the jobs name no rtrack.
 unset TMPDIR
-PLUGIN=$(dirname "$RTRACK")/spank_rtrack.so
+# (the plugin of the build the suites run from, which may drive a binary built elsewhere: the
+# release binary, tests/CMakeLists.txt)
+PLUGIN=${RT_SPANK_PLUGIN:-$(dirname "$RTRACK")/spank_rtrack.so}
 SPIN=$RT_HELPERS/rt_spin
 # the cluster: slurm_start, slurm_stop, plugstack, job_wait, job_exit (shared with the bench)
 . "$HERE/../helpers/slurm_cluster.sh"

@@ -10,8 +10,8 @@ FX=${RT_FIXTURES:?}/summary
 export LC_ALL=C.UTF-8
 # the widest line of stdin, in terminal columns
 widest() { wc -L | tr -d ' '; }
-# "yes" when no line of FILE is wider than 100 columns, else the widest
-narrow() { awk -v w="$(widest <"$1")" 'BEGIN { print (w <= 100) ? "yes" : w }'; }
+# "yes" when no line of FILE is wider than N (default 80) columns, else the widest
+narrow() { awk -v w="$(widest <"$1")" -v n="${2:-80}" 'BEGIN { print (w <= n) ? "yes" : w }'; }
 
 # a database rtrack created (real schema), holding the fixture runs 10 to 13
 "$RTRACK" record --db fx.db --duration 0.05 --quiet
@@ -27,19 +27,37 @@ q fx.db "PRAGMA foreign_keys = ON; DELETE FROM runs"
 # memory 100/300 x 7 + .5 = 2.8 -> ▃, 200 -> 5.2 -> ▆, 300 -> █, 50 -> 1.7 -> ▂; pressure 10/40
 # -> ▃, 20 -> ▅, 40 -> █, 0 -> ▁; processes: cc1 x3 with 2 + 2 + 1 = 5.00 CPU-s, the largest
 # peak 200 MiB, the busiest (201 and 202 tie at 2 s: the lower pid) cc1's command without its
-# directory; make 4 x 0.1 = 0.40 CPU-s, 2 MiB, pid 200, parent 1; next time round-half-even(1.5)
-# = 2 vCPUs, 300 x 1.2 = 360 -> 512 MiB; shared: the system's 2.5 cores > 1.5 + 0.25.
+# directory (cut to the 17 columns an 80-column line leaves it); make 4 x 0.1 = 0.40 CPU-s, 2 MiB,
+# pid 200, parent 1; the mean cores are the CPU time over the wall time, 6 / 4 = 1.50; next time
+# round-half-even(1.5) = 2 vCPUs, 300 x 1.2 = 360 -> 512 MiB; shared: other processes' 2.5 - 1.5
+# = 1.00 cores, at least 0.25.
 "$RTRACK" summary --db fx.db --run 10 >run10.txt
-check "text: no line over 100 columns" "$(narrow run10.txt)" yes
+check "text: no line over 80 columns (stdout no terminal)" "$(narrow run10.txt)" yes
 check "text: the header's figures" \
     "$(grep -E '^(wall time|CPU time|cores|efficiency|peak memory) ' run10.txt | cut -c14- | tr '\n' '|')" \
-    "4.00 s|6.00 s (user 5.00 s, system 1.00 s; the kernel's, of the reaped job)|1.50 mean, 2.00 p95, 2.00 max|CPU 37.5 % of the host's 4 vCPUs, memory 3.66 % of its 8.00 GiB|300.0 MiB at +3.00 s (the tree's PSS, sampled)|"
+    "4.00 s|6.00 s (user 5.00 s, system 1.00 s, as the kernel counted the job)|1.50 mean (CPU time / wall time), 2.00 p95, 2.00 max|CPU 37.5 % of the host's 4 vCPUs, memory 3.66 % of its 8.00 GiB|300.0 MiB at +3.00 s (the job's processes together, sampled)|"
 check "text: labelled sparklines with their scales" \
-    "$(grep -E '^(tree |CPU pressure)' run10.txt | tr '\n' '|')" \
-    "tree CPU       ▅██▅  0 … 2.00 cores|tree memory    ▃▆█▂  0 … 300.0 MiB|tree disk I/O  ████  0 … 512 B/s|CPU pressure   ▃▅█▁  0 … 40.0 % of the time (some)|"
+    "$(grep -E '^(job [Cmd][^(]|CPU pressure)' run10.txt | tr '\n' '|')" \
+    "job CPU        ▅██▅  0 … 2.00 cores|job memory     ▃▆█▂  0 … 300.0 MiB|job disk I/O   ████  0 … 512 B/s|CPU pressure   ▃▅█▁  0 … 40.0 % of the time (some)|"
 check "text: processes grouped by name, with parent pids" \
     "$(sed -n '/^  name /,/^$/p' run10.txt | sed 1d | tr -s ' ' | tr '\n' '|')" \
-    " cc1 ×3 5.00 ≤200.0 MiB each - - cc1 -quiet -O2 -o /tmp/cc1.s src/f1.c| make 0.40 2.00 MiB 200 1 make -j2||"
+    " cc1 ×3 5.00 ≤200.0 MiB each - - cc1 -quiet -O2 -…| make 0.40 2.00 MiB 200 1 make -j2||"
+
+# --- the host: "shared" only on evidence of other work (issue 36) --------------------------------
+# run 10's system used 2.5 cores on average beside the job's 1.5: 1.00 core of other work, at
+# least 0.25 -> shared, naming the CPU. Run 12 is an idle VM's small job: the system's CPU is the
+# job's own (1, 3), its memory 1 GiB beside the job's 300 MiB (the OS's own, which the rule of
+# system mean > job x 1.5 took for other work) -> dedicated.
+check "host: other work named (JSON)" \
+    "$("$RTRACK" summary --db fx.db --run 10 --format json | python3 -c 'import json, sys; j = json.load(sys.stdin); b = j["allocation_basis"]; print(j["allocation"], b["resource"], b["others_cores"])')" \
+    "shared cpu 1"
+check "host: other work named (text)" "$(grep -c '^host  *shared: other processes used 1.00 cores beside the job.s 1.50$' run10.txt)" 1
+"$RTRACK" summary --db fx.db --run 12 >run12.txt
+check "host: the OS's own memory is no other work (JSON)" \
+    "$("$RTRACK" summary --db fx.db --run 12 --format json | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["allocation"], j["allocation_basis"]["resource"])')" \
+    "dedicated None"
+check "host: the OS's own memory is no other work (text)" \
+    "$(grep -c '^host  *dedicated: other processes used 0.00 cores and 2.00 KiB of disk I/O$' run12.txt)" 1
 
 # --- run 11: a killed job says so, its command quoted as a shell takes it ----------------------
 "$RTRACK" summary --db fx.db --run 11 >run11.txt
@@ -72,7 +90,7 @@ check "compare: the figures side by side, with the changes" "$(sed -n '/ change$
   disk written        2.00 KiB           0 B  -2.00 KiB (-100 %)"
 check "compare: what each recommends" "$(tail -2 cmp.txt | tr '\n' '|')" \
     "next time    run 10: 2 vCPUs, 512 MiB memory|             run 12: 2 vCPUs, 512 MiB memory|"
-check "compare: no line over 100 columns" "$(narrow cmp.txt)" yes
+check "compare: no line over 80 columns" "$(narrow cmp.txt)" yes
 "$RTRACK" summary --db fx.db --compare 10 >/dev/null 2>cmp1.err
 check "compare: one run only: exit 2" "$?:$(grep -c 'needs two runs' cmp1.err)" "2:1"
 "$RTRACK" summary --db fx.db --compare 10 99 >/dev/null 2>cmp99.err
@@ -110,8 +128,9 @@ check "compare, markdown: the memory row" "$(grep -F '| memory mean |' cmp.md)" 
 
 # --- --job build: how runs 10, 12 and 13 spread ------------------------------------------------
 # run 13 by hand: 6 s; CPU 2 s; cores 1, 1, 1; PSS 100 MiB x 3; peak max(100, 500 kernel) = 500.
-# wall 4, 2, 6: mean 4, σ = sqrt((0 + 4 + 4) / 2) = 2; CPU 6, 4, 2: the same; cores mean 1.5, 2,
-# 1: mean 1.5, σ = sqrt((0 + .25 + .25) / 2) = 0.5; cores max 2, 3, 1: 2 ± 1; memory mean 162.5,
+# wall 4, 2, 6: mean 4, σ = sqrt((0 + 4 + 4) / 2) = 2; CPU 6, 4, 2: the same; cores mean (CPU
+# time / wall time) 6/4 = 1.5, 4/2 = 2, 2/6 = 0.33: mean 1.28, σ = sqrt((0.222² + 0.722² +
+# 0.944²) / 2) = 0.86; cores max 2, 3, 1: 2 ± 1; memory mean 162.5,
 # 300, 100: mean 187.5, σ = sqrt((25² + 112.5² + 87.5²) / 2) = 102.3; peak 300, 400, 500: 400 ±
 # 100; read 0; written 2048, 0, 0: mean 682.7 -> 683 B, σ = sqrt((1365.3² + 2 x 682.7²) / 2) =
 # 1182.4 B = 1.15 KiB
@@ -123,7 +142,7 @@ check "job: the spread over the runs" "$(sed -n '/^spread over/,$p' job.txt)" \
                                  mean ± σ  min … max
   wall time               4.00 s ± 2.00 s  2.00 s … 6.00 s
   CPU time                4.00 s ± 2.00 s  2.00 s … 6.00 s
-  cores mean                  1.50 ± 0.50  1.00 … 2.00
+  cores mean                  1.28 ± 0.86  0.33 … 2.00
   cores max                   2.00 ± 1.00  1.00 … 3.00
   memory mean       187.5 MiB ± 102.3 MiB  100.0 MiB … 300.0 MiB
   peak memory       400.0 MiB ± 100.0 MiB  300.0 MiB … 500.0 MiB
@@ -146,7 +165,7 @@ for k, f in s["figures"].items():
     "runs 3
 wall_time_s 3 4 2 2 6
 cpu_time_s 3 4 2 2 6
-cores_mean 3 1.5 0.5 1 2
+cores_mean 3 1.3 0.9 0.3 2
 cores_max 3 2 1 1 3
 memory_mean_mib 3 187.5 102.3 100 300
 peak_memory_mib 3 400 100 300 500
@@ -243,7 +262,7 @@ long="sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do :; 
 "$RTRACK" run --quiet --db fx.db -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do :; done; true'
 check "runs: a pipe gets the whole command" "$("$RTRACK" runs --db fx.db --last 1 | awk 'NR == 2' | grep -cF -- "$long")" 1
 COLUMNS=100 "$RTRACK" runs --db fx.db >w100.txt
-check "runs: COLUMNS=100: no line over 100 columns" "$(narrow w100.txt)" yes
+check "runs: COLUMNS=100: no line over 100 columns" "$(narrow w100.txt 100)" yes
 check "runs: COLUMNS=100: the long command shortened in the middle" \
     "$(awk 'NR == 6' w100.txt | sed 's/.*  //')" "sh -c 'fo … true'"
 

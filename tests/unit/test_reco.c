@@ -1,6 +1,6 @@
 /* test_reco.c - the right-sizing policy (summary/reco.h) as the pure functions it is: a table of
  * inputs and every output field for rt_recommend() (rtrack's rule and the Python reference's),
- * and tables for rt_round_memory(), rt_alloc_decide(), rt_allocation_kind() and rt_efficiency().
+ * and tables for rt_round_memory(), rt_alloc_decide(), rt_host_sharing() and rt_efficiency().
  * Each row says its arithmetic beside it, so a changed rule shows up as a row whose comment no
  * longer adds up, not as a figure nobody can explain. No database: these are the decisions the
  * summary, the report and `rtrack run`'s last line print, held to their numbers one by one. */
@@ -18,10 +18,19 @@
 /* How the run ended (the caveat's inputs): duration, exit code, signal, the host's OOM kills. */
 #define ENDED(dur, code, sig, oom)                                                                 \
     .duration_s = (dur), .exit_code = (code), .exit_signal = (sig), .oom_kills = (oom)
-#define EXIT_0   ENDED(2.0, 0, RT_NA, 0)
-#define NO_END   ENDED(NAN, RT_NA, RT_NA, RT_NA)
-#define NO_GPU   .gpu_mean = 0, .gpu_max = 0, .vram_max = 0
-#define NO_WAIT  .demand_run = 0, .demand_wait = 0, .demand_n = 0
+#define EXIT_0  ENDED(2.0, 0, RT_NA, 0)
+#define NO_END  ENDED(NAN, RT_NA, RT_NA, RT_NA)
+#define NO_GPU  .gpu_mean = 0, .gpu_max = 0, .vram_max = 0
+#define NO_WAIT .demand = {0, 0, 0, 0, 0, 0}
+/* the demand of mean cores u when the samples saw the tree run `run` s and wait `wait` s, as
+ * rt_cpu_demand makes it (its own test below holds it to hand-worked figures) */
+#define DEMAND(u, run, wait)                                                                       \
+    .demand = {1,                                                                                  \
+               (u),                                                                                \
+               (u) * (wait) / (run),                                                               \
+               (u) + (u) * (wait) / (run),                                                         \
+               (wait) / ((run) + (wait)) * 100,                                                    \
+               (wait) >= 0.2 * ((run) + (wait))}
 #define NO_P95   .cpu_p95 = 0, .cpu_p95_ok = 0
 #define P95(x)   .cpu_p95 = (x), .cpu_p95_ok = 1
 #define NO_KPEAK .kernel_maxrss_mib = NAN
@@ -68,71 +77,63 @@ static const struct reco_case reco_cases[] = {
       NO_END},
      {1, 1, 0.02, "usage", 128, 12.5, "sampled", 0, 0, NULL, "1 vCPU, 128 MiB memory",
       "@resources(cpu=1, memory=128)", "peak 12.50 MiB (sampled) x 1.2 -> 128 MiB", ""}},
-    /* waited 2 of run + wait = 8 + 2 = 10: 20 % >= 20 %, starved (at the threshold exactly);
-     * demand 10 / 4 samples = 2.5 cores: round(2.5) = 2 (ties to even) > round(1.0) = 1 ->
-     * "demand", 2 cores on 2.5; p95 ceil(1.3) = 2, not below 2; 200 x 1.2 = 240 -> 256 */
+    /* waited 2 of run + wait = 8 + 2 = 10 s: 20 % >= 20 %, starved (at the threshold exactly);
+     * demand 1.2 x 10 / 8 = 1.5 cores: round(1.5) = 2 (ties to even) > round(1.2) = 1 ->
+     * "demand", 2 cores on 1.5; p95 ceil(1.3) = 2, not below 2; 200 x 1.2 = 240 -> 256 */
     {"starved at 20 %",
      1,
      {.has_tree = 1,
-      .cpu_mean = 1.0,
+      .cpu_mean = 1.2,
       P95(1.3),
-      .demand_run = 8,
-      .demand_wait = 2,
-      .demand_n = 4,
+      DEMAND(1.2, 8, 2),
       .mem_max = 200,
       NO_KPEAK,
       NO_GPU,
       EXIT_0},
-     {2, 2, 2.5, "demand", 256, 200, "sampled", 0, 0, NULL, "2 vCPUs, 256 MiB memory",
+     {2, 2, 1.5, "demand", 256, 200, "sampled", 0, 0, NULL, "2 vCPUs, 256 MiB memory",
       "@resources(cpu=2, memory=256)", "peak 200.00 MiB (sampled) x 1.2 -> 256 MiB", ""}},
-    /* waited 16 of 14 + 16 = 30 (53 %): starved; demand 30 / 10 = 3.0 -> 3 > round(1.4) = 1;
-     * p95 ceil(1.8) = 2 is raised to the 3 asked for; 1000 x 1.2 = 1200 -> 2048 */
+    /* waited 16 of 14 + 16 = 30 s (53 %): starved; demand 1.4 x 30 / 14 = 3.0 -> 3 > round(1.4)
+     * = 1; p95 ceil(1.8) = 2 is raised to the 3 asked for; 1000 x 1.2 = 1200 -> 2048 */
     {"starved, p95 raised",
      1,
      {.has_tree = 1,
       .cpu_mean = 1.4,
       P95(1.8),
-      .demand_run = 14,
-      .demand_wait = 16,
-      .demand_n = 10,
+      DEMAND(1.4, 14, 16),
       .mem_max = 1000,
       NO_KPEAK,
       NO_GPU,
       EXIT_0},
      {3, 3, 3.0, "demand", 2048, 1000, "sampled", 0, 0, NULL, "3 vCPUs, 2048 MiB memory",
       "@resources(cpu=3, memory=2048)", "peak 1000.00 MiB (sampled) x 1.2 -> 2048 MiB", ""}},
-    /* waited 6 of 18 + 6 = 24 (25 %): starved, but demand 24 / 10 = 2.4 -> 2 = round(2.2) = 2:
-     * no more cores, so "usage" stays, on 2.2; p95 ceil(2.9) = 3; 500 x 1.2 = 600 -> 1024 */
+    /* waited 2 of 8 + 2 = 10 s (20 %): starved, but demand 1.6 x 10 / 8 = 2.0 -> 2 = round(1.6)
+     * = 2: no more cores, so "usage" stays, on 1.6; p95 ceil(2.9) = 3; 500 x 1.2 = 600 -> 1024 */
     {"starved, demand rounds to the same",
      1,
      {.has_tree = 1,
-      .cpu_mean = 2.2,
+      .cpu_mean = 1.6,
       P95(2.9),
-      .demand_run = 18,
-      .demand_wait = 6,
-      .demand_n = 10,
+      DEMAND(1.6, 8, 2),
       .mem_max = 500,
       NO_KPEAK,
       NO_GPU,
       EXIT_0},
-     {2, 3, 2.2, "usage", 1024, 500, "sampled", 0, 0, NULL, "2 vCPUs, 1024 MiB memory",
+     {2, 3, 1.6, "usage", 1024, 500, "sampled", 0, 0, NULL, "2 vCPUs, 1024 MiB memory",
       "@resources(cpu=2, memory=1024)", "peak 500.00 MiB (sampled) x 1.2 -> 1024 MiB", ""}},
-    /* waited 19 of 81 + 19 = 100: 19 % < 20 %, not starved, although its demand (100 / 10 = 10
-     * cores) is far above; no p95: cpu_p95 = cpu = 1; 100 x 1.2 = 120 -> 128 */
+    /* waited 19 of 81 + 19 = 100 s: 19 % < 20 %, not starved, although its demand (2.4 x 100 /
+     * 81 = 2.96 cores) would round to more; no p95: cpu_p95 = cpu = 2; 100 x 1.2 = 120 -> 128 */
     {"not starved at 19 %",
      1,
      {.has_tree = 1,
-      .cpu_mean = 1.0,
+      .cpu_mean = 2.4,
       NO_P95,
-      .demand_run = 81,
-      .demand_wait = 19,
-      .demand_n = 10,
+      DEMAND(2.4, 81, 19),
       .mem_max = 100,
       NO_KPEAK,
       NO_GPU,
       EXIT_0},
-     {1, 1, 1.0, "usage", 128, 100, "sampled", 0, 0, NULL, "1 vCPU, 128 MiB memory",
-      "@resources(cpu=1, memory=128)", "peak 100.00 MiB (sampled) x 1.2 -> 128 MiB", ""}},
+     {2, 2, 2.4, "usage", 128, 100, "sampled", 0, 0, NULL, "2 vCPUs, 128 MiB memory",
+      "@resources(cpu=2, memory=128)", "peak 100.00 MiB (sampled) x 1.2 -> 128 MiB", ""}},
     /* the Python rule on a starved tree with a kernel peak above the samples: usage only
      * (round(1.4) = 1, p95 ceil(1.8) = 2) and the sampled peak only (300 x 1.2 = 360 -> 512) */
     {"Python's rule ignores demand and the kernel",
@@ -140,25 +141,21 @@ static const struct reco_case reco_cases[] = {
      {.has_tree = 1,
       .cpu_mean = 1.4,
       P95(1.8),
-      .demand_run = 14,
-      .demand_wait = 16,
-      .demand_n = 10,
+      DEMAND(1.4, 14, 16),
       .mem_max = 300,
       .kernel_maxrss_mib = 900,
       NO_GPU,
       EXIT_0},
      {1, 2, 1.4, "usage", 512, 300, "sampled", 0, 0, NULL, "1 vCPU, 512 MiB memory",
       "@resources(cpu=1, memory=512)", "peak 300.00 MiB (sampled) x 1.2 -> 512 MiB", ""}},
-    /* the same input under rtrack's rule: demand 30 / 10 = 3 cores (p95 2 raised to 3), the
+    /* the same input under rtrack's rule: demand 1.4 x 30 / 14 = 3 cores (p95 2 raised to 3), the
      * kernel's 900 MiB above the sampled 300: 900 x 1.2 = 1080 -> 2048 */
     {"rtrack's rule on the same input",
      1,
      {.has_tree = 1,
       .cpu_mean = 1.4,
       P95(1.8),
-      .demand_run = 14,
-      .demand_wait = 16,
-      .demand_n = 10,
+      DEMAND(1.4, 14, 16),
       .mem_max = 300,
       .kernel_maxrss_mib = 900,
       NO_GPU,
@@ -302,16 +299,14 @@ static const struct reco_case reco_cases[] = {
      {2, 2, 2.5, "usage", 4096, 3000, "sampled", 4, 24576, NULL,
       "2 vCPUs, 4096 MiB memory, 4 GPUs with 24576 MiB VRAM",
       "@resources(cpu=2, memory=4096, gpu=4)", "peak 3000.00 MiB (sampled) x 1.2 -> 4096 MiB", ""}},
-    /* no tree: the system's figures stand, neither its demand (30 of 40 waiting) nor the
+    /* no tree: the system's figures stand, neither a demand (30 of 40 s waiting) nor the
      * kernel's 9000 MiB is used; 3.2 -> 3, p95 ceil(3.9) = 4; 5000 x 1.2 = 6000 -> 6 x 1024 */
     {"no tree",
      1,
      {.has_tree = 0,
       .cpu_mean = 3.2,
       P95(3.9),
-      .demand_run = 10,
-      .demand_wait = 30,
-      .demand_n = 10,
+      DEMAND(3.2, 10, 30),
       .mem_max = 5000,
       .kernel_maxrss_mib = 9000,
       NO_GPU,
@@ -380,35 +375,60 @@ static void test_recommend_table(void **state)
     }
 }
 
-/* The starved threshold is a share of the demand, not of the samples: the same wait over more
- * samples (a lower demand in cores) is still starved, and its demand then rounds lower. */
-static void test_recommend_demand_per_sample(void **state)
+/* rt_cpu_demand: the usage is the mean cores given (CPU time / wall time, the figure shown
+ * everywhere), the samples give the share of the time it waited, and the waiting in cores is
+ * the usage's part in that proportion (issue 36: the starved line said "it used 0.95 cores"
+ * beside a mean of 0.89). */
+static void test_cpu_demand(void **state)
 {
     (void)state;
-    /* wait 5 of 20 = 25 %: starved in both; demand 20 / 5 = 4 cores, then 20 / 10 = 2 */
-    struct rt_reco_in in = {.has_tree = 1,
-                            .cpu_mean = 1.0,
-                            NO_P95,
-                            .demand_run = 15,
-                            .demand_wait = 5,
-                            .demand_n = 5,
-                            .mem_max = 100,
-                            NO_KPEAK,
-                            NO_GPU,
-                            EXIT_0};
+    static const struct {
+        const char *name;
+        double usage, run_s, wait_s;
+        int known;
+        double wait_cores, demand, wait_pct;
+        int starved;
+    } rows[] = {
+        /* 5 of 15 + 5 = 20 s waiting: 25 %, starved; 1.0 x 5 / 15 = 0.333 cores more: 1.333 */
+        {"a quarter waited", 1.0, 15, 5, 1, 1.0 / 3, 4.0 / 3, 25, 1},
+        /* the demo on a busy VM: 6 of 9 s waiting (66.7 %); 0.9 x 6 / 3 = 1.8 -> 2.7 cores */
+        {"two thirds waited", 0.9, 3, 6, 1, 1.8, 2.7, 200.0 / 3, 1},
+        /* 1 of 16 s: 6.25 %, not starved; 1.5 x 1 / 15 = 0.1 -> 1.6 */
+        {"barely waited", 1.5, 15, 1, 1, 0.1, 1.6, 6.25, 0},
+        /* 1 of 5 s: 20 % exactly is starved */
+        {"at the threshold", 2.0, 4, 1, 1, 0.5, 2.5, 20, 1},
+        /* it only waited: all of the time waiting, no usage to take a part of */
+        {"never ran", 0.0, 0, 5, 1, 0, 0, 100, 1},
+        /* no sample saw it run or wait; no mean: nothing known */
+        {"no samples", 1.0, 0, 0, 0, 0, 0, 0, 0},
+        {"no mean", NAN, 10, 5, 0, 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(rows); i++) {
+        struct rt_summary_demand d;
+        rt_cpu_demand(rows[i].usage, rows[i].run_s, rows[i].wait_s, &d);
+        if (d.known != rows[i].known || d.starved != rows[i].starved ||
+            fabs(d.wait_cores - rows[i].wait_cores) > 1e-9 ||
+            fabs(d.demand_cores - rows[i].demand) > 1e-9 ||
+            fabs(d.wait_pct - rows[i].wait_pct) > 1e-9 ||
+            (d.known && d.usage_cores != rows[i].usage))
+            fail_msg("%s: known %d starved %d wait %g demand %g pct %g", rows[i].name, d.known,
+                     d.starved, d.wait_cores, d.demand_cores, d.wait_pct);
+    }
+    /* and what the recommendation makes of it: 1.333 rounds to the usage's 1 (no more cores);
+     * 1.4 cores with 16 of 30 s waiting want 3 */
+    struct rt_reco_in in = {
+        .has_tree = 1, .cpu_mean = 1.0, NO_P95, .mem_max = 100, NO_KPEAK, NO_GPU, EXIT_0};
     struct rt_reco r;
-    rt_recommend(&in, 1, &r);
-    assert_int_equal(r.cpu, 4);
-    assert_string_equal(r.cpu_from, "demand");
-    in.demand_n = 10;
-    rt_recommend(&in, 1, &r);
-    assert_int_equal(r.cpu, 2);
-    assert_true(r.cpu_cores == 2.0);
-    /* no sample with a wait figure: no demand at all, whatever the sums say */
-    in.demand_n = 0;
+    rt_cpu_demand(1.0, 15, 5, &in.demand);
     rt_recommend(&in, 1, &r);
     assert_int_equal(r.cpu, 1);
     assert_string_equal(r.cpu_from, "usage");
+    in.cpu_mean = 1.4;
+    rt_cpu_demand(1.4, 14, 16, &in.demand);
+    rt_recommend(&in, 1, &r);
+    assert_int_equal(r.cpu, 3);
+    assert_string_equal(r.cpu_from, "demand");
+    assert_true(fabs(r.cpu_cores - 3.0) < 1e-9);
 }
 
 /* --- rt_round_memory ------------------------------------------------------------------------- */
@@ -649,46 +669,60 @@ static void test_alloc_job_id_cut(void **state)
     assert_int_equal(strspn(a.slurm_job_id, "7"), sizeof(a.slurm_job_id) - 1);
 }
 
-/* --- rt_allocation_kind ---------------------------------------------------------------------- */
+/* --- rt_host_sharing -------------------------------------------------------------------------
+ * "shared" only on evidence of other work (issue 36: the OS's own memory made every small job
+ * "shared" on an idle VM): other processes' cores at least 0.25 and a tenth of the tree's,
+ * their GPUs at least 0.2, their disk bytes at least 256 MiB and the tree's own. */
 
-static void test_allocation_kind_table(void **state)
+static void test_host_sharing_table(void **state)
 {
     (void)state;
+    const double MiB = 1048576;
     static const struct {
         const char *name;
-        int has_tree;
-        double tree[4], sys[4]; /* cores, memory MiB, GPUs, VRAM MiB */
-        const char *want;
+        struct rt_sharing_in in; /* has_tree; tree, sys cores; tree, sys GPUs; tree, sys bytes */
+        const char *kind, *resource;
+        double others_cores;
     } rows[] = {
-        {"equal", 1, {1, 1000, 0.5, 2000}, {1, 1000, 0.5, 2000}, "dedicated"},
-        {"no tree, equal figures", 0, {1, 1000, 0.5, 2000}, {1, 1000, 0.5, 2000}, "shared"},
-        /* CPU: 0.5 x 1.25 = 0.625, 0.5 + 0.25 = 0.75: 0.62 neither, 0.63 the factor */
-        {"CPU under the factor", 1, {0.5, 100, NAN, NAN}, {0.62, 100, NAN, NAN}, "dedicated"},
-        {"CPU over the factor", 1, {0.5, 100, NAN, NAN}, {0.63, 100, NAN, NAN}, "shared"},
-        /* 4 x 1.25 = 5, 4 + 0.25 = 4.25: 4.24 neither, 4.26 the margin */
-        {"CPU under the margin", 1, {4, 100, NAN, NAN}, {4.24, 100, NAN, NAN}, "dedicated"},
-        {"CPU over the margin", 1, {4, 100, NAN, NAN}, {4.26, 100, NAN, NAN}, "shared"},
-        /* memory: 100 x 1.5 = 150, 100 + 512 = 612 */
-        {"memory under the factor", 1, {1, 100, NAN, NAN}, {1, 149, NAN, NAN}, "dedicated"},
-        {"memory over the factor", 1, {1, 100, NAN, NAN}, {1, 151, NAN, NAN}, "shared"},
-        /* 2000 x 1.5 = 3000, 2000 + 512 = 2512 */
-        {"memory under the margin", 1, {1, 2000, NAN, NAN}, {1, 2511, NAN, NAN}, "dedicated"},
-        {"memory over the margin", 1, {1, 2000, NAN, NAN}, {1, 2513, NAN, NAN}, "shared"},
-        /* GPUs: 0.4 x 1.25 = 0.5, 0.4 + 0.2 = 0.6 */
-        {"GPU under", 1, {1, 100, 0.4, NAN}, {1, 100, 0.49, NAN}, "dedicated"},
-        {"GPU over", 1, {1, 100, 0.4, NAN}, {1, 100, 0.51, NAN}, "shared"},
-        /* VRAM: 1000 x 1.25 = 1250, 1000 + 512 = 1512 */
-        {"VRAM under", 1, {1, 100, 0.4, 1000}, {1, 100, 0.4, 1249}, "dedicated"},
-        {"VRAM over", 1, {1, 100, 0.4, 1000}, {1, 100, 0.4, 1251}, "shared"},
-        /* a figure one side lacks is skipped, not compared with */
-        {"NAN skipped", 1, {NAN, 100, NAN, 1000}, {50, 100, 3, NAN}, "dedicated"},
-        {"the rest still count", 1, {NAN, 100, NAN, NAN}, {50, 700, NAN, NAN}, "shared"},
-        /* the system below the tree (it is measured differently): not shared */
-        {"system below the tree", 1, {4, 4000, 1, 8000}, {3, 2000, 0.5, 100}, "dedicated"},
+        /* an idle VM: the system's 0.05 cores beyond the tree are the OS and rtrack */
+        {"idle host", {1, 0.5, 0.55, NAN, NAN, 0, 0}, "dedicated", NULL, 0.05},
+        /* two outside spinners: 2.00 - 0.60 = 1.40 cores of other work */
+        {"spinners beside", {1, 0.6, 2.0, NAN, NAN, 0, 0}, "shared", "cpu", 1.4},
+        /* 0.25 exactly is other work (>=); 0.24 is not */
+        {"a quarter core", {1, 1.0, 1.25, NAN, NAN, 0, 0}, "shared", "cpu", 0.25},
+        {"under a quarter", {1, 1.0, 1.24, NAN, NAN, 0, 0}, "dedicated", NULL, 0.24},
+        /* a 32-core tree: a tenth of it, 3.2, is needed; 3 cores beside it are not */
+        {"big tree, small others", {1, 32, 35, NAN, NAN, 0, 0}, "dedicated", NULL, 3},
+        {"big tree, a tenth more", {1, 32, 35.2, NAN, NAN, 0, 0}, "shared", "cpu", 3.2},
+        /* the system below the tree (other counters, other moments): 0, not negative */
+        {"system below the tree", {1, 2, 1.9, NAN, NAN, 0, 0}, "dedicated", NULL, 0},
+        /* GPUs: 0.7 - 0.4 = 0.3 GPUs of other work */
+        {"GPUs beside", {1, 1, 1, 0.4, 0.7, 0, 0}, "shared", "gpu", 0},
+        {"GPUs barely", {1, 1, 1, 0.4, 0.59, 0, 0}, "dedicated", NULL, 0},
+        /* disk: 300 MiB beyond a tree that moved 10 MiB; not 200 MiB; not beyond a tree that
+         * moved 400 MiB itself */
+        {"disk beside", {1, 1, 1, NAN, NAN, 10 * MiB, 310 * MiB}, "shared", "disk", 0},
+        {"disk little", {1, 1, 1, NAN, NAN, 10 * MiB, 210 * MiB}, "dedicated", NULL, 0},
+        {"disk the tree's own", {1, 1, 1, NAN, NAN, 400 * MiB, 700 * MiB}, "dedicated", NULL, 0},
+        /* CPU first: it is named where several would be */
+        {"CPU named first", {1, 0.5, 1.5, 0.1, 0.9, 0, 1024 * MiB}, "shared", "cpu", 1},
+        /* unknown figures are no evidence */
+        {"nothing known", {1, NAN, NAN, NAN, NAN, NAN, NAN}, "dedicated", NULL, NAN},
+        /* no tree: the reference's answer */
+        {"no tree", {0, NAN, 2, NAN, NAN, NAN, 0}, "shared", NULL, NAN},
     };
-    for (size_t i = 0; i < RT_ARRAY_LEN(rows); i++)
-        want_str(rows[i].name, "allocation",
-                 rt_allocation_kind(rows[i].has_tree, rows[i].tree, rows[i].sys), rows[i].want);
+    for (size_t i = 0; i < RT_ARRAY_LEN(rows); i++) {
+        struct rt_sharing out;
+        rt_host_sharing(&rows[i].in, &out);
+        want_str(rows[i].name, "kind", out.kind, rows[i].kind);
+        if (rows[i].resource || out.resource)
+            want_str(rows[i].name, "resource", out.resource ? out.resource : "(null)",
+                     rows[i].resource ? rows[i].resource : "(null)");
+        if (isnan(rows[i].others_cores) != isnan(out.others_cores) ||
+            (!isnan(out.others_cores) && fabs(out.others_cores - rows[i].others_cores) > 1e-9))
+            fail_msg("%s: others_cores %g, want %g", rows[i].name, out.others_cores,
+                     rows[i].others_cores);
+    }
 }
 
 /* --- rt_efficiency --------------------------------------------------------------------------- */
@@ -762,12 +796,9 @@ static void test_efficiency_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_recommend_table),
-        cmocka_unit_test(test_recommend_demand_per_sample),
-        cmocka_unit_test(test_round_memory_steps),
-        cmocka_unit_test(test_alloc_decide_table),
-        cmocka_unit_test(test_alloc_job_id_cut),
-        cmocka_unit_test(test_allocation_kind_table),
+        cmocka_unit_test(test_recommend_table),    cmocka_unit_test(test_cpu_demand),
+        cmocka_unit_test(test_round_memory_steps), cmocka_unit_test(test_alloc_decide_table),
+        cmocka_unit_test(test_alloc_job_id_cut),   cmocka_unit_test(test_host_sharing_table),
         cmocka_unit_test(test_efficiency_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,9 +96,7 @@ static void tree_run(struct rt_summary *s)
                             .cpu_mean = 1.5,
                             .cpu_p95 = 2.5,
                             .cpu_p95_ok = 1,
-                            .demand_run = 15,
-                            .demand_wait = 1,
-                            .demand_n = 10,
+                            .demand = {1, 1.5, 0.1, 1.6, 6.25, 0},
                             .mem_max = 500,
                             .kernel_maxrss_mib = 520,
                             .duration_s = 100,
@@ -130,7 +128,7 @@ static void tree_run(struct rt_summary *s)
     s->groups.g[0] = (struct rt_summary_group){
         xstrdup("python"), xstrdup("/usr/bin/python train.py"), 1, 140, 400, 1234, 1};
     s->groups.n = 1;
-    s->cpu_time = (struct rt_summary_cpu_time){1, 140, 10, 150, "kernel"};
+    s->cpu_time = (struct rt_summary_cpu_time){1, 140, 10, 150, "kernel", 100, 1.5};
 }
 
 /* --- the JSON document --------------------------------------------------------------------------
@@ -402,7 +400,7 @@ static char *render(const struct rt_summary *s, int md)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    rt_summary_write_text(s, f, md);
+    rt_summary_write_text(s, f, md, 80);
     fclose(f);
     return buf;
 }
@@ -444,44 +442,49 @@ static void test_text_head(void **state)
     has_line(t, "started      2023-11-14 22:13:20 UTC, 100 samples every 1.00 s");
     has_line(t, "host         box: 8 vCPUs (Xeon), 16.0 GiB memory");
     has_line(t, "wall time    1m40s");
-    has_line(t, "CPU time     2m30s (user 2m20s, system 10.0 s; the kernel's, of the reaped job)");
-    has_line(t, "cores        1.50 mean, 2.50 p95, 3.00 max");
+    has_line(t, "CPU time     2m30s (user 2m20s, system 10.0 s, as the kernel counted the job)");
+    /* the mean cores: the CPU time over the wall time, 150 s / 100 s */
+    has_line(t, "cores        1.50 mean (CPU time / wall time), 2.50 p95, 3.00 max");
     /* 18.75 % is 18.8 % (3 significant digits) */
     has_line(t, "efficiency   CPU 18.8 % of the host's 8 vCPUs, memory 3.17 % of its 16.0 GiB");
     lacks_text(t, "allocated    "); /* nothing known */
-    /* the kernel's peak above the samples, wrapped at a space before 100 columns */
-    has_line(t, "peak memory  520.0 MiB (the kernel's high-water mark of one process, above the "
-                "samples); the tree's");
-    has_line(t, "             PSS peaked at 500.0 MiB at +42.0 s");
+    /* the kernel's peak above the samples, wrapped at a space before 80 columns, a figure and
+     * its unit on one line */
+    has_line(t, "peak memory  520.0 MiB (the most one process held, by the kernel's count: more");
+    has_line(t, "             than any sample saw); the job's processes together peaked at");
+    has_line(t, "             500.0 MiB at +42.0 s");
     has_line(t, "at the peak  python (1234) 400.0 MiB, worker (1300) 100.0 MiB");
-    has_line(t, "kernel       largest resident set of one process 520.0 MiB (its high-water mark)");
-    has_line(t, "disk         the tree read 1.00 MiB, wrote 0 B; the system read 2.00 MiB, wrote "
-                "1.50 KiB");
+    has_line(t, "kernel       the largest process held 520.0 MiB at its peak (its resident set,");
+    has_line(t, "             the kernel's count)");
+    /* what each disk figure counts (issue 36: a job that wrote more than the disks did) */
+    has_line(t, "disk         the job had 1.00 MiB read and 0 B written (what it asked of the");
+    has_line(t, "             disks); the disks read 2.00 MiB and wrote 1.50 KiB (everyone's,");
     has_line(t, "network      the system received 9.77 KiB, sent 500 B");
     /* the statistics, the tree's then the system's */
     has_line(t, "                        mean           p50           p95           max");
-    has_line(t, "tree");
+    has_line(t, "job (its processes together)");
     has_line(t, "  CPU cores             1.50          1.40          2.50          3.00");
     has_line(t, "  memory           300.0 MiB     290.0 MiB     400.0 MiB     500.0 MiB");
     has_line(t, "  net in             100 B/s       100 B/s       150 B/s       200 B/s");
     /* the sparklines */
-    has_line(t, "tree CPU       \u2583\u2585\u2588  0 \u2026 4.00 cores");
+    has_line(t, "job CPU        \u2583\u2585\u2588  0 \u2026 4.00 cores");
     has_line(t, "CPU pressure   \u2583\u2585\u2588  0 \u2026 40.0 % of the time (some)");
     /* the recommendation */
     has_line(t, "next time    2 vCPUs, 1024 MiB memory (for 95 % of the intervals: 3 vCPUs)");
     has_line(t, "memory       peak 520.00 MiB (kernel) x 1.2 -> 1024 MiB");
     has_line(t, "metaflow     @resources(cpu=2, memory=1024)");
-    has_line(t, "host         dedicated: the tree used about all the system used");
+    has_line(t, "host         dedicated: other processes used 0.00 cores and 0 B of disk I/O");
+    has_line(t, "             beside the job");
     lacks_text(t, "caveat");
     lacks_text(t, "starved");
     lacks_text(t, "spread over");
-    /* no line is wider than 100 columns */
+    /* no line is wider than 80 columns */
     for (const char *p = t; *p;) {
         const char *e = strchr(p, '\n');
         size_t w = 0;
         for (const char *q = p; q < e; q++)
             w += ((unsigned char)*q & 0xC0) != 0x80;
-        if (w > 100)
+        if (w > 80)
             fail_msg("a line of %zu columns: %.*s", w, (int)(e - p), p);
         p = e + 1;
     }
@@ -511,9 +514,8 @@ static void test_text_status(void **state)
     char *t = render(&s, 0);
     has_line(t, "run 42 \u00b7 train: killed by SIGKILL (out of memory: the kernel's OOM killer)");
     /* the caveat, wrapped at a space */
-    has_line(t, "caveat       based on a run killed by the OOM killer after 1m40s: memory is a "
-                "lower bound; ask for");
-    has_line(t, "             more than 1024 MiB");
+    has_line(t, "caveat       based on a run killed by the OOM killer after 1m40s: memory is a");
+    has_line(t, "             lower bound; ask for more than 1024 MiB");
     free(t);
     /* SIGKILL while no OOM kill happened: only the signal */
     in.oom_kills = 0;
@@ -556,11 +558,11 @@ static void test_text_no_tree(void **state)
                             .oom_kills = 0};
     rt_recommend(&in, 1, &s.reco);
     char *t = render(&s, 0);
-    has_line(t, "cores        2.00 mean, 3.00 p95, 4.00 max (the whole system: no process tree "
-                "recorded)");
+    has_line(t, "cores        2.00 mean, 3.00 p95, 4.00 max (the whole system: no job's processes");
+    has_line(t, "             recorded)");
     /* 4200 MiB = 4.10 GiB */
     has_line(t, "peak memory  4.10 GiB (the system's used memory, sampled)");
-    has_line(t, "disk         the system read 2.00 MiB, wrote 1.50 KiB");
+    has_line(t, "disk         the disks read 2.00 MiB and wrote 1.50 KiB (everyone's, written");
     lacks_text(t, "\ntree\n");
     lacks_text(t, "at the peak");
     lacks_text(t, "CPU time");
@@ -588,11 +590,10 @@ static void test_text_peak_wraps(void **state)
     s.peak.others_count = 3;
     s.peak.others_pss_mib = 1.25;
     char *t = render(&s, 0);
-    /* 13 + 34 + 2 + 33 = 82; another ", " + 33 would reach 117 */
-    has_line(t, "at the peak  python3-worker-0 (10001) 400.0 MiB, python3-worker-1 (10002) 50.0 "
-                "MiB,");
-    has_line(t, "             python3-worker-2 (10003) 30.0 MiB, python3-worker-3 (10004) 9.50 "
-                "MiB,");
+    /* 13 + 34 = 47; another ", " + 33 would reach 82, over 80 */
+    has_line(t, "at the peak  python3-worker-0 (10001) 400.0 MiB,");
+    has_line(t, "             python3-worker-1 (10002) 50.0 MiB,");
+    has_line(t, "             python3-worker-3 (10004) 9.50 MiB,");
     has_line(t, "             python3-worker-4 (10005) 2.00 MiB, 3 more 1.25 MiB");
     free(t);
     /* markdown is not wrapped */
@@ -611,12 +612,12 @@ static void test_markdown_tables(void **state)
     tree_run(&s);
     char *t = render(&s, 1);
     starts(t, "## run 42 \u00b7 train: finished, exit 0\n\n");
-    has_line(t, "- **cores**: 1.50 mean, 2.50 p95, 3.00 max");
+    has_line(t, "- **cores**: 1.50 mean (CPU time / wall time), 2.50 p95, 3.00 max");
     has_line(t, "| metric | mean | p50 | p95 | max |");
     has_line(t, "|---|---|---|---|---|");
-    has_line(t, "| tree CPU cores | 1.50 | 1.40 | 2.50 | 3.00 |");
+    has_line(t, "| job CPU cores | 1.50 | 1.40 | 2.50 | 3.00 |");
     has_line(t, "| system memory | 3.91 GiB | 3.91 GiB | 4.00 GiB | 4.10 GiB |");
-    has_line(t, "### processes: 13 processes in the tree, grouped by name, busiest first");
+    has_line(t, "### processes: 13 processes in the job, grouped by name, busiest first");
     has_line(t, "| name | CPU-s | peak PSS | pid | parent | command |");
     has_line(t, "|---|---|---|---|---|---|");
     /* the program without its directory */
@@ -650,12 +651,12 @@ static void test_text_groups(void **state)
         xstrdup("averyveryverylongprocessname"), xstrdup("x"), 12, 1, NAN, NAN, NAN};
     s.groups.n = 3;
     char *t = render(&s, 0);
-    has_line(t, "processes: 13 processes in the tree, grouped by name, busiest first");
+    has_line(t, "processes: 13 processes in the job, grouped by name, busiest first");
     has_line(t, "  name                 CPU-s peak PSS             pid  parent  command");
-    /* 15 columns of the name; the command without /usr/bin/, cut to 37 columns keeping its last
-     * word: 27 + " … " + "waiting" */
-    has_line(t, "  averyveryverylo        123 512.0 MiB           1234       1  python3 -c import "
-                "time; tim \u2026 waiting");
+    /* 15 columns of the name; the command without /usr/bin/, cut to the 17 columns an
+     * 80-column line leaves it */
+    has_line(t, "  averyveryverylo        123 512.0 MiB           1234       1  python3 -c "
+                "impor\u2026");
     has_line(t, "  cc1 \u00d712               45.6 \u226420.5 MiB each         -       -  -");
     /* with " ×12" the name gets 14 columns: 18 in all */
     has_line(t, "  averyveryveryl \u00d712    1.00 -                      -       -  x");
@@ -681,7 +682,10 @@ static void test_text_spread(void **state)
     s.spread.f[2].n = 3, s.spread.f[2].mean = 1.5, s.spread.f[2].sd = 0.25;
     s.spread.f[2].min = 1.2, s.spread.f[2].max = 1.8;
     char *t = render(&s, 0);
-    has_line(t, "3 runs of job 'train' together (the newest run's facts below)");
+    has_line(t, "3 runs of job 'train' together (the command, start and host: the newest run's)");
+    /* the wall time of the runs together, beside their CPU time together (issue 36: the newest
+     * run's wall time beside three runs' CPU time made 3.6 cores of a 2-vCPU host) */
+    has_line(t, "wall time    1m40s, 3 runs together (the newest: 1m40s)");
     has_line(t, "spread over 3 runs");
     /* "mean ± σ" right-aligned in 24 columns (26 bytes) */
     has_line(t, "                                 mean \u00b1 \u03c3  min \u2026 max");
@@ -778,7 +782,7 @@ static void test_compare_text(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    rt_summary_compare_write_text(&c, f, 0);
+    rt_summary_compare_write_text(&c, f, 0, 100);
     fclose(f);
     assert_string_equal(
         buf, "compare      run 42 \u00b7 train: finished, exit 0; python train.py "
@@ -797,7 +801,7 @@ static void test_compare_text(void **state)
     /* markdown: a table, the change in the last column */
     buf = NULL;
     f = open_memstream(&buf, &len);
-    rt_summary_compare_write_text(&c, f, 1);
+    rt_summary_compare_write_text(&c, f, 1, 100);
     fclose(f);
     has_line(buf, "| figure | run 42 | run 43 | change |");
     has_line(buf, "|---|---|---|---|");

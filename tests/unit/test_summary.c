@@ -328,7 +328,7 @@ static void test_kernel_notes(void **state)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    rt_summary_write_text(&s, f, 0);
+    rt_summary_write_text(&s, f, 0, 0);
     fclose(f);
     assert_non_null(strstr(text, "\nnote         CPU pressure unknown: PSI is disabled"));
     free(text);

@@ -77,6 +77,10 @@ struct cmd_ctx {
     struct rt_store *store; /* open while the function runs (db not CMD_DB_NONE) */
     int64_t run_id;         /* c->run's id */
     double started;         /* and its start (epoch seconds) */
+    /* --external-run-id ID: c->run is that id (external_run 1), found by cmd_find_external_run;
+     * run_opt names the option that set c->run in messages: "--run" or "--external-run-id" */
+    int external_run;
+    const char *run_opt;
 };
 
 /* The commands, in `rtrack --help`'s order; NULL-terminated. */
@@ -98,6 +102,7 @@ void cmd_help(const struct cmd_def *d, FILE *out);
 int cmd_opt_db(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
 int cmd_opt_slurm_job(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
 int cmd_opt_run(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
+int cmd_opt_external_run_id(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
 #define CMD_OPT_DB(h)                                                                              \
     {                                                                                              \
         RT_OPT_ROW("db", 'd', "FILE", h), .env = "RTRACK_DB", .env_rust = "TRACKER_DB",            \
@@ -107,6 +112,12 @@ int cmd_opt_run(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
     CMD_OPT_DB("database (default rtrack.db); again, or a glob, to read several as one")
 #define CMD_OPT_SLURM_JOB(h) OPT_CALLBACK("slurm-job", 0, "ID", h, cmd_opt_slurm_job)
 #define CMD_OPT_RUN(h)       OPT_CALLBACK("run", 'r', "ID|latest", h, cmd_opt_run)
+/* --external-run-id ID: the one run recorded with run's --external-run-id ID, in place of --run
+ * (none or several is an error naming them) */
+#define CMD_OPT_EXTERNAL_RUN_ID                                                                    \
+    OPT_CALLBACK("external-run-id", 0, "ID",                                                       \
+                 "the run recorded with --external-run-id ID (instead of --run)",                  \
+                 cmd_opt_external_run_id)
 
 /* --recommend-server (summary, report): a flag into st's `recommend_server`; the Keeper's URL is
  * RTRACK_KEEPER_URL's (rt_env) */
@@ -119,6 +130,10 @@ int cmd_opt_run(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
 /* Run arg ("latest" or an id) of c's database: its id, and its start into *started (may be
  * NULL); 0 after saying why not (no such run, not an id). */
 int64_t cmd_find_run(const struct cmd_ctx *c, const char *arg, double *started);
+/* The one run of store (at db_path) recorded with external run id ext: its id and start; 0
+ * after saying why not (no such run; several, named). */
+int64_t cmd_find_external_run(struct rt_store *store, const char *db_path, const char *ext,
+                              double *started);
 
 /* The one reading of a time on the command line (export --since/--until, runs --since): a UTC
  * date as ISO 8601 writes it, YYYY-MM-DD, then optionally 'T' or ' ' and HH:MM, :SS, .FFF, then
@@ -182,6 +197,11 @@ int cmd_out_direct(const struct cmd_out *o);
  * exist, the same path (links followed) where the output does not exist yet. -1 after saying so
  * (a usage error: exit 2, before anything is opened), else 0. cmd: the message's prefix. */
 int cmd_out_check_db(const char *cmd, const char *out, const char *db);
+
+/* The terminal's width: COLUMNS where set (env may be NULL), else the terminal's own when
+ * stdout is one; 0 otherwise. And the width text is wrapped to: that, or RT_TEXT_WIDTH (80). */
+size_t cmd_term_width(const struct rt_env *env);
+int cmd_text_width(const struct rt_env *env);
 
 /* stdout flushed and checked: 0, or -1 after saying why (once per process: "cannot write to
  * stdout: REASON"). Every command's stdout is checked so before it exits. */

@@ -14,16 +14,28 @@
 #define RT_RECO_HEADROOM 1.2 /* memory: the peak x this, rounded up (rt_round_memory) */
 #define RT_RECO_STARVED  0.2 /* starved: waited for a CPU this share of the demand, or more */
 
+/* The tree's CPU demand, one figure per quantity: usage_cores is the job's mean cores (CPU time
+ * / wall time, as everywhere), wait_pct the share of the time it wanted a CPU that it waited
+ * for one (runnable, no CPU free: from the samples), and the waiting in cores is the usage's
+ * part in that proportion, so usage + waiting = demand. */
+struct rt_summary_demand {
+    int known;
+    double usage_cores, wait_cores, demand_cores, wait_pct;
+    int starved; /* waited RT_RECO_STARVED of the time it wanted a CPU, or more */
+};
+
+/* From the mean cores and the seconds the samples with both figures saw the tree run and wait
+ * (known 0 without such samples or without a mean). */
+void rt_cpu_demand(double usage_cores, double run_s, double wait_s, struct rt_summary_demand *out);
+
 struct rt_reco_in {
     int has_tree; /* a process tree was recorded (else the system's figures stand in) */
     /* CPU: the mean cores (the tree's: Python's stats() mean of process_cpu_usage; the
      * system's mean), their p95 (cpu_p95_ok 0: none) */
     double cpu_mean, cpu_p95;
     int cpu_p95_ok;
-    /* the tree's CPU demand: cores used and cores it waited for (runnable, no CPU free), summed
-     * over the demand_n samples that have both */
-    double demand_run, demand_wait;
-    size_t demand_n;
+    /* the tree's CPU demand (rt_cpu_demand) */
+    struct rt_summary_demand demand;
     /* memory: the sampled peak, MiB (the tree's Python max, else the system's); the kernel's
      * high-water mark of one process of the job (NAN: unknown) */
     double mem_max, kernel_maxrss_mib;
@@ -87,11 +99,23 @@ void rt_alloc_decide(const struct rt_allocated_in *in, struct rt_allocated *a);
 
 /* --- the host ------------------------------------------------------------------------------ */
 
-/* The reference's server allocation heuristic with its bugs fixed: "shared" when the system
- * used clearly more than the tree (mean cores x1.25 or +0.25, memory x1.5 or +512 MiB, GPUs
- * x1.25 or +0.2, VRAM x1.25 or +512 MiB), else "dedicated"; "shared" without a tree. The means
- * of the tree and the system in that order (CPU, memory, GPU, VRAM), NAN where unknown. */
-const char *rt_allocation_kind(int has_tree, const double tree_mean[4], const double sys_mean[4]);
+/* Whether other work shared the host with the tree, on evidence of that work only: the
+ * system's mean cores, GPUs busy and disk bytes beside the tree's. An OS's own memory (a few
+ * hundred MiB on any host) is no evidence, so memory is not looked at. NAN: unknown. */
+#define RT_SHARED_CORES      0.25 /* other processes' mean cores, at least, */
+#define RT_SHARED_CORES_PART 0.1  /* and this part of the tree's */
+#define RT_SHARED_GPUS       0.2
+#define RT_SHARED_DISK_BYTES (256.0 * 1048576) /* and more than the tree's own */
+struct rt_sharing_in {
+    int has_tree;
+    double tree_cores, sys_cores, tree_gpus, sys_gpus, tree_disk_bytes, sys_disk_bytes;
+};
+struct rt_sharing {
+    const char *kind;     /* "dedicated" | "shared" */
+    const char *resource; /* "cpu" | "gpu" | "disk" for shared, else NULL */
+    double others_cores, others_gpus, others_disk_bytes; /* never below 0; NAN: unknown */
+};
+void rt_host_sharing(const struct rt_sharing_in *in, struct rt_sharing *out);
 
 /* --- efficiency ----------------------------------------------------------------------------- */
 

@@ -12,12 +12,14 @@
 
 /* The document of summary.h, appended to out. */
 void rt_summary_write_json(const struct rt_summary *s, struct rt_buf *out);
-/* The summary for people (md: markdown), at most 100 columns a line in text. */
-void rt_summary_write_text(const struct rt_summary *s, FILE *f, int md);
+/* The summary for people (md: markdown), its lines wrapped at `width` columns in text (the
+ * terminal's; 0: RT_TEXT_WIDTH); the tables' fixed columns take 70. */
+#define RT_TEXT_WIDTH 80
+void rt_summary_write_text(const struct rt_summary *s, FILE *f, int md, int width);
 
 /* --compare: {"runs": [{"run", "recommendation"} x 2], "figures": {FIGURE: {"values": [a, b],
  * "delta", "delta_pct"}}} */
 void rt_summary_compare_write_json(const struct rt_summary_compare *c, struct rt_buf *out);
-void rt_summary_compare_write_text(const struct rt_summary_compare *c, FILE *f, int md);
+void rt_summary_compare_write_text(const struct rt_summary_compare *c, FILE *f, int md, int width);
 
 #endif

@@ -24,8 +24,8 @@
  *             CPU time), "cgroup_peak_mib" (the job's own cgroup's peak charge, page cache
  *             included; null unless the cgroup was the job's)} | null (record mode, or a
  *             recording older than schema 7),
- *   "memory_peak": {"mib" (the tree's highest sampled memory), "at_s" (seconds after the run's
- *                  start), "processes": [{"pid", "name", "pss_mib"}...] (that sample's processes
+ *   "memory_peak": {"run" (the run it was in), "mib" (the tree's highest sampled memory),
+ *                  "at_s" (seconds after that run's start), "processes": [{"pid", "name", "pss_mib"}...] (that sample's processes
  *                  by PSS, at most 5), "others": {"count", "pss_mib"} (the rest: they add up to
  *                  "mib")} | null (no tree),
  *   "cpu_demand": {"usage_cores", "wait_cores" (runnable but waiting for a CPU: schedstat),
@@ -54,7 +54,12 @@
  *                 the cgroup's limit where below the host's memory), "gpus" (the devices
  *                 CUDA_VISIBLE_DEVICES names), "slurm_job_id"} (each null when unknown) | null
  *                 (nothing known): what the (newest) run was allocated,
- *   "allocation": "dedicated" | "shared" (the Python reference's server heuristic),
+ *   "allocation": "dedicated" | "shared": "shared" only on evidence of other processes' work
+ *                 beside the tree (never their memory: an OS's own few hundred MiB are no
+ *                 sharing), "allocation_basis": {"resource" ("cpu" | "gpu" | "disk": what other
+ *                 work was found on, null for dedicated), "others_cores" (the system's mean
+ *                 cores less the tree's), "others_gpus", "others_disk_bytes" (the devices'
+ *                 bytes read and written less the tree's)} (null without a tree),
  *   "top_processes": {"by_cpu": [{"pid", "name", "cpu_s"}...], "by_pss": [{"pid", "name",
  *                     "pss_mib"}...]} (at most 5 each),
  *   "sparklines": {"cpu_cores", "memory_mib", "disk_io_bytes_per_s", "gpu_usage"}: 40
@@ -71,8 +76,11 @@
  *                 (where count is 1, else null), "command" (the busiest one's argv joined with
  *                 spaces, null when unreadable)}...] (the busiest 10 by CPU time)},
  *   "cpu_time": {"user_s", "sys_s" (the kernel's, of the reaped jobs; null when sampled),
- *                "total_s", "source" ("kernel" | "sampled": the per-process rows added up)} |
- *               null (no tree, or neither figure),
+ *                "total_s", "source" ("kernel" where every run has it | "sampled": the tree's
+ *                cores x each sample's interval), "wall_s" (the runs' wall times together),
+ *                "mean_cores" (total_s / wall_s: the tree's mean cores everywhere the document
+ *                or the text says them: process.cpu_cores.mean is this figure)} | null (no
+ *                tree, or neither figure),
  *   "server": Keeper's cheapest matching server object, or null (not asked / offline), and
  *             then "server_error": why not, when it was asked for,
  *   "spread" (--job only, last): how the job's runs spread, as hyperfine gives it:
@@ -191,12 +199,6 @@ struct rt_summary_kernel {
     double maxrss_mib, user_s, sys_s, cgroup_peak_mib;
 };
 
-struct rt_summary_demand {
-    int known;
-    double usage_cores, wait_cores, demand_cores, wait_pct;
-    int starved;
-};
-
 /* A process of a list (the peak's, the top ones): its pid, name and figure (PSS MiB, CPU s) */
 struct rt_summary_proc {
     double pid;
@@ -207,6 +209,7 @@ struct rt_summary_proc {
 #define RT_SUMMARY_TOP 5
 struct rt_summary_peak {
     int known;
+    double run; /* the run it was in (--job) */
     double mib, at_s;
     struct rt_summary_proc procs[RT_SUMMARY_TOP];
     int nprocs;
@@ -241,10 +244,15 @@ struct rt_summary_groups {
     int n;
 };
 
+/* The tree's CPU time and what it makes of the wall time: the one definition of its mean
+ * cores, used wherever a mean of the job's cores is printed (the statistics' mean, efficiency,
+ * the recommendation, --compare, --job's spread). */
 struct rt_summary_cpu_time {
     int known;
     double user_s, sys_s, total_s;
     const char *source; /* "kernel" | "sampled" */
+    double wall_s;      /* the runs' wall times together */
+    double mean_cores;  /* total_s / wall_s */
 };
 
 /* Keeper's answer, when asked: the server object as Keeper wrote it, and the fields people
@@ -285,6 +293,7 @@ struct rt_summary {
     struct rt_eff eff;
     struct rt_allocated alloc;
     const char *allocation; /* "dedicated" | "shared" */
+    struct rt_sharing sharing;
     struct rt_summary_sparks sparks;
     struct rt_summary_top top;
     struct rt_summary_groups groups;
