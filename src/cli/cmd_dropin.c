@@ -179,6 +179,8 @@ int cmd_dropin(int argc, char **argv, const struct rt_env *env)
     free(cmd_json);
     if (!keep_unsent(&tmp, streaming, streamed))
         tmpdb_remove(&tmp);
+    free(tmp.path); /* kept: the names only (both NULL once removed) */
+    free(tmp.dir);
     rt_config_free(&cfg);
     /* a held signal that the recording did not take (one that came after it) ends the process
      * now, with its default, as it would have at once */
