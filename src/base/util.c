@@ -461,6 +461,15 @@ void rt_map_put(struct rt_map *m, uint64_t key, int64_t val)
     }
 }
 
+uint64_t rt_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    if (!h)
+        h = 1469598103934665603ull;
+    for (const unsigned char *c = p; n--; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    return h ? h : 1;
+}
+
 int rt_map_get(const struct rt_map *m, uint64_t key, int64_t *val)
 {
     if (!m->cap)

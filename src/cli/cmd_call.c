@@ -159,10 +159,17 @@ static int call_with_db(struct cmd_ctx *c)
     if (d->db_flags & CMD_DB_EACH)
         return call_each(c);
     c->ndbs = 1;
+    /* an output that is a database given (or its -wal, -shm, -journal) would destroy it: each
+     * one named is checked, before anything is opened or merged (several are read through a
+     * private copy, which the output never is) */
+    if (d->db_flags & CMD_DB_OUTPUT) {
+        int n;
+        const char *const *in = cmd_dbs_list(c->env, &n);
+        for (int i = 0; i < n; i++)
+            if (cmd_out_check_db(d->name, c->output, in[i]) != 0)
+                return RT_EXIT_USAGE;
+    }
     if (!(c->db_path = cmd_dbs_path(d->name, c->env)))
-        return RT_EXIT_USAGE;
-    /* an output that is the database (or its -wal, -shm, -journal) would destroy it */
-    if ((d->db_flags & CMD_DB_OUTPUT) && cmd_out_check_db(d->name, c->output, c->db_path) != 0)
         return RT_EXIT_USAGE;
     return call_open(c);
 }

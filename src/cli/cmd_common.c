@@ -1,4 +1,5 @@
 /* cmd_common.c - helpers the subcommands share. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -28,7 +29,8 @@ struct rt_store *cmd_open_store(const struct rt_config *cfg)
 {
     struct rt_store *store;
     char err[512];
-    if (rt_store_open(cfg->db, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
+    if (rt_store_check_own(cfg->db, err, sizeof(err)) != 0 ||
+        rt_store_open(cfg->db, RT_STORE_WRITE, &store, err, sizeof(err)) != 0) {
         rt_err("%s", err);
         return NULL;
     }
@@ -65,6 +67,116 @@ void cmd_run_desc(struct rt_run_desc *d, const struct rt_config *cfg, const char
     d->host = host;
     d->clk_tck = env->clk_tck;
     d->page_size = env->page_size;
+}
+
+/* --- times --------------------------------------------------------------------------------- */
+
+/* n digits at *p as a number (advancing *p); -1 when they are not n digits */
+static int digits(const char **p, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++, (*p)++) {
+        if (!isdigit((unsigned char)**p))
+            return -1;
+        v = v * 10 + (**p - '0');
+    }
+    return v;
+}
+
+/* A UTC date and time, every field a real one (struct tm would roll 2026-02-30 into March and
+ * 07:19:61 into the next minute; SQLite's date functions check each field on its own). */
+static int parse_date(const char *s, double *out)
+{
+    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const char *p = s;
+    int y = digits(&p, 4), mo = -1, d = -1, h = 0, mi = 0, sec = 0;
+    double frac = 0, zone = 0;
+    if (y < 0 || *p++ != '-' || (mo = digits(&p, 2)) < 1 || mo > 12 || *p++ != '-' ||
+        (d = digits(&p, 2)) < 1)
+        return -1;
+    int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    if (d > mdays[mo - 1] + (mo == 2 && leap))
+        return -1;
+    if (*p == 'T' || *p == ' ') {
+        p++;
+        if ((h = digits(&p, 2)) < 0 || h > 23 || *p++ != ':' || (mi = digits(&p, 2)) < 0 || mi > 59)
+            return -1;
+        if (*p == ':') {
+            p++;
+            if ((sec = digits(&p, 2)) < 0 || sec > 59)
+                return -1;
+            if (*p == '.') {
+                const char *f = p++;
+                while (isdigit((unsigned char)*p))
+                    p++;
+                if (p == f + 1)
+                    return -1;
+                char num[40];
+                /* (as written: "0.999", not a sum of tenths that drifts from it) */
+                snprintf(num, sizeof(num), "0%.*s", (int)(p - f < 38 ? p - f : 38), f);
+                frac = strtod(num, NULL);
+            }
+        }
+    }
+    if (*p == 'Z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int sign = *p++ == '-' ? -1 : 1, zh, zm;
+        if ((zh = digits(&p, 2)) < 0 || zh > 23 || *p++ != ':' || (zm = digits(&p, 2)) < 0 ||
+            zm > 59)
+            return -1;
+        zone = sign * (zh * 3600.0 + zm * 60.0);
+    }
+    if (*p)
+        return -1;
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = sec;
+    /* (+01:00 is an hour ahead of UTC: its 10:00 is 09:00 UTC) */
+    *out = (double)timegm(&tm) + frac - zone;
+    return 0;
+}
+
+int cmd_parse_time(const char *s, unsigned forms, double now, double start, double *out)
+{
+    double v;
+    if (!s || !*s)
+        return -1;
+    if (*s == '+') {
+        if (!(forms & CMD_TIME_AFTER) || !(isdigit((unsigned char)s[1]) || s[1] == '.') ||
+            rt_parse_double(s + 1, &v) != 0 || v < 0)
+            return -1;
+        *out = start + v;
+        return 0;
+    }
+    size_t n = strlen(s);
+    static const struct {
+        char unit;
+        double secs;
+    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}};
+    for (size_t i = 0; (forms & CMD_TIME_AGO) && n > 1 && i < RT_ARRAY_LEN(units); i++) {
+        if (s[n - 1] != units[i].unit)
+            continue;
+        char *num = xstrndup(s, n - 1);
+        /* a plain decimal number: no sign, no exponent */
+        int ok = strspn(num, "0123456789.") == n - 1 && rt_parse_double(num, &v) == 0;
+        free(num);
+        if (!ok)
+            return -1;
+        *out = now - v * units[i].secs;
+        return 0;
+    }
+    if ((forms & CMD_TIME_EPOCH) && (isdigit((unsigned char)s[0]) || s[0] == '.') &&
+        rt_parse_double(s, &v) == 0) {
+        *out = v;
+        return 0;
+    }
+    return parse_date(s, out);
 }
 
 static size_t edit_distance(const char *a, const char *b)

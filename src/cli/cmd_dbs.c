@@ -2,6 +2,7 @@
  * into a private temporary database first (cmd.h). */
 #include <errno.h>
 #include <glob.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,47 @@ static void done_at_exit(void)
     free(dbs.merged);
     free(dbs.dir);
     dbs.merged = dbs.dir = NULL;
+}
+
+/* The merged copy's files by name, ready for a signal handler (no allocation there): a reader
+ * stopped by a signal (SIGPIPE from `| head`, Ctrl-C, a scheduler's SIGTERM, a hang-up) left its
+ * copy in TMPDIR, 51 MB of it seen. */
+static char gone_paths[5][4096];
+static const int gone_signals[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1,
+                                   SIGUSR2, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGXCPU, SIGXFSZ};
+
+static void gone_on_signal(int sig)
+{
+    int e = errno;
+    for (int i = 0; i < 4; i++)
+        if (gone_paths[i][0])
+            unlink(gone_paths[i]);
+    if (gone_paths[4][0])
+        rmdir(gone_paths[4]);
+    errno = e;
+    /* then the signal's own end, as without the handler (SA_RESETHAND: the default again) */
+    raise(sig);
+}
+
+/* The handler for each signal that would end the process (not those ignored at start: an
+ * ignored SIGPIPE is an EPIPE, and the ordinary end removes the copy), set before the copy is
+ * made, so no moment leaves it behind. */
+static void remove_on_signals(const char *dir, const char *merged)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    for (int i = 0; i < 4; i++)
+        snprintf(gone_paths[i], sizeof(gone_paths[i]), "%s%s", merged, suffix[i]);
+    snprintf(gone_paths[4], sizeof(gone_paths[4]), "%s", dir);
+    for (size_t i = 0; i < RT_ARRAY_LEN(gone_signals); i++) {
+        struct sigaction sa, old;
+        if (sigaction(gone_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+            continue;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = gone_on_signal;
+        sa.sa_flags = SA_RESETHAND;
+        sigfillset(&sa.sa_mask);
+        sigaction(gone_signals[i], &sa, NULL);
+    }
 }
 
 static void keep(const char *path)
@@ -122,14 +164,29 @@ const char *cmd_dbs_path(const char *cmd, const struct rt_env *env)
         return dbs.paths[0];
     const char *tmp = env->tmpdir ? env->tmpdir : "/tmp";
     char *dir = xasprintf("%s/rtrack-merge.XXXXXX", tmp);
+    if (strlen(dir) + sizeof("/merged.db-journal") > sizeof(gone_paths[0])) {
+        rt_err("%s: TMPDIR '%s' is too long a path", cmd, tmp);
+        free(dir);
+        return NULL;
+    }
+    /* no signal between the directory made and its handlers set */
+    sigset_t block, was;
+    sigemptyset(&block);
+    for (size_t i = 0; i < RT_ARRAY_LEN(gone_signals); i++)
+        sigaddset(&block, gone_signals[i]);
+    sigprocmask(SIG_BLOCK, &block, &was);
     if (!mkdtemp(dir)) {
+        int e = errno;
+        sigprocmask(SIG_SETMASK, &was, NULL);
         rt_err("%s: cannot make a temporary directory in '%s' to read several databases: %s", cmd,
-               tmp, rt_strerror(errno));
+               tmp, rt_strerror(e));
         free(dir);
         return NULL;
     }
     dbs.dir = dir;
     dbs.merged = xasprintf("%s/merged.db", dir);
+    remove_on_signals(dbs.dir, dbs.merged);
+    sigprocmask(SIG_SETMASK, &was, NULL);
     struct rt_store *out;
     char err[600];
     if (rt_store_open(dbs.merged, RT_STORE_WRITE, &out, err, sizeof(err)) != 0) {
@@ -144,7 +201,7 @@ const char *cmd_dbs_path(const char *cmd, const struct rt_env *env)
             rt_store_close(out);
             return NULL;
         }
-        runs += n.added;
+        runs += n.added + n.updated;
     }
     rt_store_close(out);
     if (runs == 0) {

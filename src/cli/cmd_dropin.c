@@ -11,15 +11,18 @@
  * not have. None appears where its users do not expect one: without --db (or RTRACK_DB /
  * TRACKER_DB) it is a private one under $TMPDIR, deleted at exit (docs/usage.md). */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd_recording.h"
+#include "rtrack/base/fmt.h"
 #include "rtrack/base/log.h"
 #include "rtrack/base/util.h"
 #include "rtrack/cli/cmd.h"
+#include "rtrack/upload/stream.h"
 #include "rtrack/version.h"
 
 /* The version of the Rust tool whose command line, JSON schema and CSV this one follows. */
@@ -83,6 +86,38 @@ static void tmpdb_remove(struct tmpdb *t)
     t->dir = t->path = NULL;
 }
 
+/* The signals whose default would end resource-tracker: held from before its private database
+ * exists until the recording waits for them (record/loop.c takes them from there: forwarded to
+ * the job, or the end of a system recording), and let through only after the database is
+ * removed (or kept, and said), so none ends it with the database left behind: a SIGTERM in its
+ * first ~100 ms did, and so did SIGUSR1 or SIGALRM at any time. */
+static const int held_signals[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+                                   SIGALRM, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR};
+
+static void hold_signals(sigset_t *was)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < RT_ARRAY_LEN(held_signals); i++)
+        sigaddset(&set, held_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, was);
+}
+
+/* A run that was to stream and was not finished on Sentinel is kept: its private database is
+ * all there is of what was not sent (the streamer said "'rtrack upload' completes it"). */
+static int keep_unsent(const struct tmpdb *t, int streaming, int stream_result)
+{
+    if (!t->path || !streaming || stream_result == RT_STREAM_FINISHED)
+        return 0;
+    char *argv[] = {"rtrack", "upload", "--db", t->path};
+    char *cmd = rt_fmt_argv(argv, 4);
+    rt_warn("the samples not sent to sentinel are kept in '%s': %s sends them; then remove the "
+            "directory '%s'",
+            t->path, cmd, t->dir);
+    free(cmd);
+    return 1;
+}
+
 int cmd_dropin(int argc, char **argv, const struct rt_env *env)
 {
     struct rt_config cfg;
@@ -101,11 +136,17 @@ int cmd_dropin(int argc, char **argv, const struct rt_env *env)
     /* the Rust tool says nothing but its samples, warnings and errors */
     rt_log_quiet(1);
 
+    sigset_t was;
+    hold_signals(&was);
+    /* "could not record" is 125 where there is a job, as for `rtrack run`: 1 would read as the
+     * job's own failure */
+    int failed = cfg.command ? RT_EXIT_RUN_FAILED : RT_EXIT_FAILURE;
     struct tmpdb tmp = {0};
     if (!cfg.db) {
         if (tmpdb_make(&tmp, env) != 0) {
             rt_config_free(&cfg);
-            return RT_EXIT_FAILURE;
+            sigprocmask(SIG_SETMASK, &was, NULL);
+            return failed;
         }
         cfg.db = xstrdup(tmp.path);
         cfg.db_private = 1; /* the job gets no RTRACK_RUN_ID, RTRACK_RUN_DB of it */
@@ -113,14 +154,20 @@ int cmd_dropin(int argc, char **argv, const struct rt_env *env)
     const char *mode = cfg.command ? "run" : "record";
     char *cmd_json = cfg.command ? cmd_argv_json(cfg.command, cfg.ncommand) : NULL;
     struct cmd_recording c;
-    int exit_code = RT_EXIT_FAILURE, job_signal = 0;
+    int exit_code = failed, job_signal = 0, streaming = 0, streamed = RT_STREAM_FAILED;
     if (cmd_recording_check(&c, &cfg, env, mode) != 0)
         exit_code = RT_EXIT_USAGE;
     else if (cmd_recording_open(&c, &cfg, env, mode, cmd_json, cfg.command ? 0 : cfg.pid) == 0) {
         c.loop.keep_system = 1; /* --pid: the system is sampled on after the tree is gone */
+        /* (a token without a streamer, one whose URL was refused or whose thread could not
+         * start, sent nothing) */
+        streaming = env->sentinel_token != NULL;
+        int started = c.stream != NULL;
         struct rt_record_result res;
         rt_record(&c.loop, &res);
-        cmd_recording_finish(&c, env);
+        streamed = cmd_recording_finish(&c, env);
+        if (!started)
+            streamed = RT_STREAM_FAILED;
         if (cfg.command) {
             exit_code = res.exit_code;
             job_signal = res.signal != RT_NA ? (int)res.signal : 0;
@@ -130,8 +177,16 @@ int cmd_dropin(int argc, char **argv, const struct rt_env *env)
     }
     cmd_recording_close(&c);
     free(cmd_json);
-    tmpdb_remove(&tmp);
+    if (!keep_unsent(&tmp, streaming, streamed))
+        tmpdb_remove(&tmp);
+    free(tmp.path); /* kept: the names only (both NULL once removed) */
+    free(tmp.dir);
     rt_config_free(&cfg);
+    /* a held signal that the recording did not take (one that came after it) ends the process
+     * now, with its default, as it would have at once */
+    fflush(stdout);
+    fflush(stderr);
+    sigprocmask(SIG_SETMASK, &was, NULL);
     /* as `rtrack run` (the Rust tool exits 1) */
     return cmd_exit_as_job(exit_code, job_signal);
 }

@@ -17,55 +17,6 @@
 #include "rtrack/store/store.h"
 #include "rtrack/base/util.h"
 
-/* Whether s starts with a date that exists: YYYY-MM-DD with the month's days, and when a time
- * follows (after 'T' or ' '), an hour of 00 to 23. SQLite's date functions check each field on
- * its own (a day up to 31, an hour up to 24) and roll 2026-02-30 over into March; a bare time
- * ("10:00", the year 2000 to SQLite) or "now" is no date of a run either. */
-static int real_date(const char *s)
-{
-    for (int i = 0; i < 10; i++)
-        if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
-            return 0;
-    int y = atoi(s), m = atoi(s + 5), d = atoi(s + 8);
-    static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (m < 1 || m > 12 || d < 1)
-        return 0;
-    int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    if (d > mdays[m - 1] + (m == 2 && leap))
-        return 0;
-    if ((s[10] == 'T' || s[10] == ' ') && isdigit((unsigned char)s[11]) &&
-        isdigit((unsigned char)s[12]) && atoi(s + 11) > 23)
-        return 0;
-    return 1;
-}
-
-/* Epoch seconds, ISO 8601 (through SQLite's date functions), or +SECS after the run's start. */
-static int parse_time(struct rt_store *store, const char *s, double run_start, double *out)
-{
-    if (*s == '+') {
-        double d;
-        if (!(isdigit((unsigned char)s[1]) || s[1] == '.') || rt_parse_double(s + 1, &d) != 0 ||
-            d < 0)
-            return -1;
-        *out = run_start + d;
-        return 0;
-    }
-    if (rt_parse_double(s, out) == 0)
-        return 0;
-    if (!real_date(s))
-        return -1;
-    /* through SQLite's date functions (sql/queries/cli.sql: why in two parts) */
-    struct rt_store_rows *r = rt_store_query(store, RT_Q_CLI_EPOCH);
-    if (!r)
-        return -1;
-    rt_store_rows_bind_t(r, 1, s);
-    int ok = rt_store_rows_next(r) == 1 && rt_store_rows_type(r, 0) != RT_STORE_NULL;
-    if (ok)
-        *out = rt_store_rows_f(r, 0);
-    rt_store_rows_close(r);
-    return ok ? 0 : -1;
-}
-
 struct export_opts {
     int format; /* enum rt_export_format */
     int table;  /* enum rt_export_table; -1: not given */
@@ -127,11 +78,12 @@ static int export_check(struct cmd_ctx *c)
 static int export_window(const struct cmd_ctx *c, struct rt_export_query *q)
 {
     const struct export_opts *o = c->opts;
-    if (o->since && parse_time(c->store, o->since, c->started, &q->since) != 0) {
+    const unsigned forms = CMD_TIME_EPOCH | CMD_TIME_AFTER;
+    if (o->since && cmd_parse_time(o->since, forms, 0, c->started, &q->since) != 0) {
         rt_err("export: invalid time '%s' for --since", o->since);
         return -1;
     }
-    if (o->until && parse_time(c->store, o->until, c->started, &q->until) != 0) {
+    if (o->until && cmd_parse_time(o->until, forms, 0, c->started, &q->until) != 0) {
         rt_err("export: invalid time '%s' for --until", o->until);
         return -1;
     }
@@ -172,7 +124,8 @@ static int cmd_export(struct cmd_ctx *c)
 {
     const struct export_opts *o = c->opts;
     struct rt_export_query q = {
-        o->format, o->table < 0 ? RT_TABLE_COMBINED : o->table, c->run_id, RT_NAN, RT_NAN, 0, 0, 0};
+        o->format, o->table < 0 ? RT_TABLE_COMBINED : o->table, c->run_id, RT_NAN, RT_NAN, 0, 0, 0,
+        0};
     if (export_window(c, &q) != 0)
         return RT_EXIT_USAGE;
     char err[600] = "";

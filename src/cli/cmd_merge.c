@@ -35,7 +35,9 @@ const struct cmd_def cmd_merge_def = {
         "Copy the runs of each IN.db that OUT.db does not hold yet (runs are known by\n"
         "their UUID: merging twice adds nothing) into OUT.db, created when missing, with\n"
         "all their samples, processes, disks, NICs, GPUs and tags. Upload progress is not\n"
-        "copied. For a cluster's files: one database per node, gathered for SQL.",
+        "copied. A run merged while it was still recording is brought up to date by the\n"
+        "next merge of its file. For a cluster's files: one database per node, gathered\n"
+        "for SQL.",
     .opts = merge_opts,
     .opts_size = sizeof(struct merge_opts),
     .operands = 1,
@@ -57,7 +59,8 @@ static int cmd_merge(struct cmd_ctx *c)
     }
     struct rt_store *out;
     char err[600];
-    if (rt_store_open(argv[first], RT_STORE_WRITE, &out, err, sizeof(err)) != 0) {
+    if (rt_store_check_own(argv[first], err, sizeof(err)) != 0 ||
+        rt_store_open(argv[first], RT_STORE_WRITE, &out, err, sizeof(err)) != 0) {
         rt_err("merge: %s", err);
         return RT_EXIT_USAGE;
     }
@@ -69,7 +72,10 @@ static int cmd_merge(struct cmd_ctx *c)
             rc = RT_EXIT_FAILURE;
             continue;
         }
-        if (!o->quiet)
+        if (!o->quiet && n.updated)
+            printf("%s: %lld runs added, %lld brought up to date, %lld already in %s\n", argv[i],
+                   (long long)n.added, (long long)n.updated, (long long)n.present, argv[first]);
+        else if (!o->quiet)
             printf("%s: %lld runs added, %lld already in %s\n", argv[i], (long long)n.added,
                    (long long)n.present, argv[first]);
     }

@@ -199,7 +199,7 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                                     .argv = cfg->command, /* run's job; NULL in record */
                                     .envp = c->job_env,
                                     .pid = pid,
-                                    .ready_fd = rt_env_ready_fd(env),
+                                    .ready_fd = rt_env_ready_fd(env, mode),
                                     .sigfd = -1};
     /* before streaming starts: a recording that cannot wait for its signals ends here, before
      * anything is sent */
@@ -221,7 +221,7 @@ static int stop_signal(void *loop)
     return rt_record_stop_signal(loop);
 }
 
-void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env)
+int cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env)
 {
     struct rt_stream_cut cut = {c->loop.sigfd, stop_signal, &c->loop};
     int how =
@@ -231,10 +231,11 @@ void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env)
         /* the streamer's thread may still wait for the cloud's (its ready()): both are left to
          * the process's end (an _exit: rt_thread_left()) */
         c->cloud = NULL;
-        return;
+        return how;
     }
     rt_cloud_job_finish(c->cloud); /* after the streamer, which may still wait for it */
     c->cloud = NULL;
+    return how;
 }
 
 void cmd_recording_close(struct cmd_recording *c)

@@ -44,8 +44,9 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
 /* After the loop stored the run's end: the streamer sends the rest and finishes (waiting at
  * most RTRACK_UPLOAD_WAIT seconds, cut short by a signal that comes meanwhile: SIGCHLD aside,
  * any the loop waits for), and the cloud's discovery is waited for (not when the streamer is
- * left running: both are left to the process's exit). */
-void cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env);
+ * left running: both are left to the process's exit). What rt_streamer_finish said
+ * (RT_STREAM_FINISHED also without streaming). */
+int cmd_recording_finish(struct cmd_recording *c, const struct rt_env *env);
 void cmd_recording_close(struct cmd_recording *c);
 /* Exit as the job did: a job killed by signal N kills rtrack with N, everything stored, closed
  * and written (a shell stops its loop on Ctrl-C only when the child died of SIGINT, not when it

@@ -109,38 +109,16 @@ static int parse_status(const char *s, unsigned *mask)
 }
 
 /* --since: a duration back from now ("90s", "30m", "2h", "3d", "1w"; fractions allowed) or a UTC
- * date ("2026-11-27", "2026-11-27T06:00", "2026-11-27 06:00:00Z"). */
+ * date ("2026-11-27", "2026-11-27T06:00", "2026-11-27 06:00:00Z"), read as export reads its
+ * times (cmd_parse_time). */
 static int parse_since(const char *s, double now, double *out)
 {
-    char *end;
-    double v = strtod(s, &end);
-    static const struct {
-        char unit;
-        double secs;
-    } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}};
-    if (end != s && isfinite(v) && v >= 0 && end[0] && !end[1] && strncmp(s, "-", 1) != 0)
-        for (size_t i = 0; i < RT_ARRAY_LEN(units); i++)
-            if (end[0] == units[i].unit) {
-                *out = now - v * units[i].secs;
-                return 0;
-            }
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    const char *rest = strptime(s, "%Y-%m-%d", &tm);
-    if (rest && (*rest == 'T' || *rest == ' ')) {
-        const char *r2 = strptime(rest + 1, "%H:%M:%S", &tm);
-        rest = r2 ? r2 : strptime(rest + 1, "%H:%M", &tm);
-    }
-    if (rest && *rest == 'Z')
-        rest++;
-    if (!rest || *rest) {
-        rt_err("runs: invalid --since '%s': expected a duration (90s, 30m, 2h, 3d, 1w) or a UTC "
-               "date (2026-11-27, 2026-11-27T06:00)",
-               s);
-        return -1;
-    }
-    *out = (double)timegm(&tm);
-    return 0;
+    if (cmd_parse_time(s, CMD_TIME_AGO, now, 0, out) == 0)
+        return 0;
+    rt_err("runs: invalid --since '%s': expected a duration (90s, 30m, 2h, 3d, 1w) or a UTC "
+           "date (2026-11-27, 2026-11-27T06:00)",
+           s);
+    return -1;
 }
 
 /* One run as the table shows it. */
@@ -347,6 +325,7 @@ const struct cmd_def cmd_runs_def = {
     .opts_size = sizeof(struct runs_opts),
     .defaults = &runs_defaults,
     .db = CMD_DB_READ,
+    .db_flags = CMD_DB_OUTPUT, /* stdout (`>> x.db`) must not be the database */
 };
 
 static int cmd_runs(struct cmd_ctx *c)

@@ -103,6 +103,7 @@ const struct cmd_def cmd_summary_def = {
     .opts_size = sizeof(struct summary_opts),
     .check = summary_check,
     .db = CMD_DB_READ,
+    .db_flags = CMD_DB_OUTPUT, /* stdout (`>> x.db`) must not be the database */
 };
 
 /* What goes with what; then the run the database is opened with: none for --compare (its two

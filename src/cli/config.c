@@ -7,11 +7,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rtrack/cli/cmd.h"
 #include "rtrack/cli/env.h"
@@ -163,6 +167,8 @@ static int live_format(int value, int dropin)
                                   RT_LIVE_PYTHON_CSV, RT_LIVE_SYSTEM_CSV};
     if (value == 1 && dropin)
         return RT_LIVE_RUST_CSV;
+    if (value == 0 && dropin)
+        return RT_LIVE_RUST_JSONL; /* the Rust tool's lines exactly (jsonl.c) */
     return value >= 0 && value < (int)RT_ARRAY_LEN(formats) ? formats[value] : RT_LIVE_JSONL;
 }
 
@@ -233,18 +239,25 @@ const char rt_config_epilog[] =
 
 /* --- tags ------------------------------------------------------------------------------------- */
 
+/* A later source's tag replaces an earlier one's of the same key; found by the key's hash, not
+ * by a pass over every tag (40 000 [tags] keys were 19 s of it) */
 static void tag_set(struct rt_config *cfg, const char *key, size_t klen, const char *value)
 {
-    for (size_t i = 0; i < cfg->ntags; i++)
+    uint64_t h = rt_hash_bytes(0, key, klen);
+    int64_t at;
+    int hit = rt_map_get(&cfg->tag_at, h, &at);
+    for (size_t i = hit ? (size_t)at : cfg->ntags; i < cfg->ntags; i++)
+        /* (the first of the hash, else, as rare as a shared hash is, any after it) */
         if (strlen(cfg->tags[i].key) == klen && strncmp(cfg->tags[i].key, key, klen) == 0) {
             free(cfg->tags[i].value);
             cfg->tags[i].value = xstrdup(value);
             return;
         }
-    cfg->tags = xrealloc(cfg->tags, (cfg->ntags + 1) * sizeof(*cfg->tags));
-    cfg->tags[cfg->ntags].key = xstrndup(key, klen);
-    cfg->tags[cfg->ntags].value = xstrdup(value);
-    cfg->ntags++;
+    if (!hit)
+        rt_map_put(&cfg->tag_at, h, (int64_t)cfg->ntags);
+    struct rt_tag *t = RT_PUSH(cfg->tags, cfg->ntags, cfg->tags_cap);
+    t->key = xstrndup(key, klen);
+    t->value = xstrdup(value);
 }
 
 /* One tag, whatever its source (--tag, the variables, [tags]), through one check: key and value
@@ -400,8 +413,18 @@ struct toml_read {
     int lax; /* as resource-tracker */
     const char *file;
     struct rt_toml_doc doc;
-    struct rt_buf unknown; /* lax: what is ignored */
+    struct rt_buf unknown; /* lax: what is ignored (the first IGNORED_LISTED of it) */
+    size_t nunknown;
 };
+
+/* how much of what is ignored the warning names (300 000 unknown tables made one line of 3 MB) */
+#define IGNORED_LISTED 20
+
+static void ignored(struct toml_read *t, const char *table, const char *key)
+{
+    if (t->nunknown++ < IGNORED_LISTED)
+        list_add(&t->unknown, table, key);
+}
 
 /* An error, or (lax) a warning that the file is ignored: -1, or 1 (ignored). */
 static int toml_bad(const struct toml_read *t, const char *msg)
@@ -441,7 +464,7 @@ static int toml_check_tables(struct toml_read *t)
         if (known_table(tb->name))
             continue;
         if (t->lax) {
-            list_add(&t->unknown, tb->name, NULL);
+            ignored(t, tb->name, NULL);
             continue;
         }
         char near[256], mean[300] = "";
@@ -489,7 +512,7 @@ static int toml_check_key(struct toml_read *t, const struct rt_toml_kv *e)
             return 0; /* an unknown table's keys: the table is listed */
         unknown_key_text(e->table, e->key, what, sizeof(what));
         if (t->lax) {
-            list_add(&t->unknown, e->table, e->key);
+            ignored(t, e->table, e->key);
             return 0;
         }
         snprintf(msg, sizeof(msg), "%s:%d: %s", t->file, e->line, what);
@@ -555,7 +578,10 @@ static int apply_toml(struct toml_read *t, const char *text, size_t len)
     } else {
         for (size_t k = 0; k < t->doc.n && rc == 0; k++)
             rc = toml_apply_key(t, &t->doc.kv[k]);
-        if (rc == 0 && t->unknown.len)
+        if (rc == 0 && t->nunknown > IGNORED_LISTED)
+            rt_warn("%s: ignoring what resource-tracker does not read either: %s and %zu more",
+                    t->file, t->unknown.p, t->nunknown - IGNORED_LISTED);
+        else if (rc == 0 && t->unknown.len)
             rt_warn("%s: ignoring what resource-tracker does not read either: %s", t->file,
                     t->unknown.p);
     }
@@ -649,6 +675,108 @@ static int read_cli(struct load *l, int argc, char **argv)
     return 0;
 }
 
+/* What a config file may be: a regular file of at most 16 MiB. `-c /dev/zero` was read until
+ * memory ran out (1.9 GB in 10 s), `-c FIFO` waited forever for a writer, a file of millions of
+ * lines held the job back while it was parsed; 16 MiB leaves room for the longest values a
+ * config holds (test_hostile.sh: a job name and a tag of 1 MiB each) and parses in well under a
+ * second. */
+#define CONFIG_MAX_BYTES (16 << 20)
+enum { CONFIG_NOT_REGULAR = -100000, CONFIG_TOO_BIG = -100001 };
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a named pipe"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a file";
+}
+
+/* The file's text into b, *st its status: its length, -errno, CONFIG_NOT_REGULAR or
+ * CONFIG_TOO_BIG. Opened without blocking (a FIFO), checked on the descriptor it reads. */
+static ssize_t config_read(const char *file, struct rt_buf *b, struct stat *st)
+{
+    int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -errno;
+    ssize_t rc = 0;
+    if (fstat(fd, st) != 0)
+        rc = -errno;
+    else if (!S_ISREG(st->st_mode))
+        rc = CONFIG_NOT_REGULAR;
+    else if (st->st_size > CONFIG_MAX_BYTES)
+        rc = CONFIG_TOO_BIG;
+    rt_buf_reserve(b, rc == 0 ? (size_t)st->st_size + 1 : 1);
+    b->len = 0;
+    while (rc == 0) {
+        /* (one byte more than the cap: a file that grew meanwhile is seen to be too big) */
+        if (b->cap - b->len < 2)
+            rt_buf_reserve(b,
+                           b->cap * 2 > CONFIG_MAX_BYTES + 2 ? CONFIG_MAX_BYTES + 2 : b->cap * 2);
+        ssize_t n = read(fd, b->p + b->len, b->cap - b->len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            rc = -errno;
+        else if (n == 0)
+            break;
+        else if ((b->len += (size_t)n) > CONFIG_MAX_BYTES)
+            rc = CONFIG_TOO_BIG;
+    }
+    close(fd);
+    if (rc != 0) {
+        b->len = 0;
+        b->p[0] = '\0';
+        return rc;
+    }
+    b->p[b->len] = '\0';
+    return (ssize_t)b->len;
+}
+
+/* Why config_read() failed, in words. */
+static void config_read_error(char *out, size_t n, const char *file, ssize_t rc,
+                              const struct stat *st)
+{
+    if (rc == CONFIG_NOT_REGULAR)
+        snprintf(out, n, "cannot read config file '%s': not a regular file (%s)", file,
+                 file_kind(st->st_mode));
+    else if (rc == CONFIG_TOO_BIG)
+        snprintf(out, n,
+                 "cannot read config file '%s': larger than %d MiB, more than a config file holds",
+                 file, CONFIG_MAX_BYTES >> 20);
+    else
+        snprintf(out, n, "cannot read config file '%s': %s", file, rt_strerror((int)-rc));
+}
+
+/* The config file found in the working directory, not named: obeyed only when it is the
+ * user's or root's and nobody else can write it (ssh's rule for its files, git's for a
+ * repository's owner). In a shared directory (/tmp, a 1777 scratch space) another user's
+ * resource-tracker.toml or rtrack.toml would choose where root's recording goes (output=, db=:
+ * a root-owned file truncated). 1, or 0 with the warning in why. */
+static int config_trusted(const char *file, const struct stat *st, char *why, size_t n)
+{
+    uid_t me = geteuid();
+    struct stat ln;
+    if (lstat(file, &ln) == 0 && S_ISLNK(ln.st_mode) && ln.st_uid != me && ln.st_uid != 0)
+        snprintf(why, n,
+                 "ignoring config file '%s': it is a symbolic link of user %u, not yours or "
+                 "root's (give it with --config to use it)",
+                 file, (unsigned)ln.st_uid);
+    else if (st->st_uid != me && st->st_uid != 0)
+        snprintf(why, n,
+                 "ignoring config file '%s': it belongs to user %u, not to you or root (give it "
+                 "with --config to use it)",
+                 file, (unsigned)st->st_uid);
+    else if ((st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != getegid()))
+        snprintf(why, n,
+                 "ignoring config file '%s': others can write it (mode %04o; chmod go-w '%s')",
+                 file, (unsigned)(st->st_mode & 07777), file);
+    else
+        return 1;
+    return 0;
+}
+
 /* 2. the config file: --config > RTRACK_CONFIG > TRACKER_CONFIG > ./rtrack.toml when present
  * (resource-tracker: ./resource-tracker.toml; a file that is missing is no error there, even
  * when named, as in the Rust tool). cfg->config_file is then the file read (NULL: none). */
@@ -667,13 +795,21 @@ static int read_file(struct load *l)
                        : l->kind == RT_CMD_DROPIN ? "resource-tracker.toml"
                                                   : "rtrack.toml";
     struct rt_buf text = {0};
-    ssize_t tn = rt_read_file(file, &text);
+    struct stat st;
+    ssize_t tn = config_read(file, &text, &st);
     int rc = 0;
+    char why[PATH_MAX + 200];
+    if (tn < 0)
+        config_read_error(why, sizeof(why), file, tn, &st);
+    else if (!cli && !env && !config_trusted(file, &st, why, sizeof(why))) {
+        rt_warn("%s", why);
+        tn = -ENOENT; /* as if it were not there */
+    }
     if (tn < 0 && l->kind == RT_CMD_DROPIN) {
         if (tn != -ENOENT)
-            rt_warn("cannot read config file '%s': %s; it is ignored", file, rt_strerror((int)-tn));
+            rt_warn("%s; it is ignored", why);
     } else if (tn < 0 && (cli || env || tn != -ENOENT)) {
-        rt_err("cannot read config file '%s': %s", file, rt_strerror((int)-tn));
+        rt_err("%s", why);
         rc = -1;
     } else if (tn >= 0) {
         l->cfg->config_file = xstrdup(file);
@@ -768,5 +904,6 @@ void rt_config_free(struct rt_config *cfg)
         free(cfg->tags[i].value);
     }
     free(cfg->tags);
+    rt_map_free(&cfg->tag_at);
     memset(cfg, 0, sizeof(*cfg));
 }

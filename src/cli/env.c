@@ -63,6 +63,18 @@ static const struct {
     {"COLUMNS", offsetof(struct rt_env, columns)},
 };
 
+/* RTRACK_READY_FD's descriptor, checked before anything is opened: a number that names no open
+ * descriptor at start would name the next file rtrack opens (its database: the ready byte
+ * landed in the header, "1QLite format 3", when a nested `rtrack run` inherited the variable
+ * without the descriptor). Made close-on-exec at once. -1: none. */
+static int ready_fd_check(const char *v)
+{
+    int64_t fd;
+    if (!v || rt_parse_i64(v, &fd) != 0 || fd <= 2 || fd >= INT_MAX)
+        return -1;
+    return fcntl((int)fd, F_SETFD, FD_CLOEXEC) != -1 ? (int)fd : -1;
+}
+
 const char *cli_getenv(const char *name)
 {
     const char *v = getenv(name);
@@ -75,6 +87,11 @@ void rt_env_load(struct rt_env *e)
         *(const char **)((char *)e + vars[i].off) = cli_getenv(vars[i].name);
     /* set but empty is a fact here: CUDA sees no GPU */
     e->cuda_visible_devices = getenv("CUDA_VISIBLE_DEVICES");
+    e->ready_fd_num = ready_fd_check(e->ready_fd);
+    /* the Slurm plugin's descriptor is rtrack's: the job (a nested rtrack among others) gets
+     * neither the descriptor (close-on-exec) nor its number */
+    if (getenv("RTRACK_READY_FD"))
+        unsetenv("RTRACK_READY_FD");
 }
 
 const char *rt_env_db(const struct rt_env *e)
@@ -219,11 +236,13 @@ void rt_env_alloc(const struct rt_env *e, struct rt_alloc *a)
     sl->time_limit_s = t0 != RT_NA && t1 != RT_NA && t1 > t0 ? (double)(t1 - t0) : RT_NAN;
 }
 
-int rt_env_ready_fd(const struct rt_env *e)
+int rt_env_ready_fd(const struct rt_env *e, const char *cmd)
 {
-    int64_t fd = count_of(e->ready_fd);
-    /* (not the job's: closed in what rtrack starts) */
-    return fd > 2 && fd < INT_MAX && fcntl((int)fd, F_SETFD, FD_CLOEXEC) != -1 ? (int)fd : -1;
+    if (e->ready_fd && e->ready_fd_num < 0)
+        rt_warn("%s: RTRACK_READY_FD '%s' names no descriptor above 2 that was open when rtrack "
+                "started; ignored",
+                cmd, e->ready_fd);
+    return e->ready_fd_num;
 }
 
 void rt_env_apply_process_settings(const struct rt_env *e)

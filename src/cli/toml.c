@@ -19,8 +19,46 @@ struct parser {
     size_t n, cap;
     char *table;
     struct rt_toml_table *tables;
-    size_t ntables;
+    size_t ntables, tcap;
+    /* what is defined, by a hash of its name ([table]; table NUL key), to its index: a
+     * duplicate is found at once, not by a pass over all before it (40 000 [tags] keys took
+     * 19 s, 300 000 tables more than 20) */
+    struct rt_map table_at, key_at;
 };
+
+static uint64_t key_hash(const char *table, const char *key)
+{
+    return rt_hash_bytes(rt_hash_bytes(0, table, strlen(table) + 1), key, strlen(key));
+}
+
+/* The index of table `name` defined before, or -1. (A hash shared with another name: every
+ * table is compared, as rare as it is.) */
+static long table_find(const struct parser *ps, const char *name)
+{
+    int64_t i;
+    if (!rt_map_get(&ps->table_at, rt_hash_bytes(0, name, strlen(name)), &i))
+        return -1;
+    if (!strcmp(ps->tables[i].name, name))
+        return (long)i;
+    for (size_t k = 0; k < ps->ntables; k++)
+        if (!strcmp(ps->tables[k].name, name))
+            return (long)k;
+    return -1;
+}
+
+/* The index of key `key` of the current table set before, or -1. */
+static long key_find(const struct parser *ps, const char *key)
+{
+    int64_t i;
+    if (!rt_map_get(&ps->key_at, key_hash(ps->table, key), &i))
+        return -1;
+    if (!strcmp(ps->kv[i].table, ps->table) && !strcmp(ps->kv[i].key, key))
+        return (long)i;
+    for (size_t k = 0; k < ps->n; k++)
+        if (!strcmp(ps->kv[k].table, ps->table) && !strcmp(ps->kv[k].key, key))
+            return (long)k;
+    return -1;
+}
 
 static int fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct parser *ps, const char *fmt, ...)
@@ -240,15 +278,17 @@ static int parse_line(struct parser *ps)
                         *ps->p == '.' ? "dotted table names are not supported" : "expected ']'");
         }
         ps->p++;
-        for (size_t i = 0; i < ps->ntables; i++)
-            if (strcmp(ps->tables[i].name, name) == 0) {
-                int first = ps->tables[i].line;
-                free(name);
-                return fail(ps, "table [%s] defined twice (first on line %d)", ps->tables[i].name,
-                            first);
-            }
-        ps->tables = xrealloc(ps->tables, (ps->ntables + 1) * sizeof(*ps->tables));
-        ps->tables[ps->ntables++] = (struct rt_toml_table){name, ps->line};
+        long dup = table_find(ps, name);
+        if (dup >= 0) {
+            int first = ps->tables[dup].line;
+            free(name);
+            return fail(ps, "table [%s] defined twice (first on line %d)", ps->tables[dup].name,
+                        first);
+        }
+        uint64_t h = rt_hash_bytes(0, name, strlen(name));
+        if (!rt_map_get(&ps->table_at, h, NULL))
+            rt_map_put(&ps->table_at, h, (int64_t)ps->ntables);
+        *RT_PUSH(ps->tables, ps->ntables, ps->tcap) = (struct rt_toml_table){name, ps->line};
         ps->table = name;
         return end_of_line(ps);
     }
@@ -267,12 +307,15 @@ static int parse_line(struct parser *ps)
     }
     ps->p++;
     skip_ws(ps);
-    for (size_t i = 0; i < ps->n; i++)
-        if (strcmp(ps->kv[i].table, ps->table) == 0 && strcmp(ps->kv[i].key, key) == 0) {
-            int first = ps->kv[i].line;
-            free(key);
-            return fail(ps, "duplicate key (first set on line %d)", first);
-        }
+    long dup = key_find(ps, key);
+    if (dup >= 0) {
+        int first = ps->kv[dup].line;
+        free(key);
+        return fail(ps, "duplicate key (first set on line %d)", first);
+    }
+    uint64_t h = key_hash(ps->table, key);
+    if (!rt_map_get(&ps->key_at, h, NULL))
+        rt_map_put(&ps->key_at, h, (int64_t)ps->n);
     if (ps->n == ps->cap) {
         ps->cap = ps->cap ? ps->cap * 2 : 16;
         ps->kv = xrealloc(ps->kv, ps->cap * sizeof(*ps->kv));
@@ -297,7 +340,9 @@ static int parse_line(struct parser *ps)
 
 int rt_toml_parse(const char *text, struct rt_toml_doc *doc, char *err, size_t errlen)
 {
-    struct parser ps = {text, 1, err, errlen, NULL, 0, 0, "", NULL, 0};
+    struct parser ps = {.p = text, .line = 1, .err = err, .errlen = errlen, .table = ""};
+    rt_map_init(&ps.table_at, 16);
+    rt_map_init(&ps.key_at, 64);
     /* editors on Windows start a UTF-8 file with a byte order mark; it is no part of the text */
     if (strncmp(ps.p, BOM, 3) == 0)
         ps.p += 3;
@@ -308,6 +353,8 @@ int rt_toml_parse(const char *text, struct rt_toml_doc *doc, char *err, size_t e
     doc->n = ps.n;
     doc->tables = ps.tables;
     doc->ntables = ps.ntables;
+    rt_map_free(&ps.table_at);
+    rt_map_free(&ps.key_at);
     if (rc != 0) {
         rt_toml_free(doc);
         return -1;

@@ -124,6 +124,8 @@ struct rt_exporter *rt_exporter_open(struct rt_store *store, const struct rt_exp
             rt_exporter_close(x);
             return NULL;
         }
+        if (q->rust_jsonl)
+            export_jsonl_rust(x->jsonl);
         bind_query(x);
         return x;
     }

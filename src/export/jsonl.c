@@ -13,7 +13,9 @@
  * and correlated subqueries per sample and parsed it again with json(): ten times slower
  * (docs/performance.md), and the view was a large part of every connection's schema parse.
  * tests/unit/test_jsonl_identity.c and tests/cli/test_jsonl_identity.sh hold these lines to
- * the view's bytes. Export and live output both come here. */
+ * the view's bytes. Export and live output both come here; rtrack as resource-tracker writes the
+ * Rust tool's own lines (export_jsonl_rust: its memory fields only, no actual_interval_ms on the
+ * first line). */
 #include "jsonl.h"
 
 #include <stdio.h>
@@ -38,28 +40,40 @@ struct jfield {
     const char *expr; /* or NULL: the named piece `text` (sql/queries/export.sql) */
     int group;
     enum rt_query_text text;
+    unsigned rust; /* RUST_*: how the Rust tool's own lines differ (rtrack as resource-tracker) */
 };
+
+/* A field the Rust tool does not write: rtrack's exact KiB beside its *_mib (0.1.14 renamed its
+ * own _kib fields to _mib, and a consumer checking for the old names would find these) */
+#define RUST_NONE 1u
+/* A field the Rust tool leaves out of its first line (no previous sample to measure from) */
+#define RUST_NOT_FIRST 2u
 
 #define V(k, e)                                                                                    \
     {                                                                                              \
-        J_VAL, k, e, 0, 0                                                                          \
+        J_VAL, k, e, 0, 0, 0                                                                       \
+    }
+/* a value of rtrack's own, or one the Rust tool's first line leaves out: RUST_* */
+#define VR(k, e, r)                                                                                \
+    {                                                                                              \
+        J_VAL, k, e, 0, 0, r                                                                       \
     }
 /* a value whose SQL reads a table of its own: a named piece of sql/queries/export.sql */
 #define VT(k, t)                                                                                   \
     {                                                                                              \
-        J_VAL, k, NULL, 0, t                                                                       \
+        J_VAL, k, NULL, 0, t, 0                                                                    \
     }
 #define OBJ(k)                                                                                     \
     {                                                                                              \
-        J_OBJ, k, NULL, 0, 0                                                                       \
+        J_OBJ, k, NULL, 0, 0, 0                                                                    \
     }
 #define END                                                                                        \
     {                                                                                              \
-        J_END, NULL, NULL, 0, 0                                                                    \
+        J_END, NULL, NULL, 0, 0, 0                                                                 \
     }
 #define ARR(k, g)                                                                                  \
     {                                                                                              \
-        J_ARR, k, NULL, g, 0                                                                       \
+        J_ARR, k, NULL, g, 0, 0                                                                    \
     }
 
 enum { G_SAMPLE, G_CORES, G_NICS, G_DISKS, G_MOUNTS, G_GPUS, G_PROCS, G_COUNT };
@@ -67,7 +81,7 @@ enum { G_SAMPLE, G_CORES, G_NICS, G_DISKS, G_MOUNTS, G_GPUS, G_PROCS, G_COUNT };
 static const struct jfield sample_fields[] = {
     V("timestamp_secs", "CAST(s.ts AS INTEGER)"),
     V("timestamp", "s.ts"),
-    V("actual_interval_ms", "CAST(s.interval_s * 1000 AS INTEGER)"),
+    VR("actual_interval_ms", "CAST(s.interval_s * 1000 AS INTEGER)", RUST_NOT_FIRST),
     V("interval_s", "s.interval_s"),
     V("job_name", "r.job_name"),
     V("tracked_pid", "s.proc_root_pid"),
@@ -122,10 +136,10 @@ static const struct jfield sample_fields[] = {
     V("swap_used_pct", "CASE WHEN s.swap_total_kib / 1024 > 0 "
                        "THEN max(s.swap_total_kib / 1024 - s.swap_free_kib / 1024, 0) * 100.0 "
                        "/ (s.swap_total_kib / 1024) ELSE 0.0 END"),
-    V("total_kib", "s.mem_total_kib"),
-    V("used_kib", "s.mem_used_kib"),
-    V("available_kib", "s.mem_available_kib"),
-    V("shmem_kib", "s.mem_shmem_kib"),
+    VR("total_kib", "s.mem_total_kib", RUST_NONE),
+    VR("used_kib", "s.mem_used_kib", RUST_NONE),
+    VR("available_kib", "s.mem_available_kib", RUST_NONE),
+    VR("shmem_kib", "s.mem_shmem_kib", RUST_NONE),
     END,
     OBJ("pressure"),
     OBJ("cpu"),
@@ -294,6 +308,8 @@ struct rt_jsonl {
     struct prefix *prefix[G_COUNT]; /* per field of groups[] */
     int failed;                     /* a pass could not be read */
     int64_t seq;
+    int rust;      /* the Rust tool's lines (export_jsonl_rust) */
+    int64_t lines; /* written through this handle: the first is the Rust tool's first */
 };
 
 static void pass_sql(struct rt_buf *sql, const struct jgroup *g, const char *filter)
@@ -342,6 +358,11 @@ struct rt_jsonl *export_jsonl_open(struct rt_store *store, const char *filter, i
     }
     rt_buf_free(&sql);
     return j;
+}
+
+void export_jsonl_rust(struct rt_jsonl *j)
+{
+    j->rust = 1;
 }
 
 void export_jsonl_bind_i(struct rt_jsonl *j, int i, int64_t v)
@@ -412,6 +433,11 @@ static void put_row(struct rt_jsonl *j, int g, struct rt_buf *b)
     char *key = NULL;
     for (size_t i = 0; i < G->nfields; i++) {
         const struct jfield *f = &G->fields[i];
+        /* (never an object's first field: the next one's comma stays right) */
+        if (j->rust && ((f->rust & RUST_NONE) || ((f->rust & RUST_NOT_FIRST) && j->lines == 0))) {
+            col++;
+            continue;
+        }
         rt_buf_append(b, pre[i].s, pre[i].n);
         switch (f->kind) {
         case J_VAL:
@@ -470,6 +496,7 @@ int export_jsonl_next(struct rt_jsonl *j, struct rt_buf *line, int64_t *seq)
     rt_buf_reserve(line, 4096);
     line->p[0] = '\0';
     put_row(j, G_SAMPLE, line);
+    j->lines++;
     return j->failed ? -1 : 1;
 }
 

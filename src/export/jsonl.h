@@ -13,6 +13,9 @@ struct rt_jsonl;
  * parameters ?1 to ?6 of export.c) selects; NULL with the reason in rt_store_error(). kept:
  * run again for every sample of a recording. */
 struct rt_jsonl *export_jsonl_open(struct rt_store *store, const char *filter, int kept);
+/* From now on the Rust tool's own lines (rtrack as resource-tracker): rtrack's *_kib memory
+ * fields left out, and actual_interval_ms on the first line written through j. */
+void export_jsonl_rust(struct rt_jsonl *j);
 /* Parameter i of every pass. */
 void export_jsonl_bind_i(struct rt_jsonl *j, int i, int64_t v);
 void export_jsonl_bind_f(struct rt_jsonl *j, int i, double v);

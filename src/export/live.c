@@ -36,14 +36,16 @@ struct rt_live *rt_live_open(struct rt_store *store, const char *path, int forma
     l->f = rt_outfile_stream(l->out);
     /* the statement reads one sample by id; uncommitted rows of our own connection are
      * visible to it, so the line is written the moment the sample is stored */
-    struct rt_export_query q = {format == RT_LIVE_JSONL ? RT_FMT_JSONL : RT_FMT_CSV,
+    int jsonl = format == RT_LIVE_JSONL || format == RT_LIVE_RUST_JSONL;
+    struct rt_export_query q = {jsonl ? RT_FMT_JSONL : RT_FMT_CSV,
                                 format == RT_LIVE_SYSTEM_CSV ? RT_TABLE_SYSTEM : RT_TABLE_COMBINED,
                                 0,
                                 RT_NAN,
                                 RT_NAN,
                                 1,
                                 0,
-                                0};
+                                0,
+                                format == RT_LIVE_RUST_JSONL};
     if (format == RT_LIVE_RUST_CSV)
         l->rust = rt_rustcsv_open(store, err, sizeof(err));
     else

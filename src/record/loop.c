@@ -24,8 +24,14 @@
 #include "rtrack/base/spawn.h"
 #include "rtrack/record/sampler.h"
 
-static const int run_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD};
-static const int record_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/* Every signal whose default would end rtrack and that someone may send on purpose (kill,
+ * `timeout -s ALRM`, a scheduler): forwarded to run's job, or the end of record's recording.
+ * Left out, SIGALRM ended rtrack at once and left its job running, orphaned, and its run
+ * unfinished. (SIGPIPE is ignored; SIGXCPU, SIGXFSZ and the faults are rtrack's own.) */
+static const int run_signals[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
+                                  SIGALRM, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGCHLD};
+static const int record_signals[] = {SIGINT,  SIGTERM,   SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2,
+                                     SIGALRM, SIGVTALRM, SIGPROF, SIGIO,  SIGPWR};
 
 /* One recording in progress. */
 struct rec {
@@ -82,13 +88,14 @@ int rt_record_signals(struct rt_recording *r)
         r->sigfd = rt_signals_open(sigs, n);
     } else {
         /* record has no job to protect, and a script stops `rtrack record &` (started with
-         * SIGINT and SIGQUIT ignored) with kill -INT: those stop it whatever their disposition.
-         * A SIGHUP ignored at start is nohup's, asking to survive the terminal: it stays so. */
+         * SIGINT and SIGQUIT ignored) with kill -INT: those and SIGTERM stop it whatever their
+         * disposition. The others stop it when they were not ignored at start: a SIGHUP ignored
+         * is nohup's, asking to survive the terminal. */
         sigset_t ign;
         ignored_at_start(&ign);
         int sigs[RT_ARRAY_LEN(record_signals)], n = 0;
         for (size_t i = 0; i < RT_ARRAY_LEN(record_signals); i++)
-            if (record_signals[i] != SIGHUP || sigismember(&ign, SIGHUP) != 1)
+            if (i < 3 || sigismember(&ign, record_signals[i]) != 1)
                 sigs[n++] = record_signals[i];
         sigemptyset(&r->ignored);
         r->sigfd = rt_signals_open(sigs, n);

@@ -75,6 +75,9 @@ struct rt_store {
 sqlite3 *rt_store_db(struct rt_store *s);
 uint64_t rt_store_schema_fingerprint(sqlite3 *db);
 
+/* path as a file: URI (%, ? and # escaped), with "?query" when query is not NULL (malloc'd). */
+char *store_file_uri(const char *path, const char *query);
+
 /* The message of what failed, in s->err (returns -1, for `return store_err(...)`). */
 int store_err(struct rt_store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "WHAT 'path': SQLite's reason", with the usual reasons in rtrack's words (returns -1). */

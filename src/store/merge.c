@@ -151,15 +151,14 @@ static int copy_table(struct rt_store *s, struct table *t, struct table *all, in
     return rc;
 }
 
-/* Every table that refers to a run, parents first, each with the condition that picks the
- * input's rows of the copied runs; tables that refer to no run are the file's own. */
-static int copy_all(struct rt_store *s, struct table *t, int n)
+/* Which tables hold rows of runs: runs, and those with a key to one that does. -1 without a
+ * runs table. */
+static int find_of_runs(struct rt_store *s, struct table *t, int n, int *of_runs)
 {
     struct table *runs = find(t, n, "runs");
     if (!runs || !*runs->id)
         return store_err(s, "cannot merge into '%s': it has no runs table", s->path);
-    /* which tables hold rows of runs: runs, and those with a key to one that does */
-    int of_runs[MAX_TABLES] = {0};
+    memset(of_runs, 0, MAX_TABLES * sizeof(*of_runs));
     of_runs[runs - t] = 1;
     for (int grew = 1; grew;) {
         grew = 0;
@@ -170,9 +169,21 @@ static int copy_all(struct rt_store *s, struct table *t, int n)
                     of_runs[i] = grew = 1;
             }
     }
-    runs->filter = xasprintf("\"%s\" IN (SELECT id FROM temp.rt_merge_runs)", runs->id);
-    if (copy_table(s, runs, t, n) != 0)
-        return -1;
+    return 0;
+}
+
+/* Every table below runs, parents first, each with the condition that picks the input's rows
+ * of the runs that runs->filter picks (their ids moving by runs->offset); tables that refer to
+ * no run are the file's own. */
+static int copy_below_runs(struct rt_store *s, struct table *t, int n, const int *of_runs)
+{
+    struct table *runs = find(t, n, "runs");
+    for (int i = 0; i < n; i++)
+        if (&t[i] != runs) {
+            t[i].done = 0;
+            free(t[i].filter);
+            t[i].filter = NULL;
+        }
     runs->done = 1;
     for (int progress = 1; progress;) {
         progress = 0;
@@ -203,6 +214,91 @@ static int copy_all(struct rt_store *s, struct table *t, int n)
     return 0;
 }
 
+/* The runs of temp.rt_merge_runs copied, with every row of theirs. */
+static int copy_new(struct rt_store *s, struct table *t, int n, const int *of_runs)
+{
+    struct table *runs = find(t, n, "runs");
+    free(runs->filter);
+    runs->filter = xasprintf("\"%s\" IN (SELECT id FROM temp.rt_merge_runs)", runs->id);
+    if (copy_table(s, runs, t, n) != 0)
+        return -1;
+    return copy_below_runs(s, t, n, of_runs);
+}
+
+/* A run the output holds from an earlier merge, taken while it was still recording, brought up
+ * to date: its rows below runs are deleted (the foreign keys cascade) and copied again from the
+ * input, its runs row updated in place, so its id in the output stays (and its upload
+ * progress, which is the output's own). */
+static int refresh_run(struct rt_store *s, struct table *t, int n, const int *of_runs,
+                       int64_t src_id, int64_t out_id)
+{
+    struct table *runs = find(t, n, "runs");
+    for (int i = 0; i < n; i++)
+        for (int f = 0; f < t[i].nfks && &t[i] != runs; f++) {
+            if (strcmp(t[i].fks[f].parent, "runs") != 0)
+                continue;
+            char *sql = xasprintf("DELETE FROM main.\"%s\" WHERE \"%s\" = %lld", t[i].name,
+                                  t[i].fks[f].col, (long long)out_id);
+            int rc = store_exec(s, sql);
+            free(sql);
+            if (rc != 0)
+                return -1;
+        }
+    struct rt_buf cols = {0};
+    for (int c = 0, k = 0; c < runs->ncols; c++) {
+        if (!strcmp(runs->cols[c], runs->id))
+            continue;
+        char *w = xasprintf("%s\"%s\"", k++ ? ", " : "", runs->cols[c]);
+        rt_buf_puts(&cols, w);
+        free(w);
+    }
+    char *sql = xasprintf("UPDATE main.\"%s\" SET (%s) = (SELECT %s FROM src.\"%s\" WHERE "
+                          "\"%s\" = %lld) WHERE \"%s\" = %lld",
+                          runs->name, cols.p, cols.p, runs->name, runs->id, (long long)src_id,
+                          runs->id, (long long)out_id);
+    rt_buf_free(&cols);
+    int rc = store_exec(s, sql);
+    free(sql);
+    if (rc != 0)
+        return -1;
+    free(runs->filter);
+    runs->filter = xasprintf("\"%s\" = %lld", runs->id, (long long)src_id);
+    runs->offset = out_id - src_id;
+    return copy_below_runs(s, t, n, of_runs);
+}
+
+/* The pairs (input id, output id) of the runs both hold where the output's copy is unfinished
+ * (no end) and the input's has more: an end, or samples past the output's last. */
+static int stale_runs(struct rt_store *out, const char *job, int64_t **pairs, int *npairs)
+{
+    static const char sql[] =
+        "SELECT i.id, o.id FROM src.runs i JOIN main.runs o ON o.uuid = i.uuid "
+        "WHERE o.ended_at IS NULL AND (?1 IS NULL OR i.slurm_job_id = ?1 OR "
+        "i.slurm_array_job_id = ?1) AND (i.ended_at IS NOT NULL OR "
+        "coalesce((SELECT max(seq) FROM src.samples WHERE run_id = i.id), -1) > "
+        "coalesce((SELECT max(seq) FROM main.samples WHERE run_id = o.id), -1))";
+    sqlite3_stmt *st;
+    int cap = 0;
+    *npairs = 0;
+    if (sqlite3_prepare_v2(out->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return store_db_err(out, "cannot read database");
+    store_bind_t(st, 1, job);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*npairs + 2 > cap) {
+            cap = cap ? cap * 2 : 16;
+            *pairs = xrealloc(*pairs, (size_t)cap * sizeof(**pairs));
+        }
+        (*pairs)[(*npairs)++] = sqlite3_column_int64(st, 0);
+        (*pairs)[(*npairs)++] = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_db_err(out, "cannot read database");
+    *npairs /= 2;
+    return 0;
+}
+
 /* `head` (SQL up to "uuid [NOT] IN") of the input's runs of the job (NULL: every one) that
  * the output holds, or not: the count it selects, or the rows it inserted, in *n. */
 static int job_runs(struct rt_store *out, const char *head, const char *job, int64_t *n)
@@ -224,32 +320,73 @@ static int job_runs(struct rt_store *out, const char *head, const char *job, int
     return 0;
 }
 
+/* The attached input's b-trees checked (PRAGMA quick_check: every page's structure, not the
+ * indexes against their tables): 0, or -1 naming the input and the first problem. */
+static int check_input(struct rt_store *out, const char *in_path)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(out->db, "PRAGMA src.quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+        return store_err(out, "cannot read database '%s': %s", in_path, sqlite3_errmsg(out->db));
+    int rc = sqlite3_step(st);
+    const char *msg = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    int ok = msg && !strcmp(msg, "ok");
+    if (!ok) {
+        /* (an attached database's report starts "*** in database src ***" on a line of its own) */
+        const char *nl = msg ? strrchr(msg, '\n') : NULL;
+        store_err(out, "cannot merge '%s': the database is corrupt (%s); nothing of it was merged",
+                  in_path,
+                  nl    ? nl + 1
+                  : msg ? msg
+                        : sqlite3_errmsg(out->db));
+    }
+    sqlite3_finalize(st);
+    return ok ? 0 : -1;
+}
+
 int rt_store_merge(struct rt_store *out, const char *in_path, const char *slurm_job,
                    struct rt_merge_count *count)
 {
-    count->added = count->present = 0;
+    count->added = count->present = count->updated = 0;
     /* the input by the store's rules: an rtrack database, upgraded when older */
     struct rt_store *in;
     char err[600];
     if (rt_store_open(in_path, RT_STORE_READ, &in, err, sizeof(err)) != 0)
         return store_err(out, "%s", err);
+    /* attached as it was opened: immutable where it is read without a -shm (a read-only place,
+     * another user's file), so merge reads what every other reader reads */
+    char *src = in->uri ? xstrdup(in->uri) : store_file_uri(in_path, NULL);
     rt_store_close(in);
     struct stat a, b;
     if (stat(in_path, &a) == 0 && stat(out->path, &b) == 0 && a.st_dev == b.st_dev &&
-        a.st_ino == b.st_ino)
+        a.st_ino == b.st_ino) {
+        free(src);
         return store_err(out, "'%s' is the output itself", in_path);
+    }
 
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(out->db, "ATTACH ?1 AS src", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(out->db, "ATTACH ?1 AS src", -1, &st, NULL) != SQLITE_OK) {
+        free(src);
         return store_db_err(out, "cannot read database");
-    sqlite3_bind_text(st, 1, in_path, -1, SQLITE_STATIC);
+    }
+    sqlite3_bind_text(st, 1, src, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
+    free(src);
     if (rc != SQLITE_DONE)
         return store_err(out, "cannot read database '%s': %s", in_path, sqlite3_errmsg(out->db));
 
+    /* A corrupt page reads as a page with fewer rows as easily as it fails the read: a
+     * process_samples leaf whose cell count was hit was merged with the rest of its rows and
+     * exit 0, where the copy's SELECT could not tell. The input is checked first, and named. */
+    if (check_input(out, in_path) != 0) {
+        sqlite3_exec(out->db, "DETACH src", NULL, NULL, NULL);
+        return -1;
+    }
+
     struct table *t = xcalloc(MAX_TABLES, sizeof(*t));
     int n = 0, ret = -1;
+    int64_t *pairs = NULL; /* the runs brought up to date: input id, output id */
+    int npairs = 0, of_runs[MAX_TABLES];
     if (store_exec(out, "BEGIN IMMEDIATE") != 0)
         goto detach;
     if (store_exec(out, "CREATE TEMP TABLE IF NOT EXISTS rt_merge_runs (id INTEGER PRIMARY KEY);"
@@ -261,8 +398,17 @@ int rt_store_merge(struct rt_store *out, const char *in_path, const char *slurm_
         job_runs(out, "SELECT count(*) FROM src.runs WHERE uuid IN", slurm_job, &count->present) !=
             0)
         goto rollback;
-    if (count->added && (read_tables(out, t, &n) != 0 || copy_all(out, t, n) != 0))
+    if (stale_runs(out, slurm_job, &pairs, &npairs) != 0)
         goto rollback;
+    count->updated = npairs;
+    count->present -= npairs;
+    if ((count->added || npairs) &&
+        (read_tables(out, t, &n) != 0 || find_of_runs(out, t, n, of_runs) != 0 ||
+         (count->added && copy_new(out, t, n, of_runs) != 0)))
+        goto rollback;
+    for (int i = 0; i < npairs; i++)
+        if (refresh_run(out, t, n, of_runs, pairs[2 * i], pairs[2 * i + 1]) != 0)
+            goto rollback;
     if (store_exec(out, "COMMIT") != 0)
         goto rollback;
     ret = 0;
@@ -273,8 +419,9 @@ detach:
     for (int i = 0; i < n; i++)
         free(t[i].filter);
     free(t);
+    free(pairs);
     sqlite3_exec(out->db, "DETACH src", NULL, NULL, NULL);
     if (ret != 0)
-        count->added = 0;
+        count->added = count->updated = 0;
     return ret;
 }

@@ -452,11 +452,51 @@ static int store_check_writable(struct rt_store *s, const char *path)
     return s->err[0] ? -1 : 0;
 }
 
+/* A name that SQLite uses for a file of its own beside another database: x.db-wal is the
+ * write-ahead log of x.db, -shm its shared memory, -journal its rollback journal. A database
+ * written under such a name is deleted or overwritten by SQLite the next time x.db is opened
+ * (`rtrack merge x.db-wal a.db`, then `rtrack run --db x.db`): refused for writing. NULL, or
+ * what the name would be. */
+static const char *sqlite_sibling_name(const char *path)
+{
+    static const struct {
+        const char *suffix, *what;
+    } names[] = {{"-wal", "write-ahead log"},
+                 {"-shm", "shared-memory file"},
+                 {"-journal", "rollback journal"}};
+    size_t n = strlen(path);
+    for (size_t i = 0; i < RT_ARRAY_LEN(names); i++) {
+        size_t k = strlen(names[i].suffix);
+        if (n > k && !strcmp(path + n - k, names[i].suffix) && path[n - k - 1] != '/')
+            return names[i].what;
+    }
+    return NULL;
+}
+
+int rt_store_check_own(const char *path, char *err, size_t errlen)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || sb.st_uid == geteuid())
+        return 0;
+    snprintf(err, errlen,
+             "cannot write database '%s': it belongs to user %u, not to you (%u); rtrack records "
+             "only into its own databases, which their owner reads; use another --db",
+             path, (unsigned)sb.st_uid, (unsigned)geteuid());
+    return -1;
+}
+
 /* Phase 1, the path: SQLite opens nothing that is not known to be a regular file this process
  * may use as asked, so each refusal says why in rtrack's words. Write mode creates a missing
  * file; read mode never does. */
 static int store_check_path(struct rt_store *s, const char *path, enum rt_store_mode mode)
 {
+    const char *sibling = mode == RT_STORE_WRITE ? sqlite_sibling_name(path) : NULL;
+    if (sibling)
+        return store_err(s,
+                         "cannot write database '%s': SQLite takes that name for the %s of the "
+                         "database '%.*s', and deletes or overwrites it when that one is opened; "
+                         "choose another name",
+                         path, sibling, (int)(strrchr(path, '-') - path), path);
     struct stat sb;
     int exists = stat(path, &sb) == 0;
     int stat_errno = errno;
@@ -502,11 +542,38 @@ static int store_connect_uri(struct rt_store *s, const char *name, int flags)
     return 0;
 }
 
+char *store_file_uri(const char *path, const char *query)
+{
+    struct rt_buf uri = {0};
+    /* file:///abs (an empty authority: a path starting with // is not a host) or file:rel */
+    rt_buf_puts(&uri, path[0] == '/' ? "file://" : "file:");
+    for (const char *p = path; *p; p++) {
+        char esc[4];
+        snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*p);
+        if (*p == '%' || *p == '?' || *p == '#')
+            rt_buf_puts(&uri, esc);
+        else
+            rt_buf_append(&uri, p, 1);
+    }
+    if (query) {
+        rt_buf_puts(&uri, "?");
+        rt_buf_puts(&uri, query);
+    }
+    return uri.p;
+}
+
+/* A writer's connection takes URIs (its own name given as one, so a path that begins with
+ * "file:" stays a path): merge ATTACHes an input by its URI, immutable where the input is read
+ * where it cannot be written (store_check_read_only_place). */
 static int store_connect(struct rt_store *s, enum rt_store_mode mode)
 {
-    return store_connect_uri(s, s->path,
-                             mode == RT_STORE_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-                                                    : SQLITE_OPEN_READONLY);
+    if (mode != RT_STORE_WRITE)
+        return store_connect_uri(s, s->path, SQLITE_OPEN_READONLY);
+    char *uri = store_file_uri(s->path, NULL);
+    int rc =
+        store_connect_uri(s, uri, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI);
+    free(uri);
+    return rc;
 }
 
 /* Phase 3 for a reader where it cannot write. A database in WAL mode is read through its -shm
@@ -537,23 +604,10 @@ static int store_check_read_only_place(struct rt_store *s)
                          "-wal file to a place you can write to, or read it where it was "
                          "recorded",
                          s->path);
-    struct rt_buf uri = {0};
-    /* file:///abs (an empty authority: a path starting with // is not a host) or file:rel */
-    rt_buf_puts(&uri, s->path[0] == '/' ? "file://" : "file:");
-    for (const char *p = s->path; *p; p++) {
-        char esc[4];
-        snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*p);
-        if (*p == '%' || *p == '?' || *p == '#')
-            rt_buf_puts(&uri, esc);
-        else
-            rt_buf_append(&uri, p, 1);
-    }
-    rt_buf_puts(&uri, "?immutable=1");
     sqlite3_close(s->db);
     s->db = NULL;
     s->err[0] = '\0';
-    s->uri = xstrdup(uri.p);
-    rt_buf_free(&uri);
+    s->uri = store_file_uri(s->path, "immutable=1");
     if (store_connect_uri(s, s->uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) != 0)
         return -1;
     return check_and_migrate(s, RT_STORE_READ);

@@ -10,11 +10,13 @@
 #include "rtrack/base/fmt.h"
 #include "rtrack/base/jsonw.h"
 #include "rtrack/base/pyfmt.h"
+#include "rtrack/base/utf8.h"
 #include "rtrack/base/util.h"
 #include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/summary/reco.h"
+#include "internal.h"
 
 #define HEADROOM_MEM  1.2 /* as the run's recommendation (summary.c) */
 #define HEADROOM_TIME 1.5 /* --time: the longest wall time x this, whole minutes */
@@ -324,11 +326,27 @@ static const char *mib_text(char *b, size_t n, double v)
     return isnan(v) ? (snprintf(b, n, "-"), b) : rt_fmt_mib(b, n, v);
 }
 
+/* A value of the runs' (a node's name, its steps, an array task: what SLURMD_NODENAME and
+ * SLURM_STEP_ID said to `rtrack run`, anyone's to set) as the text shows it: printable (no
+ * escape sequence reaches the terminal), and in markdown escaped (no HTML, no cell of its own). */
+static const char *shown(char *out, size_t n, const char *v, int md)
+{
+    char plain[256];
+    snprintf(plain, sizeof(plain), "%s", v);
+    rt_utf8_printable(plain, 0);
+    if (md)
+        summary_md_text(out, n, plain);
+    else
+        snprintf(out, n, "%s", plain);
+    return out;
+}
+
 void rt_cluster_write_text(const struct rt_cluster *c, FILE *f, int md)
 {
     const struct rt_cluster j = *c;
-    char a[8][48];
-    fprintf(f, "%sslurm job %s: %s, %s, wall %s", md ? "## " : "", j.slurm_job,
+    char a[8][48], id[600];
+    fprintf(f, "%sslurm job %s: %s, %s, wall %s", md ? "## " : "",
+            shown(id, sizeof(id), j.slurm_job, md),
             rt_fmt_count(a[0], sizeof(a[0]), (double)j.count, "node"),
             rt_fmt_count(a[1], sizeof(a[1]), j.runs, "run"),
             rt_fmt_duration(a[2], sizeof(a[2]), j.t1 - j.t0));
@@ -347,10 +365,11 @@ void rt_cluster_write_text(const struct rt_cluster *c, FILE *f, int md)
                 hdr[3], hdr[4], hdr[5], hdr[6], hdr[7], hdr[8], hdr[9]);
     for (size_t i = 0; i <= j.count; i++) {
         const struct rt_cluster_node *n = i < j.count ? &j.n[i] : NULL;
-        char name[96], next[96];
+        char name[1300], next[96], node[600], task[600], steps[1600];
         if (n) {
-            snprintf(name, sizeof(name), "%s%s%s%s", n->name, *n->array_task ? " [" : "",
-                     n->array_task, *n->array_task ? "]" : "");
+            snprintf(name, sizeof(name), "%s%s%s%s", shown(node, sizeof(node), n->name, md),
+                     *n->array_task ? " [" : "", shown(task, sizeof(task), n->array_task, md),
+                     *n->array_task ? "]" : "");
             char gpus[48] = "";
             if (n->rec_gpus)
                 snprintf(gpus, sizeof(gpus), ", %s",
@@ -362,7 +381,7 @@ void rt_cluster_write_text(const struct rt_cluster *c, FILE *f, int md)
             snprintf(name, sizeof(name), "job total");
             snprintf(next, sizeof(next), "-");
         }
-        const char *steps = n ? n->steps : "-";
+        shown(steps, sizeof(steps), n ? n->steps : "-", md);
         double cpu = n ? n->cpu_s : j.cpu_s, alloc = n ? n->a_cpus : j.a_cpus;
         double cores = n ? (n->job_wall > 0 ? n->cpu_s / n->job_wall : RT_NAN)
                          : (j.t1 - j.t0 > 0 ? j.cpu_s / (j.t1 - j.t0) : RT_NAN);

@@ -15,6 +15,14 @@
 struct rt_store;
 struct rt_store_rows;
 
+/* --- text of the job's in markdown (render_text.c) ----------------------------------------- */
+
+/* s as markdown text into out (n bytes, always terminated; only whole escapes): HTML's < > &
+ * as entities, the markup characters \ ` * _ [ ] ~ and a table's | after a backslash, so a job
+ * name, a process name or a node name shows as it is instead of becoming HTML, a link or a
+ * table cell of its own. s printable already (rt_utf8_printable). */
+void summary_md_text(char *out, size_t n, const char *s);
+
 /* --- the compute step's context (sctx.c) ------------------------------------------------ */
 
 struct sctx {

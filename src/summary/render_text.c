@@ -19,23 +19,58 @@
 
 #define LABEL 13 /* the labels' column: "peak memory  " */
 
-/* Text of the job's, printable and at most 255 bytes, in one of sixteen buffers (enough for
- * one printf's arguments); NULL stays NULL. */
+/* Text of the job's, printable and at most 255 bytes (and in markdown escaped: up to six times
+ * that), in one of sixteen buffers (enough for one printf's arguments); NULL stays NULL. */
 struct tx {
     FILE *f;
     int md;
     size_t width; /* no line of the text is wider (the tables' fixed columns aside) */
-    char buf[16][256];
+    char buf[16][1536];
     int next;
 };
 
-static const char *pt(struct tx *x, const char *s)
+void summary_md_text(char *out, size_t n, const char *s)
+{
+    size_t o = 0;
+    for (; n && *s; s++) {
+        char one[2] = {*s, 0};
+        const char *put = *s == '<'                 ? "&lt;"
+                          : *s == '>'               ? "&gt;"
+                          : *s == '&'               ? "&amp;"
+                          : strchr("\\`*_[]~|", *s) ? NULL
+                                                    : one;
+        char esc[3] = {'\\', *s, 0};
+        if (!put)
+            put = esc;
+        size_t l = strlen(put);
+        if (o + l >= n)
+            break;
+        memcpy(out + o, put, l);
+        o += l;
+    }
+    if (n)
+        out[o] = '\0';
+}
+
+/* printable (a terminal's text: no escape sequence of the job's reaches it) */
+static const char *pt_plain(struct tx *x, const char *s)
 {
     if (!s)
         return NULL;
     char *out = x->buf[x->next++ & 15];
-    snprintf(out, sizeof(x->buf[0]), "%s", s);
+    snprintf(out, 256, "%s", s);
     rt_utf8_printable(out, 0);
+    return out;
+}
+
+/* printable, and in markdown escaped: what goes into the text as text */
+static const char *pt(struct tx *x, const char *s)
+{
+    const char *p = pt_plain(x, s);
+    if (!p || !x->md)
+        return p;
+    char *out = x->buf[x->next++ & 15];
+    summary_md_text(out, sizeof(x->buf[0]), p);
     return out;
 }
 
@@ -176,8 +211,8 @@ static void status_text(struct tx *x, const struct rt_summary *s, char *out, siz
 }
 
 /* The run's command as a shell takes it (rt_fmt_command), shortened to `width` columns; "-"
- * without one. malloc'd. */
-static char *command_text(const struct rt_summary *s, size_t width)
+ * without one; in markdown escaped (the job's argv is anything: `<img onerror=...>`). malloc'd. */
+static char *command_text(struct tx *x, const struct rt_summary *s, size_t width)
 {
     const char *j = s->run.command_json;
     while (j && (*j == ' ' || *j == '\t' || *j == '\n'))
@@ -190,7 +225,13 @@ static char *command_text(const struct rt_summary *s, size_t width)
     memcpy(out, q, len + 1);
     free(q);
     rt_fmt_shorten(out, len + 8, width);
-    return out;
+    if (!x->md)
+        return out;
+    size_t n = strlen(out) * 6 + 1;
+    char *md = xmalloc(n);
+    summary_md_text(md, n, out);
+    free(out);
+    return md;
 }
 
 static const struct {
@@ -227,7 +268,7 @@ static void stats_table(struct tx *x, const struct rt_summary_side *sd, const ch
 static void head_run(struct tx *x, const struct rt_summary *s)
 {
     char t[1024], a[64], b[64], c[64];
-    char *cmd = command_text(s, x->width - LABEL);
+    char *cmd = command_text(x, s, x->width - LABEL);
     line(x, "command", cmd);
     free(cmd);
     char when[40] = "-";
@@ -445,12 +486,17 @@ static char *group_command(const char *c, size_t *cap)
  * pid and parent where a row is one process; the busiest one's command. */
 static void group_row(struct tx *x, const struct rt_summary_group *g)
 {
-    char name[96], a[64], b[64], times[24] = "", mem[48] = "-", pidb[24], ppidb[24];
-    snprintf(name, sizeof(name), "%s", or_dash(pt(x, g->name)));
-    /* the name and " ×N" in 18 columns */
+    char name[600], a[64], b[64], times[24] = "", mem[48] = "-", pidb[24], ppidb[24];
+    snprintf(name, sizeof(name), "%s", or_dash(pt_plain(x, g->name)));
+    /* the name and " ×N" in 18 columns (cut before markdown escapes it) */
     if (g->count > 1)
         snprintf(times, sizeof(times), " \u00d7%.0f", g->count);
     rt_utf8_printable(name, 18 - cols(times) < 15 ? 18 - cols(times) : 15);
+    if (x->md) {
+        char cut[600];
+        snprintf(cut, sizeof(cut), "%s", name);
+        summary_md_text(name, sizeof(name), cut);
+    }
     cat(name, sizeof(name), "%s", times);
     if (!isnan(g->pss_max_mib))
         snprintf(mem, sizeof(mem), "%s%s%s", g->count > 1 ? "\u2264" : "",
@@ -460,7 +506,8 @@ static void group_row(struct tx *x, const struct rt_summary_group *g)
     if (!num_text(ppidb, sizeof(ppidb), g->ppid))
         snprintf(ppidb, sizeof(ppidb), "-");
     size_t cap;
-    char *cmd = group_command(pt(x, g->command), &cap);
+    /* (in markdown a code span: its own escapes below) */
+    char *cmd = group_command(pt_plain(x, g->command), &cap);
     if (x->md) {
         rt_utf8_printable(cmd, 0);
         fprintf(x->f, "| %s | %s | %s | %s | %s | `", name, rt_fmt_num(b, sizeof(b), g->cpu_s), mem,
@@ -649,7 +696,7 @@ static void compare_heads(struct tx *x, const struct rt_summary_compare *c, char
         const char *job = pt(x, s->run.meta[RT_SM_JOB]);
         snprintf(t, sizeof(t), "%s%s%s: %s; ", head[i], job ? " \u00b7 " : "", job ? job : "", st);
         size_t used = cols(t), room = x->width - LABEL > used + 20 ? x->width - LABEL - used : 20;
-        char *cmd = command_text(s, room);
+        char *cmd = command_text(x, s, room);
         cat(t, sizeof(t), "%s", cmd);
         free(cmd);
         line(x, i ? "and" : "compare", t);

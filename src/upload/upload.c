@@ -55,7 +55,7 @@ static int db_fail(struct rt_store *store, char *err, size_t errlen)
 static int batch_csv(struct rt_store *store, int64_t run, int64_t from, int64_t to, char **text,
                      size_t *len, int64_t *rows, char *err, size_t errlen)
 {
-    struct rt_export_query q = {RT_FMT_CSV, RT_TABLE_COMBINED, run, RT_NAN, RT_NAN, 0, from, to};
+    struct rt_export_query q = {RT_FMT_CSV, RT_TABLE_COMBINED, run, RT_NAN, RT_NAN, 0, from, to, 0};
     struct rt_exporter *x = rt_exporter_open(store, &q, err, errlen);
     if (!x)
         return -1;

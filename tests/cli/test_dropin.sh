@@ -110,9 +110,26 @@ check "quick start: one tracked pid in every sample, not null" \
 # in the full-interval samples, not 0 (the final one is left out: it is taken the moment the job
 # ends, a few ms after the one before)
 check_range "quick start: the job's busy core is seen (process_cores_used x100)" \
-    "$(field q.err "int(c['process_cores_used'] * 100) if d['actual_interval_ms'] >= 500 else 0" | sort -n | tail -1)" 10 110
+    "$(field q.err "int(c['process_cores_used'] * 100) if d.get('actual_interval_ms', 0) >= 500 else 0" | sort -n | tail -1)" 10 110
 check "quick start: stdout is the job's (empty)" "$(wc -c <q.out)" 0
 clean "quick start"
+# the Rust tool's lines exactly (issue 31 item 19): its first sample has no actual_interval_ms
+# (nothing before it to measure from), and memory holds its *_mib fields only (0.1.14 renamed its
+# _kib fields; a consumer checking for the old names found rtrack's exact KiB there)
+check "quick start: actual_interval_ms left out of the first line only" \
+    "$(field q.err "'actual_interval_ms' in d" | uniq -c | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $2 }')" "False True"
+check "quick start: memory holds the Rust tool's fields, no more" \
+    "$(field q.err "' '.join(sorted(d['memory']))" | sort -u)" \
+    "active_mib available_mib buffers_mib cached_mib free_mib inactive_mib swap_total_mib swap_used_mib swap_used_pct total_mib used_mib used_pct"
+"$RT" -i 0.2 -o rust.jsonl.out -- sleep 0.5 2>/dev/null
+check "-o FILE: the same lines: no actual_interval_ms in the first, no *_kib" \
+    "$(field rust.jsonl.out "('actual_interval_ms' in d, any(k.endswith('_kib') for k in d['memory']))" | uniq | head -2 | tr '\n' ' ')" \
+    "(False, False) (True, False) "
+# rtrack's own live lines keep both (its export and its tests of identity: test_jsonl_identity.sh)
+"$RTRACK" run --db own.db -i 0.2 -o own.jsonl.out -- sleep 0.5 2>/dev/null
+check "rtrack run -o: its own lines keep actual_interval_ms and the exact KiB" \
+    "$(field own.jsonl.out "('actual_interval_ms' in d, 'total_kib' in d['memory'])" | sort -u)" "(True, True)"
+rm -f own.db own.db-wal own.db-shm
 "$RT" -- sh -c 'exit 3' 2>w.err
 check "with --: the job's exit status" "$?" 3
 check "with --: samples on stderr" "$(schema w.err | cut -d' ' -f2)" ok
@@ -168,11 +185,11 @@ printf '[job]\nname = "from-toml"\n\n[tracker]\ninterval_secs = 2\n' >resource-t
 "$RT" sleep 2.5 2>c.err
 check "config: the job's exit status" "$?" 0
 check "config: [job] name is every sample's job_name" "$(field c.err "d['job_name']" | sort -u)" from-toml
-check "config: [tracker] interval_secs = 2 (actual_interval_ms of the first sample)" \
-    "$(field c.err "1900 <= d['actual_interval_ms'] <= 2300" | head -1)" True
+check "config: [tracker] interval_secs = 2 (the first sample's interval)" \
+    "$(field c.err "1.9 <= d['interval_s'] <= 2.3" | head -1)" True
 "$RT" -n from-cli -i 0.5 sleep 1.2 2>c2.err
 check "config: --job-name wins over [job] name" "$(field c2.err "d['job_name']" | sort -u)" from-cli
-check "config: --interval wins over interval_secs" "$(field c2.err "400 <= d['actual_interval_ms'] <= 700" | head -1)" True
+check "config: --interval wins over interval_secs" "$(field c2.err "0.4 <= d['interval_s'] <= 0.7" | head -1)" True
 # a key the Rust tool does not know: one warning, the job runs (the Rust tool ignores it)
 printf '[tracker]\nintervl_secs = 2\ninterval_secs = 0.5\n[extra]\nx = 1\n' >resource-tracker.toml
 "$RT" sh -c 'sleep 1.2; exit 4' 2>u.err
@@ -181,7 +198,7 @@ check "config: an unknown key: one warning" "$(grep -c 'warning' u.err)" 1
 grep -q "'intervl_secs' in \[tracker\], \[extra\]\|\[extra\], 'intervl_secs' in \[tracker\]" u.err &&
     pass "config: the warning names the unknown key and table" || fail "config: warning: $(grep warning u.err)"
 check "config: the known keys of that file apply" \
-    "$(grep -v warning u.err | field /dev/stdin "400 <= d['actual_interval_ms'] <= 700" | head -1)" True
+    "$(grep -v warning u.err | field /dev/stdin "0.4 <= d['interval_s'] <= 0.7" | head -1)" True
 printf '[tracker]\ninterval_secs = "two"\n' >resource-tracker.toml
 "$RT" true 2>t.err
 check "config: a value of the wrong type: the file is ignored, the job runs" "$?" 0
@@ -201,7 +218,7 @@ clean "config"
 # --- TRACKER_* exports -----------------------------------------------------------------------------
 TRACKER_JOB_NAME=env-job TRACKER_INTERVAL=0.5 TRACKER_TEAM=ml "$RT" sleep 1.2 2>e.err
 check "TRACKER_JOB_NAME: every sample's job_name" "$(field e.err "d['job_name']" | sort -u)" env-job
-check "TRACKER_INTERVAL=0.5: the interval" "$(field e.err "400 <= d['actual_interval_ms'] <= 700" | head -1)" True
+check "TRACKER_INTERVAL=0.5: the interval" "$(field e.err "0.4 <= d['interval_s'] <= 0.7" | head -1)" True
 TRACKER_JOB_NAME=env-job "$RT" --job-name cli-job true 2>e2.err
 check "--job-name wins over TRACKER_JOB_NAME" "$(field e2.err "d['job_name']" | sort -u)" cli-job
 TRACKER_OUTPUT=env.jsonl.out "$RT" -i 0.5 sleep 1 2>o.err
@@ -219,7 +236,7 @@ check "TRACKER_INTERVAL set but invalid: exit 2" "$?" 2
 grep -q "invalid value 'soon' for TRACKER_INTERVAL" bad.err && pass "TRACKER_INTERVAL invalid: names the variable" ||
     fail "TRACKER_INTERVAL invalid: $(cat bad.err)"
 RTRACK_INTERVAL=0.5 TRACKER_INTERVAL=2 "$RT" sleep 1.2 2>both.err
-check "RTRACK_INTERVAL wins over TRACKER_INTERVAL" "$(field both.err "400 <= d['actual_interval_ms'] <= 700" | head -1)" True
+check "RTRACK_INTERVAL wins over TRACKER_INTERVAL" "$(field both.err "0.4 <= d['interval_s'] <= 0.7" | head -1)" True
 clean "TRACKER_*"
 
 # --- -f csv -o FILE: the Rust tool's CSV -----------------------------------------------------------

@@ -283,4 +283,52 @@ check "mode: 0600 with umask 077 too" "$(stat -c %a perm2.db)" 600
 "$RTRACK" run --quiet --db given.db -- true
 check "mode: an existing file keeps the mode its owner gave it" "$(stat -c %a given.db)" 640
 
+# --- HTML and terminal escapes through the summary's markdown and --slurm-job's text (issue 31
+# item 18): the markdown passed raw HTML from a job name, a command and node or step values (a
+# page that renders it runs it), and `summary --slurm-job` printed node names raw (an escape
+# sequence reached the terminal)
+html='<img src=x onerror=alert(1)>'
+env SLURM_JOB_ID=99 SLURMD_NODENAME=$'\e[31mnode<b>|x' SLURM_STEP_ID='<i>0</i>' \
+    "$RTRACK" run --quiet --db html.db --interval 0.1 --job-name "$html *bold* [l](http://x)" \
+    -- sh -c 'sleep 0.3' "$html" 2>/dev/null
+"$RTRACK" summary --db html.db --format markdown >html.md
+# (a code span shows its text as it is: the process table's commands are in one)
+check "markdown: no HTML tag of the job's outside a code span" \
+    "$(sed 's/`[^`]*`//g' html.md | grep -ciE '<(img|b|i)[ >]')" 0
+check "markdown: the job name shown escaped" \
+    "$(grep -c -F '&lt;img src=x onerror=alert(1)&gt; \*bold\* \[l\](http://x)' html.md)" 1
+check "markdown: the command shown escaped" "$(grep -c -F -- "- **command**: sh -c 'sleep 0.3' '&lt;img" html.md)" 1
+"$RTRACK" summary --db html.db --slurm-job 99 >html.txt
+check "summary --slurm-job: no escape sequence of the node's reaches the terminal" \
+    "$(tr -d '\n' <html.txt | LC_ALL=C grep -c '[[:cntrl:]]')" 0
+check "summary --slurm-job: the node named, controls as '?'" "$(grep -c -F '?[31mnode<b>|x' html.txt)" 1
+"$RTRACK" summary --db html.db --slurm-job 99 --format markdown >html-job.md
+check "summary --slurm-job markdown: no HTML tag of the node's or step's" "$(grep -ciE '<(b|i)>' html-job.md)" 0
+check "summary --slurm-job markdown: the node's row has its 10 cells (its | escaped)" \
+    "$(grep -F 'node&lt;b&gt;' html-job.md | sed 's/\\|//g' | tr -cd '|' | wc -c)" 11
+check "summary --slurm-job markdown: no escape sequence" "$(tr -d '\n' <html-job.md | LC_ALL=C grep -c '[[:cntrl:]]')" 0
+
+# --- another user's database is not written (issue 31 item 9, the store's part): a database
+# planted where a recorder goes (/tmp/rtrack-%u made first by another user, a 0666 database at
+# the next job id) collected the job's command lines for its owner to read
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    "$RTRACK" run --quiet --db planted.db -- true
+    chown nobody planted.db
+    chmod 666 planted.db
+    before=$(sha256sum <planted.db)
+    "$RTRACK" run --quiet --db planted.db -- echo secret-command-line 2>planted.err >/dev/null
+    check "another user's 0666 database: run refused (125), the file untouched" \
+        "$?:$(sha256sum <planted.db)" "125:$before"
+    check "another user's database: says whose it is" \
+        "$(grep -c "cannot write database 'planted.db': it belongs to user $(id -u nobody), not to you" planted.err)" 1
+    "$RTRACK" record --quiet --db planted.db --duration 0.2 2>/dev/null
+    check "another user's database: record refused (1)" "$?" 1
+    "$RTRACK" merge planted.db a-run.db 2>/dev/null
+    check "another user's database: merge into it refused (2)" "$?" 2
+    "$RTRACK" runs --db planted.db >/dev/null
+    check "another user's database: still read" "$?" 0
+else
+    skip_req root "another user's database: needs root and a user nobody"
+fi
+
 finish

@@ -80,4 +80,23 @@ check "no token: no token in the job's environment" "$(grep -c '^SENTINEL_API_TO
 RTRACK_KEEP_TOKEN_IN_JOB=1 "$RTRACK" record --quiet --db rec.db --duration 0.2 --interval 0.1
 check "record: the variable is accepted (no job to give it to)" "$?" 0
 
+# --- RTRACK_READY_FD (the Slurm plugin's "baseline taken" descriptor, issue 31 item 2): checked
+# before rtrack opens anything, and not handed to the job. A nested `rtrack run` used to inherit
+# the variable without the descriptor: its number was then its own database's descriptor, and the
+# ready byte went into the file's header ("1QLite format 3")
+RTRACK_READY_FD=3 "$RTRACK" run --quiet --db outer.db -- "$RTRACK" run --quiet --db inner.db -- true 3>/dev/null
+check "ready fd: the nested run exits 0" "$?" 0
+check "ready fd: the inner database's header is SQLite's" "$(head -c 15 inner.db)" "SQLite format 3"
+check "ready fd: the inner database reads" "$("$RTRACK" runs --db inner.db --format csv | tail -n +2 | wc -l)" 1
+RTRACK_READY_FD=3 "$RTRACK" run --quiet --db outer2.db -- sh -c 'env >ready.env' 3>/dev/null
+check "ready fd: the job does not get the variable" "$(grep -c '^RTRACK_READY_FD=' ready.env)" 0
+# a number that names no open descriptor: the database is never written through it
+RTRACK_READY_FD=3 "$RTRACK" run --quiet --db closed.db -- true 3<&- 2>closed.err
+check "ready fd: a closed descriptor: exit 0" "$?" 0
+check "ready fd: a closed descriptor: the header is SQLite's" "$(head -c 15 closed.db)" "SQLite format 3"
+check "ready fd: a closed descriptor is said" "$(cat closed.err)" \
+    "rtrack: warning: run: RTRACK_READY_FD '3' names no descriptor above 2 that was open when rtrack started; ignored"
+RTRACK_READY_FD=3 "$RTRACK" record --quiet --db closedrec.db --duration 0.3 --interval 0.1 3<&- 2>/dev/null
+check "ready fd: record with a closed descriptor: the header is SQLite's" "$(head -c 15 closedrec.db)" "SQLite format 3"
+
 finish

@@ -70,6 +70,9 @@ q src/old.db "DROP VIEW python_combined; DROP VIEW python_system;
     ALTER TABLE runs DROP COLUMN cpu_wait_missing; ALTER TABLE runs DROP COLUMN psi_missing;
     PRAGMA user_version = 4" ||
     fail "setup: making old.db"
+# a second database, with a Slurm job's run: read with a.db as one (issue 31 item 11)
+timeout 20 env SLURM_JOB_ID=88 "$RTRACK" run --quiet --interval 0.1 --db src/b.db -- sh -c 'sleep 0.3' ||
+    fail "setup: recording b.db"
 chmod 644 src/*.db src/*-wal
 ls src >files.before
 sum_before=$(cat src/* | sha256sum)
@@ -100,8 +103,32 @@ same_outputs() { # PREFIX: 1 when every output equals the reference's
     done
     echo 1
 }
+# several databases where the reader cannot write (issue 31 item 11): merged into a private
+# copy, or by `rtrack merge`, through ATTACH, which had no immutable fallback: "unable to open
+# database file" where one --db of the same file read fine
+several() { # DIR PREFIX [RUN AS...]: "rc rows" of each reader of a.db and b.db together
+    local d=$1 p=$2
+    shift 2
+    local r
+    r=$(timeout 20 "$@" env TMPDIR="$T/out" "$RTRACK" runs --db "$d/a.db" --db "$d/b.db" --format csv 2>"out/$p.several.err")
+    echo "runs $? $(echo "$r" | tail -n +2 | wc -l)"
+    r=$(timeout 20 "$@" env TMPDIR="$T/out" "$RTRACK" runs --db "$d/[ab].db" --format csv 2>>"out/$p.several.err")
+    echo "glob $? $(echo "$r" | tail -n +2 | wc -l)"
+    r=$(timeout 20 "$@" env TMPDIR="$T/out" "$RTRACK" export --db "$d/a.db" --db "$d/b.db" --slurm-job 88 2>>"out/$p.several.err")
+    echo "export --slurm-job $? $(echo "$r" | tail -n +2 | awk 'END { print (NR > 0 ? "rows" : "none") }')"
+    timeout 20 "$@" env TMPDIR="$T/out" "$RTRACK" summary --db "$d/a.db" --db "$d/b.db" --slurm-job 88 >/dev/null 2>>"out/$p.several.err"
+    echo "summary --slurm-job $?"
+    timeout 20 "$@" "$RTRACK" merge --quiet "out/m-$p.db" "$d/a.db" "$d/b.db" 2>>"out/$p.several.err"
+    echo "merge $? $(q "out/m-$p.db" "SELECT count(*) FROM runs" 2>/dev/null)"
+}
+want_several="runs 0 2
+glob 0 2
+export --slurm-job 0 rows
+summary --slurm-job 0
+merge 0 2"
 cp -a src ref
 readers ref ref
+check "reference: several databases read as one" "$(several ref ref)" "$want_several"
 check "reference: every reader succeeds" "$(awk '{ print $NF }' out/ref.rc | sort -u)" 0
 
 # --- a read-only bind mount of the directory
@@ -110,6 +137,8 @@ if mount --bind src view 2>mount.err && mount -o remount,bind,ro view 2>>mount.e
     check "read-only mount: every reader exits 0" "$(awk '{ print $NF }' out/ro.rc | sort -u)" 0
     check "read-only mount: export, summary, runs and report print what they print elsewhere" "$(same_outputs ro)" 1
     check "read-only mount: no error output" "$(cat out/ro.*.err | wc -c)" 0
+    check "read-only mount: several databases as one, a glob, --slurm-job, merge" "$(several view ro)" "$want_several"
+    check "read-only mount: several databases: no error output" "$(cat out/ro.several.err)" ""
     # a -wal with commits and no -shm: refused, saying why
     timeout 20 "$RTRACK" export --db view/k.db >k.csv 2>k.err
     check "read-only mount, -wal with commits: export exits 2" "$?" 2
@@ -132,6 +161,9 @@ if setpriv --reuid=65534 --regid=65534 --clear-groups true 2>setpriv.err &&
     check "another user: every reader exits 0" "$(awk '{ print $NF }' out/other.rc | sort -u)" 0
     check "another user: export, summary, runs and report print what they print elsewhere" "$(same_outputs other)" 1
     check "another user: no error output" "$(cat out/other.*.err | wc -c)" 0
+    check "another user: several databases as one, a glob, --slurm-job, merge" \
+        "$(several src other "${as_nobody[@]}")" "$want_several"
+    check "another user: several databases: no error output" "$(cat out/other.several.err)" ""
     timeout 20 "${as_nobody[@]}" "$RTRACK" summary --db src/old.db >old2.out 2>old2.err
     check "another user, older schema: summary exits 2 saying it needs write access" \
         "$?:$(grep -c "'src/old.db' has schema version 4, .*needs write access (cannot write database 'src/old.db': the file is read-only)" old2.err)" "2:1"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# rtrack run forwards SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to it (kill) to
-# the job, keeps running while the job lives, and exits with the job's status.
+# rtrack run forwards SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+# SIGPROF, SIGIO and SIGPWR sent to it (kill) to the job, keeps running while the job lives, and
+# exits with the job's status.
 #
 # rtrack is started in the background of this (non-interactive) shell and the signals go to its
 # pid only, so the test shell is never signalled. Every wait is bounded (3 s for what a signal
@@ -26,7 +27,8 @@ EOF
 
 # --- each forwarded signal reaches the job, which handles it; rtrack exits with its code
 code=31
-for sig in INT TERM HUP QUIT USR1 USR2; do
+# (ALRM, VTALRM, PROF, IO, PWR: issue 31 item 16; SIGALRM ended rtrack and orphaned the job)
+for sig in INT TERM HUP QUIT USR1 USR2 ALRM VTALRM PROF IO PWR; do
     "${DFL[@]}" "$RTRACK" run --quiet --db sig.db -- bash job.sh "$sig" "$code" 2>"err.$sig" &
     rt=$!
     if ! wait_file "ready.$sig"; then

@@ -330,6 +330,123 @@ print(" ".join(sorted(n["array_task_id"] for n in json.load(sys.stdin)["nodes"])
         check "nobody's job: recorded as nobody, into nobody's file" \
             "$(stat -c %U "$udbf" 2>&1) $(q "$udbf" "SELECT slurm_job_user || ',' || status || ',' ||
                 (SELECT count(*) > 2 FROM samples) FROM runs")" "nobody nobody,finished,1"
+
+        # --- a job of user nobody trying each trick on the plugin (issue 31 items 8, 9, 10, 15).
+        # nobody's job: sbatch --uid=nobody, its script in a place nobody may read
+        mkdir -m 1777 pub
+        nob() { sbatch --parsable --uid=nobody --gid="$(id -gn nobody)" -n1 --mem=100 -o /dev/null -D / "$@"; }
+        logged() { grep -c -- "$1" sl/slurmd.log; }
+        # %n from the job's environment, and as=root: root made files and directories where the
+        # job said (SLURMD_NODENAME=n/../../../x); the node's name is slurmstepd's own now
+        RTRACK="$T/ubin/rtrack" plugstack "db=$T/udb/root-%u/%j.%n.db" as=root "log=$T/pub/%n.%j.log"
+        hid=$(nob --export=ALL,SLURMD_NODENAME=n/../../../x --wrap "$T/ubin/rt_spin 0.3")
+        check_cmd "%n trick: the job ran" job_wait "$hid"
+        check "%n trick: nothing made where the job's SLURMD_NODENAME led" \
+            "$(ls -d "$T"/x* "$T"/udb/root-nobody/"$hid".n "$T"/pub/n 2>/dev/null)" ""
+        check "%n trick: recorded under the node's own name, as root" \
+            "$(stat -c %U "udb/root-nobody/$hid.$node.db" 2>&1) $(q "udb/root-nobody/$hid.$node.db" "SELECT slurm_nodename FROM runs")" \
+            "root $node"
+        # the log (as=root) through a link the job planted for its next step: root created the
+        # link's target (and appended to it)
+        cat >pub/linker.sh <<JOB
+#!/bin/sh
+ln -s "$T/root-made.txt" "$T/pub/$node.\$SLURM_JOB_ID.log.0"
+exec srun -n1 true
+JOB
+        chmod 755 pub/linker.sh
+        # (%s: the batch step's log is .batch, the srun step's .0: the link is for the latter)
+        RTRACK="$T/ubin/rtrack" plugstack "db=$T/udb/root-%u/%j.%n.db" as=root "log=$T/pub/%n.%j.log.%s"
+        lid=$(nob "$T/pub/linker.sh")
+        check_cmd "log link trick: the job ran" job_wait "$lid"
+        check "log link trick: the job's exit code" "$(job_exit "$lid")" "0:0"
+        check "log link trick: root made nothing through the link" "$(ls "$T/root-made.txt" 2>/dev/null)" ""
+        check "log link trick: the step is not recorded, said in slurmd's log" \
+            "$(logged "\[$lid.0\] rtrack: error: job $lid step 0: the log '$node.$lid.log.0' is a symbolic link; refusing it; not recorded")" 1
+        # the default /tmp/rtrack-%u made first by another user (0777, a 0666 database planted at
+        # the job's id): the job recorded into it and its owner read the command lines
+        mkdir -m 755 pre
+        RTRACK="$T/ubin/rtrack" plugstack "db=$T/pre/rtrack-%u/%j.%n.db"
+        pid1=$(nob --hold --wrap "$T/ubin/rt_spin 0.3 # secret-arg")
+        mkdir -m 777 pre/rtrack-nobody
+        "$RTRACK" run --quiet --db "pre/rtrack-nobody/$pid1.$node.db" -- true
+        chmod 666 "pre/rtrack-nobody/$pid1.$node.db"
+        chown -R 4242 pre/rtrack-nobody
+        scontrol release "$pid1"
+        check_cmd "planted directory: the job ran" job_wait "$pid1"
+        check "planted directory: the job's exit code" "$(job_exit "$pid1")" "0:0"
+        check "planted directory: nothing recorded into the planted database" \
+            "$(q "pre/rtrack-nobody/$pid1.$node.db" "SELECT count(*) FROM runs")" 1
+        check "planted directory: refused, said in slurmd's log" \
+            "$(logged "\[$pid1.batch\] rtrack: error: job $pid1 step batch: directory '$T/pre/rtrack-nobody/' is another user's; refusing")" 1
+        # ... and a database planted in the user's own directory by nobody else can be: the
+        # recorder's own directory (0700) holds the recorder's own files only
+        chown -R nobody pre/rtrack-nobody
+        chmod 700 pre/rtrack-nobody
+        pid2=$(nob --hold --wrap "$T/ubin/rt_spin 0.3")
+        "$RTRACK" run --quiet --db "pre/rtrack-nobody/$pid2.$node.db" -- true # root's, 0666
+        chmod 666 "pre/rtrack-nobody/$pid2.$node.db"
+        scontrol release "$pid2"
+        check_cmd "a database of root's in the user's directory: the job ran" job_wait "$pid2"
+        check "a database of root's in the user's directory: not written" \
+            "$(q "pre/rtrack-nobody/$pid2.$node.db" "SELECT count(*) FROM runs")" 1
+        # start_wait and the other numbers range-checked: -1, 1e12, inf, nan held a step's start
+        # until its recorder was ready, for ever if it never was; abc said "the default stays"
+        # and set 0. The recorder here never says it is ready.
+        printf '#!/bin/sh\nwhile :; do sleep 1; done\n' >ubin/never-ready
+        chmod 755 ubin/never-ready
+        plugstack "db=$T/sdb/%j.%n.db" "rtrack=$T/ubin/never-ready" start_wait=-1 start_wait=1e12 \
+            start_wait=inf start_wait=nan start_wait=abc stop_wait=-5 interval=0 min_s=nan upload=maybe as=admin
+        wid=$(sbatch --parsable -n1 --mem=100 -o /dev/null --wrap true)
+        check_cmd "start_wait=-1 etc.: the step starts (within the default 2 s wait)" job_wait "$wid"
+        check "start_wait=-1 etc.: the job's exit code" "$(job_exit "$wid")" "0:0"
+        for a in start_wait=-1 start_wait=1e12 start_wait=inf start_wait=nan start_wait=abc stop_wait=-5 interval=0 min_s=nan; do
+            check "plugstack.conf '$a': refused, the default stays" "$(logged "\[$wid.batch\] rtrack: error: '$a' in plugstack.conf is not a number of seconds from")" 1
+        done
+        check "plugstack.conf 'upload=maybe', 'as=admin': refused" \
+            "$(logged "\[$wid.batch\] rtrack: error: 'upload=maybe' in plugstack.conf: expected 1 or 0") $(logged "\[$wid.batch\] rtrack: error: 'as=admin' in plugstack.conf: expected root or user")" "1 1"
+        check "start_wait=abc: the default 2 s waited, not 0" \
+            "$(logged "\[$wid.batch\] rtrack: job $wid step batch: no baseline from the recorder within 2 s")" 1
+
+        # the step's end signalled a pid its user had freed: nobody's job ends its own recorder
+        # and waits; root's process then gets the pid (ns_last_pid); the step's end must not
+        # signal it
+        RTRACK="$T/ubin/rtrack" plugstack "db=$T/udb/%u/%j.%n.db"
+        cat >pub/killer.sh <<JOB
+#!/bin/sh
+for i in \$(seq 200); do
+    r=\$(pgrep -u nobody -f "rtrack record .*--external-run-id \$SLURM_JOB_ID.batch")
+    [ -n "\$r" ] && break
+    sleep 0.05
+done
+kill -KILL \$r
+echo \$r >"$T/pub/recorder.\$SLURM_JOB_ID"
+for i in \$(seq 600); do [ -e "$T/pub/go.\$SLURM_JOB_ID" ] && break; sleep 0.05; done
+JOB
+        chmod 755 pub/killer.sh
+        kid=$(nob pub/killer.sh)
+        victim=
+        if wait_file "pub/recorder.$kid" 30; then
+            rpid=$(cat "pub/recorder.$kid")
+            for _ in $(seq 100); do [ -d "/proc/$rpid" ] || break; sleep 0.05; done
+            for _ in $(seq 50); do
+                [ -d "/proc/$rpid" ] && break # a zombie not reaped yet: its pid not free
+                echo $((rpid - 1)) >/proc/sys/kernel/ns_last_pid 2>/dev/null || break
+                sleep 300 &
+                v=$!
+                if [ "$v" = "$rpid" ]; then victim=$v; break; fi
+                kill -KILL "$v"
+                wait "$v" 2>/dev/null
+            done
+        fi
+        touch "pub/go.$kid"
+        check_cmd "pid reuse: the job ran" job_wait "$kid"
+        if [ -n "$victim" ]; then
+            check "pid reuse: root's process that took the recorder's pid was not signalled" \
+                "$(kill -0 "$victim" 2>/dev/null && echo alive || echo killed)" alive
+            kill -KILL "$victim" 2>/dev/null
+        else
+            skip "pid reuse: the recorder's pid could not be given to another process here (ns_last_pid)"
+        fi
     else
         skip "no user nobody: the recorder as the job's user not checked"
     fi

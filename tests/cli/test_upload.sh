@@ -310,6 +310,14 @@ check "several databases: each finished in its own database" \
 SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db many-a.db --db many-b.db --all >out 2>err; keep
 check "several databases, again: exit 0, nothing sent twice" \
     "$?,$(($(requests 'POST /runs') - n_runs)),$(grep -c "^rtrack: upload: nothing to upload in 'many-[ab].db'$" err)" "0,2,2"
+# the repro of issue 31 item 13, as typed: --db twice and --all uploaded the second only, silently
+"$RTRACK" record --quiet --db many-c.db --interval 0.1 --duration 0.3 -n many-c &&
+    "$RTRACK" record --quiet --db many-d.db --interval 0.1 --duration 0.3 -n many-d
+n_runs=$(requests 'POST /runs')
+SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db many-c.db --db many-d.db --all >out 2>err; keep
+check "upload --db c --db d --all: a run registered from each, each finished in its own" \
+    "$?,$(($(requests 'POST /runs') - n_runs)),$(q many-c.db "SELECT count(*) FROM uploads WHERE finished_at IS NOT NULL"),$(q many-d.db "SELECT count(*) FROM uploads WHERE finished_at IS NOT NULL")" \
+    "0,2,1,1"
 SENTINEL_API_TOKEN=$TOKEN "$RTRACK" upload --db many-a.db --db many-b.db >out 2>err; keep
 check "several databases, the latest run: exit 2, says why" \
     "$?,$(grep -c "^rtrack: upload: the latest run names a run of one database, and --db gave 2 (with --all, each is uploaded in turn)$" err)" \

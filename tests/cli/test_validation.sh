@@ -66,6 +66,71 @@ for t in 2024-02-29T00:00:00Z 2026-02-28T23:59:59.999Z 2026-12-31 '2026-01-31 10
     check "export --since '$t' accepted" "$?:$(cat v.err)" "0:"
 done
 
+# --- runs --since reads times as export does (issue 31 item 12): it took hex, a '+', a day the
+# month does not have and a 61st second that export refuses
+for t in 0x10s +5m 2026-02-30 2026-12-05T07:19:61 1e3s -5m 5 2026-02-28T24:00 '2026-06-31 10:00' \
+    2026-12-05T07:60 2026-12-05T07:19:59+25:00; do
+    "$RTRACK" runs --db r.db --since "$t" >v.out 2>v.err
+    check "runs --since '$t': exit 2, named, nothing written" "$?:$(grep -c "invalid --since '$t'" v.err):$(wc -c <v.out)" "2:1:0"
+done
+# the dates both take, and both refuse, are the same; runs' durations stay
+for t in 2024-02-29T00:00:00Z 2026-02-28T23:59:59.999Z 2026-12-31 '2026-01-31 10:00+01:00' \
+    2026-12-05T07:19:59 2026-02-30 2026-12-05T07:19:61 2025-02-29; do
+    "$RTRACK" runs --db r.db --since "$t" >/dev/null 2>&1
+    r=$?
+    "$RTRACK" export --db r.db --since "$t" >/dev/null 2>&1
+    check "runs and export agree on '$t'" "$r" "$?"
+done
+for t in 90s 1.5h 3d 1w .5m; do
+    "$RTRACK" runs --db r.db --since "$t" >v.out 2>v.err
+    check "runs --since '$t' accepted" "$?:$(cat v.err)" "0:"
+done
+check "runs --since a date with an offset: 10:00+01:00 is 09:00Z" \
+    "$("$RTRACK" runs --db r.db --since '2026-01-31 10:00+01:00' --format csv | wc -l):$("$RTRACK" runs --db r.db --since 2026-01-31T09:00Z --format csv | wc -l)" "2:2"
+
+# --- the config file: a regular file of at most 16 MiB, parsed in one pass (issue 31 item 14).
+# `-c /dev/zero` grew without limit (1.9 GB in 10 s), `-c FIFO` blocked forever; 40 000 [tags]
+# keys took 19 s and 300 000 unknown tables more than 20 s before the job started (each key
+# and table compared with every one before it)
+mkfifo cfg.fifo
+refused "-c /dev/zero" "cannot read config file '/dev/zero': not a regular file (a character device)" \
+    timeout 60 "$RTRACK" run -c /dev/zero "${RUN[@]}"
+refused "-c FIFO" "cannot read config file 'cfg.fifo': not a regular file (a named pipe)" \
+    timeout 60 "$RTRACK" run -c cfg.fifo "${RUN[@]}"
+refused "RTRACK_CONFIG=FIFO" "cannot read config file 'cfg.fifo': not a regular file (a named pipe)" \
+    env RTRACK_CONFIG=cfg.fifo timeout 60 "$RTRACK" record --db bad.db --duration 0.1
+head -c $((16 * 1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >huge.toml
+refused "a config file of 16 MiB and a byte" "cannot read config file 'huge.toml': larger than 16 MiB" \
+    timeout 60 "$RTRACK" run -c huge.toml "${RUN[@]}"
+ln -s "$RTRACK" resource-tracker
+timeout 60 ./resource-tracker -q -c cfg.fifo -- touch ran.marker 2>v.err
+check "resource-tracker -c FIFO: ignored with a warning, the job runs" \
+    "$?:$(grep -c "cannot read config file 'cfg.fifo': not a regular file (a named pipe); it is ignored" v.err):$(ls ran.marker)" "0:1:ran.marker"
+rm -f ran.marker
+# linear: ten times the keys cost about ten times the CPU (a pass over every key before each
+# was a hundred times: 0.13 s for 4 000 tags, 10 s for 40 000); CPU seconds, not wall-clock
+TIMEFORMAT=%3U
+python3 -c 'print("[tags]"); print("\n".join("k%d = \"v%d\"" % (i, i) for i in range(4000)))' >t4k.toml
+python3 -c 'print("[tags]"); print("\n".join("k%d = \"v%d\"" % (i, i) for i in range(40000)))' >t40k.toml
+cpu_of() { { time "$@" >/dev/null 2>&1; } 2>&1 | tail -1; }
+small=$(cpu_of timeout 60 "$RTRACK" run --quiet -c t4k.toml --db t4k.db -- true)
+big=$(cpu_of timeout 60 "$RTRACK" run --quiet -c t40k.toml --db t40k.db -- true)
+check "40 000 [tags] keys: every one stored" "$(q t40k.db 'SELECT count(*) FROM run_tags')" 40000
+check_range "40 000 [tags] keys: CPU against 4 000 ($big s / $small s)" \
+    "$(awk -v a="$big" -v b="$small" 'BEGIN { printf "%.1f", a / (b > 0.01 ? b : 0.01) }')" 0 30
+python3 -c 'print("\n".join("[t%d]" % i for i in range(30000)))' >t30k.toml
+python3 -c 'print("\n".join("[t%d]" % i for i in range(300000)))' >t300k.toml
+small=$(cpu_of timeout 60 ./resource-tracker -q -c t30k.toml -- true)
+big=$(cpu_of timeout 60 ./resource-tracker -q -c t300k.toml -- touch ran.marker)
+check "300 000 unknown tables (resource-tracker): the job ran" "$(ls ran.marker 2>/dev/null)" ran.marker
+check_range "300 000 unknown tables: CPU against 30 000 ($big s / $small s)" \
+    "$(awk -v a="$big" -v b="$small" 'BEGIN { printf "%.1f", a / (b > 0.01 ? b : 0.01) }')" 0 30
+./resource-tracker -q -c t300k.toml -- true 2>v.err
+check "300 000 unknown tables: the warning names 20 and counts the rest" \
+    "$(grep -c '\[t19\] and 299980 more$' v.err)" 1
+rm -f ran.marker
+unset TIMEFORMAT
+
 # --- RTRACK_HTTP_TIMEOUT_S: set but invalid is an error where rtrack makes HTTP requests
 export RTRACK_KEEPER_URL=http://127.0.0.1:9 SENTINEL_API_URL=http://127.0.0.1:9 RTRACK_UPLOAD_WAIT=1
 for v in 0 -1 nan inf abc 0x10 1s 86401; do
@@ -157,5 +222,60 @@ check "runs: a wide character that would pass column 16 is left out, the column 
 # 'étude' is 5 columns: 11 blanks of padding, one before the next column
 grep -q "  e"$'\xcc\x81'"tude$(printf '%12s' '')2" runs.out
 check "runs: a combining mark takes no column" "$?" 0
+
+# --- a config file in the working directory that another user put there (issue 31 item 7): as
+# root in a 1777 directory, another user's resource-tracker.toml made `resource-tracker -- true`
+# truncate a root-owned file (output=), and an rtrack.toml chose root's database (db=). A default
+# file not owned by the user or root, or writable by others, is ignored with a warning.
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    mkdir -m 1777 shared
+    printf 'root only\n' >secret.txt
+    chmod 600 secret.txt
+    before=$(sha256sum <secret.txt)
+    (
+        cd shared || exit 1
+        printf '[tracker]\noutput = "%s"\n' "$T/secret.txt" >resource-tracker.toml
+        printf '[tracker]\ndb = "%s"\n' "$T/secret.txt" >rtrack.toml
+        chown nobody resource-tracker.toml rtrack.toml
+        ln -s "$RTRACK" resource-tracker
+        ./resource-tracker -- true 2>"$T/own1.err" >/dev/null
+        echo "$?" >"$T/own1.rc"
+        "$RTRACK" run --quiet -- true 2>"$T/own2.err"
+        echo "$?" >"$T/own2.rc"
+        # root's own file, writable by everyone: the same
+        chown root rtrack.toml
+        chmod 666 rtrack.toml
+        "$RTRACK" run --quiet -- true 2>"$T/own3.err"
+        echo "$?" >"$T/own3.rc"
+        # a link of another user's to a file of root's
+        rm rtrack.toml
+        printf '[tracker]\ndb = "%s"\n' "$T/secret.txt" >"$T/root.toml"
+        ln -s "$T/root.toml" rtrack.toml
+        chown -h nobody rtrack.toml
+        "$RTRACK" run --quiet -- true 2>"$T/own4.err"
+        echo "$?" >"$T/own4.rc"
+    )
+    check "another user's resource-tracker.toml: the job runs (exit 0)" "$(cat own1.rc)" 0
+    check "another user's resource-tracker.toml: ignored, saying so" \
+        "$(grep -c "ignoring config file 'resource-tracker.toml': it belongs to user $(id -u nobody), not to you or root" own1.err)" 1
+    check "another user's rtrack.toml: ignored, saying so" \
+        "$(cat own2.rc):$(grep -c "ignoring config file 'rtrack.toml': it belongs to user $(id -u nobody)" own2.err)" "0:1"
+    check "root's rtrack.toml writable by others: ignored, saying so" \
+        "$(cat own3.rc):$(grep -c "ignoring config file 'rtrack.toml': others can write it (mode 0666" own3.err)" "0:1"
+    check "another user's link to a file of root's: ignored, saying so" \
+        "$(cat own4.rc):$(grep -c "ignoring config file 'rtrack.toml': it is a symbolic link of user" own4.err)" "0:1"
+    check "the root-owned file is untouched" "$(sha256sum <secret.txt)" "$before"
+    check "the recordings went to the default database" "$(q shared/rtrack.db 'SELECT count(*) FROM runs')" 3
+    # named with --config, the file is the user's choice; the user's own default file is read
+    printf '[job]\nname = "mine"\n' >shared/own.toml
+    chown nobody shared/own.toml
+    (cd shared && "$RTRACK" run --quiet --config own.toml --db named.db -- true)
+    check "another user's file named with --config: read" "$(q shared/named.db 'SELECT job_name FROM runs')" mine
+    mkdir mine && printf '[job]\nname = "default"\n' >mine/rtrack.toml && chmod 644 mine/rtrack.toml
+    (cd mine && "$RTRACK" run --quiet -- true)
+    check "the user's own rtrack.toml: read" "$(q mine/rtrack.db 'SELECT job_name FROM runs')" default
+else
+    skip_req root "a config file of another user: needs root and a user nobody"
+fi
 
 finish

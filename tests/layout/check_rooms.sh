@@ -2,7 +2,9 @@
 # tests/layout/check_rooms.sh SRC_DIR - what the include paths of the rooms cannot catch:
 # calls that belong to one room only (docs/architecture.md, "How the build keeps each room in
 # its place").
-#   getenv          src/cli/env.c: the environment is read once, its values passed down
+#   getenv          src/cli/env.c: the environment is read once, its values passed down;
+#                   src/slurm/spank_rtrack.c, not rtrack but a plugin inside slurmstepd: its
+#                   SLURMD_NODENAME (the job's environment is spank_getenv's, never getenv's)
 #   sqlite3_*, a    src/store/ (the database) and src/base/json.c (JSON through SQLite's JSON
 #   sqlite3 handle  functions); <sqlite3.h> likewise
 #   dlopen          src/net/libs.c (libcurl, libcrypto, zlib) and src/collect/gpu_nvml.c (NVML)
@@ -51,7 +53,7 @@ check() { # WHAT WORD_REGEX ALLOWED...
         bad=1
     fi
 }
-check "getenv" '(^|[^_a-z])(secure_)?getenv[ \t]*\(' 'cli/env\.c$'
+check "getenv" '(^|[^_a-z])(secure_)?getenv[ \t]*\(' 'cli/env\.c$' 'slurm/spank_rtrack\.c$'
 check "sqlite3" 'sqlite3_[a-z_0-9]+|<sqlite3\.h>|(^|[^a-z_])sqlite3[ \t]*\*' 'store/' 'base/json\.c$'
 check "dlopen" '(^|[^_a-z])dlopen[ \t]*\(' 'net/libs\.c$' 'collect/gpu_nvml\.c$'
 

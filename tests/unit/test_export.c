@@ -73,7 +73,7 @@ static int64_t record_case(struct rt_store *s, const char *cname, struct fx_case
 static char *export_text(struct rt_store *s, int64_t run, enum rt_export_format f,
                          enum rt_export_table t)
 {
-    struct rt_export_query q = {f, t, run, RT_NAN, RT_NAN, 0, 0, 0};
+    struct rt_export_query q = {f, t, run, RT_NAN, RT_NAN, 0, 0, 0, 0};
     char err[256] = "";
     struct rt_exporter *x = rt_exporter_open(s, &q, err, sizeof(err));
     if (!x)

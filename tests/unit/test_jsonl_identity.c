@@ -83,7 +83,7 @@ static int64_t record_case(const char *cname)
 
 static char *export_run(struct rt_store *s, int64_t run)
 {
-    struct rt_export_query q = {RT_FMT_JSONL, RT_TABLE_COMBINED, run, RT_NAN, RT_NAN, 0, 0, 0};
+    struct rt_export_query q = {RT_FMT_JSONL, RT_TABLE_COMBINED, run, RT_NAN, RT_NAN, 0, 0, 0, 0};
     char err[256] = "";
     struct rt_exporter *x = rt_exporter_open(s, &q, err, sizeof(err));
     if (!x)
@@ -101,7 +101,7 @@ static char *export_run(struct rt_store *s, int64_t run)
 /* the live path: one sample by id, as rt_live_write() asks for it */
 static char *export_sample(struct rt_store *s, int64_t sample_id)
 {
-    struct rt_export_query q = {RT_FMT_JSONL, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 1, 0, 0};
+    struct rt_export_query q = {RT_FMT_JSONL, RT_TABLE_COMBINED, 0, RT_NAN, RT_NAN, 1, 0, 0, 0};
     char err[256] = "";
     struct rt_exporter *x = rt_exporter_open(s, &q, err, sizeof(err));
     if (!x)

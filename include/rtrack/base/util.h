@@ -124,6 +124,9 @@ void rt_map_clear(struct rt_map *m);
 void rt_map_put(struct rt_map *m, uint64_t key, int64_t val);
 /* 1 and *val if present, 0 otherwise. */
 int rt_map_get(const struct rt_map *m, uint64_t key, int64_t *val);
+/* A key for the map from n bytes at p, continuing from h (start with 0; never 0 itself): FNV-1a.
+ * Two texts may share a key: a map of text keys compares the texts on a hit. */
+uint64_t rt_hash_bytes(uint64_t h, const void *p, size_t n);
 
 /* Grow a dynamic array (its element count n and capacity cap, both int or size_t) to hold n+1
  * elements and return the slot for element n. */

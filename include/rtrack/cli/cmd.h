@@ -135,6 +135,16 @@ int64_t cmd_find_run(const struct cmd_ctx *c, const char *arg, double *started);
 int64_t cmd_find_external_run(struct rt_store *store, const char *db_path, const char *ext,
                               double *started);
 
+/* The one reading of a time on the command line (export --since/--until, runs --since): a UTC
+ * date as ISO 8601 writes it, YYYY-MM-DD, then optionally 'T' or ' ' and HH:MM, :SS, .FFF, then
+ * optionally Z or an offset +HH:MM / -HH:MM; every field checked (a day the month has, an hour
+ * 0-23, minutes and seconds 0-59: 2026-02-30 is refused, not rolled into March), and, as
+ * `forms` allows: CMD_TIME_EPOCH epoch seconds; CMD_TIME_AFTER (+SECS after `start`);
+ * CMD_TIME_AGO a duration back from `now` (90s, 30m, 2h, 3d, 1w; fractions allowed). Numbers
+ * are decimal only (0x10 is no number). 0, or -1 (the caller says why). */
+enum { CMD_TIME_EPOCH = 1, CMD_TIME_AFTER = 2, CMD_TIME_AGO = 4 };
+int cmd_parse_time(const char *s, unsigned forms, double now, double start, double *out);
+
 /* Shared by run and record: the database, host facts and the run row, in that order, so any
  * problem is reported before a job starts. Returns NULL after printing the error. */
 struct rt_config;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "rtrack/base/util.h"
 #include "rtrack/cli/opt.h"
 #include "rtrack/sample/run.h"
 
@@ -31,9 +32,10 @@ struct rt_config {
     char *sentinel_url;     /* Sentinel API base URL, NULL = SENTINEL_API_URL's default */
     char *meta[RT_META_N];
     struct rt_tag *tags;
-    size_t ntags;
-    char **command; /* run (and resource-tracker with one): NULL-terminated argv of the job
-                     * (points into the caller's argv) */
+    size_t ntags, tags_cap;
+    struct rt_map tag_at; /* a hash of each tag's key -> its index (config.c's tag_set) */
+    char **command;       /* run (and resource-tracker with one): NULL-terminated argv of the job
+                           * (points into the caller's argv) */
     int ncommand;
 };
 

@@ -41,10 +41,14 @@ struct rt_env {
         *slurm_job_end_time;
     const char *tmpdir;   /* TMPDIR: resource-tracker's own database, the readers' merge */
     const char *ready_fd; /* RTRACK_READY_FD: told when the baseline is stored (Slurm plugin) */
+    int ready_fd_num;     /* its descriptor, checked when rtrack started (rt_env_load); -1: none */
     const char *columns;  /* COLUMNS: the terminal's width (runs fits its table) */
 };
 
-/* Read every variable of the table into e. */
+/* Read every variable of the table into e. RTRACK_READY_FD is checked here, before rtrack
+ * opens anything (a descriptor number that is not open yet would be the next file rtrack
+ * opens: its database), and taken out of the process's environment (a job must not inherit a
+ * number whose descriptor it does not have). */
 void rt_env_load(struct rt_env *e);
 
 /* getenv() for the option variables of config.c's table (the one other place that names
@@ -79,9 +83,9 @@ void rt_env_cloud_opts(const struct rt_env *e, struct rt_cloud_opts *o);
  * unknown; empty: 0; counted up to the first entry CUDA stops at: -1, NoDevFiles). */
 void rt_env_alloc(const struct rt_env *e, struct rt_alloc *a);
 
-/* RTRACK_READY_FD: a descriptor number above 2 that is open (made close-on-exec), else -1
- * (ignored). */
-int rt_env_ready_fd(const struct rt_env *e);
+/* RTRACK_READY_FD: a descriptor number above 2 that was open when rtrack started (made
+ * close-on-exec then), else -1 (ignored; said once as `cmd` when the variable was set). */
+int rt_env_ready_fd(const struct rt_env *e, const char *cmd);
 
 /* Settings that are the whole process's, handed to their rooms once at start: the HTTP time
  * limit (net), which libcurl to load (net). */

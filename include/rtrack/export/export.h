@@ -23,6 +23,7 @@ struct rt_export_query {
     double since, until;      /* epoch seconds; NAN = open */
     int64_t sample_id;        /* > 0: only this sample (live output) */
     int64_t seq_from, seq_to; /* > 0: only samples with seq in [seq_from, seq_to] (batches) */
+    int rust_jsonl; /* JSON Lines exactly as the Rust tool writes them (jsonl.c: RUST_*) */
 };
 
 struct rt_exporter;
@@ -105,6 +106,7 @@ enum rt_live_format {
     RT_LIVE_PYTHON_CSV, /* the Python reference's combined CSV (32 columns, its dialect) */
     RT_LIVE_RUST_CSV,   /* the Rust tool's CSV (32 columns, its number formats: rustcsv.c) */
     RT_LIVE_SYSTEM_CSV, /* the Python SystemTracker's 21 columns, its dialect */
+    RT_LIVE_RUST_JSONL, /* JSON Lines as the Rust tool writes them (rtrack as resource-tracker) */
 };
 /* NULL after printing why the output cannot be opened. format: enum rt_live_format. */
 struct rt_live *rt_live_open(struct rt_store *store, const char *path, int format);

@@ -7,7 +7,8 @@
  * NIC, GPU and process rows, tags; every table that refers to a run, found from the schema's
  * foreign keys, so a table added later is merged too) with its row ids moved past the output's
  * own; the upload progress stays with the file it was made in (uploads, upload_batches): in the
- * output, a merged run has not been uploaded. */
+ * output, a merged run has not been uploaded. A run merged while it was still recording is
+ * brought up to date by a later merge of the same file (its rows copied again, its id kept). */
 #ifndef RTRACK_STORE_MERGE_H
 #define RTRACK_STORE_MERGE_H
 
@@ -17,7 +18,9 @@ struct rt_store;
 
 struct rt_merge_count {
     int64_t added;   /* runs copied */
-    int64_t present; /* runs the output held already (same UUID) */
+    int64_t present; /* runs the output held already (same UUID), as they are */
+    int64_t updated; /* runs the output held unfinished (merged while they were recording),
+                      * brought up to date from the input */
 };
 
 /* Copy the runs of the database at in_path (opened, and upgraded when older, by the store's

@@ -49,6 +49,12 @@ enum rt_store_mode { RT_STORE_WRITE, RT_STORE_READ };
 int rt_store_open(const char *path, enum rt_store_mode mode, struct rt_store **out, char *err,
                   size_t errlen);
 void rt_store_close(struct rt_store *s);
+/* Whether runs may be recorded or merged into the database at path: 0 when it does not exist or
+ * belongs to this process's user; -1 with the reason in err for another user's, root's
+ * included (what goes into it, command lines, tags, process trees, is its owner's to read, and
+ * a database planted where a recorder writes, /tmp/rtrack-%u made first by someone else, would
+ * collect them). Uploading keeps its progress in any database it may write. */
+int rt_store_check_own(const char *path, char *err, size_t errlen);
 const char *rt_store_error(const struct rt_store *s);
 
 /* Write the run row (and its tags) and make it the run that samples are added to. */
