@@ -110,7 +110,7 @@ _rtrack()
     _rtrack_takes_value "$prev" && return
     case $cmd in
     run) COMPREPLY=($(compgen -W "$_rtrack_opts_common --summary" -- "$cur")) ;;
-    record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration" -- "$cur")) ;;
+    record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --cgroup --duration" -- "$cur")) ;;
     resource-tracker) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration --version" -- "$cur")) ;;
     export) COMPREPLY=($(compgen -W "$_rtrack_opts_export" -- "$cur")) ;;
     runs) COMPREPLY=($(compgen -W "--db --slurm-job --format --job --last --since --status --help" -- "$cur")) ;;
@@ -165,7 +165,7 @@ _rtrack_job()
 _rtrack_takes_value()
 {
     case $1 in
-    -i | --interval | -d | --db | -c | --config | -p | --pid | --duration | -n | --job-name | \
+    -i | --interval | -d | --db | -c | --config | -p | --pid | --cgroup | --duration | -n | --job-name | \
         --project-name | --stage-name | --task-name | --team | --env | --language | \
         --orchestrator | --executor | --external-run-id | --container-image | -t | --tag | \
         -o | --output | -f | --format | -r | --run | --table | --since | --until | \

@@ -38,6 +38,8 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "spank_step.h"
+
 SPANK_PLUGIN(rtrack, 1);
 
 #define ENV_MAX 48
@@ -59,7 +61,8 @@ static struct {
     double start_wait; /* start_wait=SECONDS: how long the step's start waits for its baseline */
 } cfg = {"/tmp/rtrack-%u/%j.%n.db", RTRACK_BIN, "", 1.0, 0, 0, 0, 3.0, 2.0};
 
-static pid_t recorder; /* in this slurmstepd: the recorder of its step, 0 none */
+static pid_t recorder;     /* in this slurmstepd: the recorder of its step, 0 none */
+static char step_cg[1024]; /* the step's cgroup (spank_step.h), "" none */
 
 static int parse_args(int ac, char **av)
 {
@@ -154,11 +157,7 @@ static void read_facts(spank_t sp, struct facts *f)
         snprintf(f->user, sizeof(f->user), "%s", pp->pw_name);
     else
         snprintf(f->user, sizeof(f->user), "%u", (unsigned)f->uid);
-    if (spank_getenv(sp, "SLURMD_NODENAME", f->node, sizeof(f->node)) != ESPANK_SUCCESS) {
-        if (gethostname(f->node, sizeof(f->node)) != 0)
-            snprintf(f->node, sizeof(f->node), "unknown");
-        f->node[strcspn(f->node, ".")] = '\0';
-    }
+    rt_spank_node_name(sp, f->node, sizeof(f->node));
 }
 
 /* The pattern with the step's facts in place of %j, %a, %t, %s, %n, %u; -1 when too long. */
@@ -232,21 +231,19 @@ static void build_env(spank_t sp, const struct facts *f, char **env)
 {
     int n = 0;
     char buf[1024];
+    /* (this node's CPUs, not the job's environment's: srun passes the batch node's on) */
+    int own_cpus = rt_spank_cpus_on_node(sp, buf, sizeof(buf)) == 0;
+    if (own_cpus)
+        add_env(env, &n, "SLURM_CPUS_ON_NODE", buf);
     for (size_t i = 0; i < sizeof(passed) / sizeof(*passed); i++)
-        if (spank_getenv(sp, passed[i], buf, sizeof(buf)) == ESPANK_SUCCESS)
+        if ((!own_cpus || strcmp(passed[i], "SLURM_CPUS_ON_NODE")) &&
+            spank_getenv(sp, passed[i], buf, sizeof(buf)) == ESPANK_SUCCESS)
             add_env(env, &n, passed[i], buf);
     for (size_t i = 0; cfg.upload && i < sizeof(passed_upload) / sizeof(*passed_upload); i++)
         if (spank_getenv(sp, passed_upload[i], buf, sizeof(buf)) == ESPANK_SUCCESS)
             add_env(env, &n, passed_upload[i], buf);
     uint32_t v;
-    uint16_t cpus;
     uint64_t mem;
-    /* (the batch step's environment has no SLURM_CPUS_ON_NODE yet) */
-    if (spank_getenv(sp, "SLURM_CPUS_ON_NODE", buf, sizeof(buf)) != ESPANK_SUCCESS &&
-        spank_get_item(sp, S_JOB_NCPUS, &cpus) == ESPANK_SUCCESS) {
-        snprintf(buf, sizeof(buf), "%u", (unsigned)cpus);
-        add_env(env, &n, "SLURM_CPUS_ON_NODE", buf);
-    }
     if (spank_getenv(sp, "SLURM_MEM_PER_NODE", buf, sizeof(buf)) != ESPANK_SUCCESS &&
         spank_getenv(sp, "SLURM_MEM_PER_CPU", buf, sizeof(buf)) != ESPANK_SUCCESS &&
         spank_get_item(sp, S_JOB_ALLOC_MEM, &mem) == ESPANK_SUCCESS && mem > 0) {
@@ -372,10 +369,16 @@ static void exec_recorder(const struct facts *f, char **env, const char *db, con
                     quiet,        "--orchestrator",
                     "slurm",      "--external-run-id",
                     ext,          NULL,
+                    NULL,         NULL,
                     NULL,         NULL};
+    int a = 13;
     if (*job_name) {
-        argv[13] = "--job-name";
-        argv[14] = (char *)job_name;
+        argv[a++] = "--job-name";
+        argv[a++] = (char *)job_name;
+    }
+    if (*step_cg) { /* proctrack/cgroup, task/cgroup: the step's own cgroup */
+        argv[a++] = "--cgroup";
+        argv[a++] = step_cg;
     }
     if (cfg.min_s > 0) {
         /* the step goes on meanwhile: slurmstepd waits for the report only until here */
@@ -411,6 +414,8 @@ static void start(spank_t sp)
         return;
     }
     char *env[ENV_MAX], job_name[256] = "";
+    if (rt_spank_step_cgroup(f.job, f.step, step_cg, sizeof(step_cg)) != 0)
+        step_cg[0] = '\0';
     build_env(sp, &f, env);
     if (spank_getenv(sp, "SLURM_JOB_NAME", job_name, sizeof(job_name)) != ESPANK_SUCCESS)
         job_name[0] = '\0';
@@ -510,7 +515,7 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     (void)av;
     if (!spank_remote(sp) || recorder <= 0)
         return ESPANK_SUCCESS;
-    if (kill(recorder, SIGTERM) != 0 && errno != ESRCH)
+    if (rt_spank_stop(sp, recorder) != 0 && errno != ESRCH)
         slurm_info("rtrack: error: cannot stop the recorder (pid %d): %s", (int)recorder,
                    strerror(errno));
     /* its last sample and the run's end are written before the step is done */
