@@ -110,13 +110,16 @@ judge() {
     printf '%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n' "$label" "$id" "$cpu" "$rcpu" "$maxrss" "$rpeak" \
         "$span" "$rwall" "$alloc" "$ralloc" "$rmem" >>judge.txt
 }
+# qdb DB SQL: q on a database the plugin made (never one made here by asking: the sqlite3 shell
+# would create an empty file, which no recorder then takes and every reader of sdb/*.db refuses)
+qdb() { [ -s "$1" ] && q "$1" "$2" 2>/dev/null; }
 # dbs_of ID: the job's database files, one a line
 dbs_of() { (cd sdb && ls "$1".*.db 2>/dev/null); }
 # runs_of ID: node:step of every run of the job in its files, sorted
 runs_of() {
     local f
     for f in sdb/"$1".*.db; do
-        q "$f" "SELECT slurm_nodename || ':' || slurm_step_id FROM runs WHERE slurm_job_id = '$1'"
+        qdb "$f" "SELECT slurm_nodename || ':' || slurm_step_id FROM runs WHERE slurm_job_id = '$1'"
     done | sort | tr '\n' ' '
 }
 
@@ -130,7 +133,7 @@ check "two nodes: a database per node" "$(dbs_of "$jid" | tr '\n' ' ')" "$jid.n1
 check "two nodes: a run per node and step (the batch step on n1)" "$(runs_of "$jid")" \
     "n1:0 n1:batch n2:0 "
 check "two nodes: each run's cgroup is its node's step's" "$(for f in sdb/"$jid".*.db; do
-    q "$f" "SELECT slurm_nodename || '=' || cgroup_path FROM runs WHERE slurm_step_id = '0'"; done |
+    qdb "$f" "SELECT slurm_nodename || '=' || cgroup_path FROM runs WHERE slurm_step_id = '0'"; done |
     tr '\n' ' ')" "n1=/slurm_n1/uid_0/job_$jid/step_0 n2=/slurm_n2/uid_0/job_$jid/step_0 "
 check "two nodes: per node the rows, steps, CPUs and memory allocated (and where from)" \
     "$(sjson "$jid" '" ".join("%s:%s:%s:%s:%s:%s:%s" % (n["node"], n["steps"], n["alloc_cpus"],
@@ -178,9 +181,8 @@ oid=$(sbatch --parsable -N1 -n1 --mem=100 -o oom.out -D "$T" \
     --wrap "srun $TASK 0 80 2 60; echo after the step")
 check_cmd "OOM: the job ran" jwait "$oid" 60
 check "OOM: sacct says the step ran out of memory" "$(acct "$oid" | grep -c "^$oid\.0|OUT_OF_MEMORY|")" 1
-check "OOM: the step's run says how its task died (SIGKILL, 1 OOM kill)" "$(q "sdb/$oid.n1.db" \
-    "SELECT exit_signal || ':' || cgroup_oom_kills FROM runs WHERE slurm_step_id = '0'" 2>/dev/null ||
-    q "sdb/$oid.n2.db" "SELECT exit_signal || ':' || cgroup_oom_kills FROM runs WHERE slurm_step_id = '0'")" \
+check "OOM: the step's run says how its task died (SIGKILL, 1 OOM kill)" "$(for f in sdb/"$oid".*.db; do
+    qdb "$f" "SELECT exit_signal || ':' || cgroup_oom_kills FROM runs WHERE slurm_step_id = '0'"; done)" \
     "9:1"
 check "OOM: the caveat" "$(sjson "$oid" '" ".join(c["kind"] + ":" + c["step"] for c in j["caveats"])')" "oom:0"
 "$RTRACK" summary --db "sdb/*.db" --slurm-job "$oid" >oom.txt
@@ -192,7 +194,7 @@ cid=$(sbatch --parsable -N2 --ntasks-per-node=1 --mem=100 -o cancel.out -D "$T" 
     --wrap "srun $TASK 60 20 0")
 # cancelled once both nodes' step 0 has a few samples (the job's work under way)
 for ((i = 0; i < 150; i++)); do
-    [ "$(for f in sdb/"$cid".n1.db sdb/"$cid".n2.db; do q "$f" "SELECT count(*) > 3 FROM samples s
+    [ "$(for f in sdb/"$cid".n1.db sdb/"$cid".n2.db; do qdb "$f" "SELECT count(*) > 3 FROM samples s
         JOIN runs r ON r.id = s.run_id WHERE r.slurm_step_id = '0'" 2>/dev/null; done | tr -d '\n')" = 11 ] && break
     sleep 0.2
 done
@@ -200,7 +202,7 @@ scancel "$cid"
 check_cmd "cancel: the job left the queue" jwait "$cid" 60
 check "cancel: sacct says CANCELLED" "$(acct "$cid" | head -1 | cut -d'|' -f2 | cut -d' ' -f1)" CANCELLED
 check "cancel: every run says so (Slurm's state, SIGTERM)" "$(for f in sdb/"$cid".*.db; do
-    q "$f" "SELECT slurm_nodename || ':' || slurm_step_id || ':' || slurm_job_state || ':' || exit_signal FROM runs"; done |
+    qdb "$f" "SELECT slurm_nodename || ':' || slurm_step_id || ':' || slurm_job_state || ':' || exit_signal FROM runs"; done |
     sort | tr '\n' ' ')" "n1:0:CANCELLED:15 n1:batch:CANCELLED:15 n2:0:CANCELLED:15 "
 check "cancel: the caveat, once" "$(sjson "$cid" '" ".join(c["kind"] for c in j["caveats"])')" "cancelled"
 judge "cancelled (scancel)" "$cid"
@@ -210,8 +212,8 @@ tid=$(sbatch --parsable -N1 -n1 --time=1 --mem=100 -o timeout.out -D "$T" --wrap
 # meanwhile: the plugin failing must leave the jobs alone (their steps read plugstack.conf as
 # they start: the timeout job's first)
 for ((i = 0; i < 150; i++)); do
-    [ "$(q "sdb/$tid.n1.db" "SELECT count(*) FROM runs WHERE slurm_step_id = '0'" 2>/dev/null ||
-        q "sdb/$tid.n2.db" "SELECT count(*) FROM runs WHERE slurm_step_id = '0'" 2>/dev/null)" = 1 ] && break
+    [ "$(for f in sdb/"$tid".n1.db sdb/"$tid".n2.db; do
+        qdb "$f" "SELECT count(*) FROM runs WHERE slurm_step_id = '0'"; done)" = 1 ] && break
     sleep 0.2
 done
 
@@ -234,11 +236,13 @@ for bad in "rtrack=$T/no-such-rtrack" "db=/proc/no-such-dir/%j.db"; do
     check "plugin failing ($bad): said in both nodes' slurmd logs" "$(grep -l "\[$fid.0\] rtrack: error: job $fid step 0: .*not recorded" sn/slurmd-n1.log sn/slurmd-n2.log | wc -l)" 2
 done
 plugstack "db=$T/sdb/%j.%n.db"
-# the recorders killed while the steps run
+# the recorders killed while the steps run (once recording: both nodes' step 0 has samples)
 kid=$(fail_job killed 4)
 for ((i = 0; i < 150; i++)); do
     pids=$(pgrep -f -- "--external-run-id $kid\.0( |$)")
-    [ "$(echo "$pids" | grep -c .)" = 2 ] && break
+    [ "$(echo "$pids" | grep -c .)" = 2 ] && [ "$(for f in sdb/"$kid".n1.db sdb/"$kid".n2.db; do
+        qdb "$f" "SELECT count(*) > 2 FROM samples s JOIN runs r ON r.id = s.run_id
+            WHERE r.slurm_step_id = '0'" 2>/dev/null; done | tr -d '\n')" = 11 ] && break
     sleep 0.1
 done
 check "recorder killed: both nodes' recorders of step 0 found" "$(echo "$pids" | grep -c .)" 2
@@ -251,7 +255,7 @@ check "recorder killed: the job's output" "$(sort fail.killed.out)" "$(sort <<<"
 check_cmd "timeout: the job left the queue (past its 1 minute)" jwait "$tid" 150
 check "timeout: sacct says TIMEOUT" "$(acct "$tid" | head -1 | cut -d'|' -f2)" TIMEOUT
 check "timeout: the runs say so (Slurm's state)" "$(for f in sdb/"$tid".*.db; do
-    q "$f" "SELECT slurm_step_id || ':' || slurm_job_state FROM runs"; done | sort | tr '\n' ' ')" \
+    qdb "$f" "SELECT slurm_step_id || ':' || slurm_job_state FROM runs"; done | sort | tr '\n' ' ')" \
     "0:TIMEOUT batch:TIMEOUT "
 check "timeout: the caveat" "$(sjson "$tid" '" ".join(c["kind"] for c in j["caveats"])')" "timeout"
 judge "past its time limit" "$tid"

@@ -541,7 +541,7 @@ void fx_gen_open(struct fx_gen *g, pid_t root_pid, pid_t subreaper)
 {
     if (fx_walk_mode)
         fx_write_children(g->root);
-    struct rt_collect_cfg cc = {root_pid, subreaper, 1.0, 0, NULL};
+    struct rt_collect_cfg cc = {root_pid, subreaper, 1.0, 0, g->cgroup};
     g->col = rt_collectors_open(&g->env, &cc);
 }
 
