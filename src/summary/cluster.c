@@ -522,19 +522,23 @@ static void sources_line(const struct rt_cluster *c, FILE *f, const char *what, 
 /* Where each figure came from, the step cgroups' own peaks, and the caveats. */
 static void write_sources(const struct rt_cluster *c, FILE *f, int md)
 {
-    fprintf(f, "\n%sfigures from:\n", md ? "" : "");
+    int any = 0;
+    for (size_t i = 0; i < c->count; i++)
+        any |= *c->n[i].cpu_from || *c->n[i].cpus_from || *c->n[i].mem_from;
+    if (any)
+        fprintf(f, "\nfigures from:\n");
     sources_line(c, f, "CPU time", offsetof(struct rt_cluster_node, cpu_from), md);
     sources_line(c, f, "cores allocated", offsetof(struct rt_cluster_node, cpus_from), md);
     sources_line(c, f, "memory allocated", offsetof(struct rt_cluster_node, mem_from), md);
     sources_line(c, f, "memory peak", offsetof(struct rt_cluster_node, peak_from), md);
     char a[48], b[48];
     for (size_t i = 0; i < c->count; i++)
-        if (!isnan(c->n[i].cg_peak) || !isnan(c->n[i].proc_peak))
+        if (any && (c->n[i].cg_peak > 0 || c->n[i].proc_peak > 0))
             fprintf(f, "%s%s: the step cgroup's own peak %s, the largest process %s\n",
                     md ? "- " : "  ", c->n[i].name, mib_text(a, sizeof(a), c->n[i].cg_peak),
                     mib_text(b, sizeof(b), c->n[i].proc_peak));
     if (c->ncaveats)
-        fprintf(f, "\n%scaveats:\n", md ? "" : "");
+        fprintf(f, "\ncaveats:\n");
     for (size_t i = 0; i < c->ncaveats; i++)
         fprintf(f, "%s%s\n", md ? "- " : "  - ", c->caveats[i].text);
 }

@@ -192,9 +192,10 @@ judge "OOM-killed step" "$oid"
 # --- 4. a job cancelled by scancel mid-run -----------------------------------------------------
 cid=$(sbatch --parsable -N2 --ntasks-per-node=1 --mem=100 -o cancel.out -D "$T" \
     --wrap "srun $TASK 60 20 0")
-# cancelled once both nodes' step 0 has a few samples (the job's work under way)
+# cancelled once both nodes' step 0 has 3 s of samples (the job's work under way, and seen by sacct's
+# polls of 1 s: JobAcctGatherFrequency=task=1)
 for ((i = 0; i < 150; i++)); do
-    [ "$(for f in sdb/"$cid".n1.db sdb/"$cid".n2.db; do qdb "$f" "SELECT count(*) > 3 FROM samples s
+    [ "$(for f in sdb/"$cid".n1.db sdb/"$cid".n2.db; do qdb "$f" "SELECT count(*) > 15 FROM samples s
         JOIN runs r ON r.id = s.run_id WHERE r.slurm_step_id = '0'" 2>/dev/null; done | tr -d '\n')" = 11 ] && break
     sleep 0.2
 done
