@@ -4,7 +4,7 @@
 _rtrack_opts_common="--interval --db --config --quiet --output --format --job-name --project-name
     --stage-name --task-name --team --env --language --orchestrator --executor --external-run-id
     --container-image --tag --upload-interval --sentinel-url --cloud-discovery --help"
-_rtrack_opts_export="--db --run --format --table --output --since --until --slurm-job --help"
+_rtrack_opts_export="--db --run --external-run-id --format --table --output --since --until --slurm-job --help"
 
 _rtrack()
 {
@@ -97,8 +97,21 @@ _rtrack()
         fi
         return
         ;;
-    --output | -o)
+    --output | -o | --run-id-file)
         COMPREPLY=($(compgen -f -- "$cur"))
+        return
+        ;;
+    --summary-format)
+        COMPREPLY=($(compgen -W "text json markdown" -- "$cur"))
+        return
+        ;;
+    --external-run-id)
+        # the readers': external run ids recorded in that database (run and record: any)
+        if [[ $cmd != run && $cmd != record && $cmd != resource-tracker ]]; then
+            local IFS=$'\n'
+            COMPREPLY=($(compgen -W "$(_rtrack_query 'SELECT DISTINCT external_run_id FROM runs
+                WHERE external_run_id IS NOT NULL ORDER BY 1')" -- "$cur"))
+        fi
         return
         ;;
     --slurm-job)
@@ -109,14 +122,14 @@ _rtrack()
     esac
     _rtrack_takes_value "$prev" && return
     case $cmd in
-    run) COMPREPLY=($(compgen -W "$_rtrack_opts_common --summary" -- "$cur")) ;;
-    record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --cgroup --duration" -- "$cur")) ;;
+    run) COMPREPLY=($(compgen -W "$_rtrack_opts_common --summary --summary-format --run-id-file" -- "$cur")) ;;
+    record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --cgroup --duration --run-id-file" -- "$cur")) ;;
     resource-tracker) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration --version" -- "$cur")) ;;
     export) COMPREPLY=($(compgen -W "$_rtrack_opts_export" -- "$cur")) ;;
-    runs) COMPREPLY=($(compgen -W "--db --slurm-job --format --job --last --since --status --help" -- "$cur")) ;;
-    summary) COMPREPLY=($(compgen -W "--db --run --job --compare --slurm-job --format --recommend-server --help" -- "$cur")) ;;
-    upload) COMPREPLY=($(compgen -W "--db --run --all --dry-run --help" -- "$cur")) ;;
-    report) COMPREPLY=($(compgen -W "--db --run --output --slurm-job --recommend-server --help" -- "$cur")) ;;
+    runs) COMPREPLY=($(compgen -W "--db --slurm-job --format --job --external-run-id --last --since --status --help" -- "$cur")) ;;
+    summary) COMPREPLY=($(compgen -W "--db --run --external-run-id --job --compare --slurm-job --format --recommend-server --help" -- "$cur")) ;;
+    upload) COMPREPLY=($(compgen -W "--db --run --external-run-id --all --dry-run --help" -- "$cur")) ;;
+    report) COMPREPLY=($(compgen -W "--db --run --external-run-id --output --slurm-job --recommend-server --help" -- "$cur")) ;;
     merge)
         if [[ $cur == -* ]]; then
             COMPREPLY=($(compgen -W "--slurm-job --quiet --help" -- "$cur"))
@@ -170,7 +183,7 @@ _rtrack_takes_value()
         --orchestrator | --executor | --external-run-id | --container-image | -t | --tag | \
         -o | --output | -f | --format | -r | --run | --table | --since | --until | \
         --upload-interval | --sentinel-url | -j | --job | --last | --status | --compare | \
-        --slurm-job)
+        --slurm-job | --summary-format | --run-id-file)
         return 0
         ;;
     esac

@@ -13,7 +13,8 @@ function __rtrack_takes_value
     contains -- $argv[1] -i --interval -d --db -c --config -p --pid --cgroup --duration -n --job-name \
         --project-name --stage-name --task-name --team --env --language --orchestrator \
         --executor --external-run-id --container-image -t --tag -o --output -f --format \
-        -r --run --table --since --until --upload-interval --sentinel-url -j --job
+        -r --run --table --since --until --upload-interval --sentinel-url -j --job \
+        --summary-format --run-id-file
 end
 
 # `rtrack run`: print the position (among the words before the cursor plus the word being
@@ -156,6 +157,8 @@ function __rtrack_live_options --argument-names cmd live
 end
 __rtrack_live_options rtrack '__rtrack_using run record; and not __rtrack_in_job'
 complete -c rtrack -n '__rtrack_using run; and not __rtrack_in_job' -l summary -d "print the run's summary when the job has ended"
+complete -c rtrack -n '__rtrack_using run; and not __rtrack_in_job' -l summary-format -x -a 'text json markdown' -d 'the format of --summary (implies it)'
+complete -c rtrack -n '__rtrack_using run record; and not __rtrack_in_job' -l run-id-file -r -F -d "write the run's id to FILE as soon as it is known"
 complete -c rtrack -n '__rtrack_using record' -s p -l pid -x -a '(__fish_complete_pids)' -d 'track this process and its descendants'
 complete -c rtrack -n '__rtrack_using record' -l cgroup -x -d "with --pid: the job's own cgroup"
 complete -c rtrack -n '__rtrack_using record' -l duration -x -d 'stop after this many seconds'
@@ -167,6 +170,7 @@ set -l stored '__rtrack_using export runs summary report upload'
 complete -c rtrack -n $stored -s d -l db -x -a '(__rtrack_files .db)' -d 'database (default rtrack.db)'
 complete -c rtrack -n $stored -s h -l help -d 'show help'
 complete -c rtrack -n '__rtrack_using export summary report upload' -s r -l run -x -a '(__rtrack_run_ids)' -d 'the run (default latest)'
+complete -c rtrack -n $stored -l external-run-id -x -a '(__rtrack_query "SELECT DISTINCT external_run_id FROM runs WHERE external_run_id IS NOT NULL ORDER BY 1")' -d 'the run(s) recorded with --external-run-id ID'
 
 complete -c rtrack -n '__rtrack_using export' -s f -l format -x -a 'csv jsonl' -d 'output format'
 complete -c rtrack -n '__rtrack_using export' -s t -l table -x -a 'combined system process' -d 'CSV layout'

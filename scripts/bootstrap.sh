@@ -20,7 +20,9 @@ DEMO_PACKAGES="build-essential cmake pkg-config libsqlite3-dev libcurl4-openssl-
 # a private MariaDB started by the test (their packages' services are not started: below)
 # qemu-user and libc6-arm64-cross (arm64's glibc, /usr/aarch64-linux-gnu): the arm64 release
 # binary run here (tests/cli/test_portable.sh). scripts/release.sh's Zig and SQLite come from npm.
-TEST_PACKAGES="libcmocka-dev strace python3 chromium groff-base zsh fish clang libclang-rt-14-dev libslurm-dev slurmctld slurmd slurm-client munge slurmdbd mariadb-server qemu-user libc6-arm64-cross"
+# python3-pandas and python3-venv: the Python package's suites (tests/python: DataFrames, and the
+# wheel installed into a fresh venv with the pip that python3-venv brings).
+TEST_PACKAGES="libcmocka-dev strace python3 python3-pandas python3-venv chromium groff-base zsh fish clang libclang-rt-14-dev libslurm-dev slurmctld slurmd slurm-client munge slurmdbd mariadb-server qemu-user libc6-arm64-cross"
 if [ "${RTRACK_BOOTSTRAP:-test}" = demo ]; then
     PACKAGES=$DEMO_PACKAGES
     TESTS=OFF

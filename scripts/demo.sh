@@ -47,3 +47,9 @@ sqlite3 -box rtrack.db "
 echo
 echo "The same run as the Python resource-tracker's CSV (rtrack export, first rows):"
 "$RTRACK" export --db rtrack.db --run "$RUN" | head -3 | cut -c1-160
+echo
+# where the binary is, and the one line that puts it on PATH for the README's tour
+echo "rtrack is built: $RTRACK (and resource-tracker beside it: the same binary under"
+echo "the Rust resource-tracker's name, taking its command line). To put both on PATH in this shell:"
+printf '    export PATH=%q:$PATH\n' "$BUILD"
+echo "or install them with the man page and the shell completions: cmake --install $BUILD"

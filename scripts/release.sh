@@ -4,7 +4,9 @@
 #   OUT/dist/rtrack-VERSION-linux-amd64.tar.gz   and its .sha256   (x86_64)
 #   OUT/dist/rtrack-VERSION-linux-arm64.tar.gz   and its .sha256   (aarch64)
 # each holding bin/rtrack, bin/resource-tracker (a link), the man page, the bash, zsh and fish
-# completions (the layout of `cmake --install`), README.md and LICENSE.
+# completions (the layout of `cmake --install`), README.md and LICENSE; and the Python wheels
+#   OUT/dist/rtrack-VERSION-py3-none-manylinux2014_{x86_64,aarch64}.whl
+# holding the same binary and the Python package (python/make_wheel.py, docs/python.md).
 #
 # usage: bash scripts/release.sh [OUT]        (default: build-portable/ in the source tree)
 #   RTRACK_RELEASE_ARCHS="x86_64 aarch64"     the architectures to build (default: both)
@@ -17,7 +19,8 @@
 # SHA-256 is checked against the value pinned in cmake/Portable.cmake.
 # Each architecture is a CMake build tree of its own, OUT/ARCH (RTRACK_PORTABLE=ON): the
 # binary there is the one in the tarball, stripped. Needs Node.js >= 18 with npm, cmake, and
-# libcurl's and zlib's headers (libcurl4-openssl-dev, zlib1g-dev; scripts/bootstrap.sh).
+# libcurl's and zlib's headers (libcurl4-openssl-dev, zlib1g-dev; scripts/bootstrap.sh), and
+# python3 with binutils' readelf for the wheels.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${1:-$ROOT/build-portable}
@@ -86,4 +89,9 @@ for arch in $ARCHS; do
         -C "$OUT/stage" -cf - "$name" | gzip -9n >"$OUT/dist/$name.tar.gz"
     (cd "$OUT/dist" && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256")
     note "$arch: $OUT/dist/$name.tar.gz (rtrack $(stat -c %s "$B/rtrack") bytes stripped)"
+    # the wheel: its tag is decided from the binary's needs (manylinux2014 for this build)
+    whl=$(SOURCE_DATE_EPOCH=$EPOCH python3 "$ROOT/python/make_wheel.py" "$B/rtrack" "$OUT/dist") ||
+        die "$arch: python/make_wheel.py failed"
+    case $whl in *-manylinux2014_$arch.whl) ;; *) die "$arch: $whl is not a manylinux2014 wheel" ;; esac
+    note "$arch: $whl"
 done

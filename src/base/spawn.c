@@ -142,6 +142,13 @@ static int find_file(const char *argv0, char *const envp[], char *out, size_t n,
     return out[0] ? 0 : -1;
 }
 
+int rt_spawn_findable(const char *argv0)
+{
+    char path[4096];
+    int on_path;
+    return *argv0 && find_file(argv0, NULL, path, sizeof(path), &on_path) == 0;
+}
+
 /* The first bytes of a regular file (what the kernel looks at: 256 bytes); -1 if unreadable. */
 static ssize_t file_head(const char *path, char *buf, size_t n)
 {

@@ -35,7 +35,30 @@ int cmd_opt_slurm_job(struct rt_opt_ctx *c, const struct rt_opt *o, const char *
 int cmd_opt_run(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v)
 {
     (void)o;
-    ((struct cmd_ctx *)c->shared)->run = v;
+    struct cmd_ctx *cc = c->shared;
+    if (cc->external_run) {
+        rt_err("%s: --run and --external-run-id cannot be used together", c->cmd);
+        return -1;
+    }
+    cc->run = v;
+    return 0;
+}
+
+int cmd_opt_external_run_id(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v)
+{
+    (void)o;
+    struct cmd_ctx *cc = c->shared;
+    if (!*v) {
+        rt_err("%s: --external-run-id needs an id", c->cmd);
+        return -1;
+    }
+    if (cc->run && !cc->external_run) {
+        rt_err("%s: --run and --external-run-id cannot be used together", c->cmd);
+        return -1;
+    }
+    cc->run = v;
+    cc->run_opt = "--external-run-id";
+    cc->external_run = 1;
     return 0;
 }
 
@@ -98,9 +121,15 @@ static int call_open(struct cmd_ctx *c)
     c->run_id = 0;
     c->started = 0;
     c->store = cmd_open_db(c->db_path, d->db == CMD_DB_WRITE ? RT_STORE_WRITE : RT_STORE_READ,
-                           c->run, &c->run_id, &c->started);
+                           c->external_run ? NULL : c->run, &c->run_id, &c->started);
     if (!c->store)
         return RT_EXIT_USAGE;
+    if (c->run && c->external_run &&
+        !(c->run_id = cmd_find_external_run(c->store, c->db_path, c->run, &c->started))) {
+        rt_store_close(c->store);
+        c->store = NULL;
+        return RT_EXIT_USAGE;
+    }
     int rc = d->fn(c);
     rt_store_close(c->store);
     c->store = NULL;
@@ -140,7 +169,7 @@ static int call_with_db(struct cmd_ctx *c)
 
 int cmd_call(const struct cmd_def *d, int argc, char **argv, const struct rt_env *env)
 {
-    struct cmd_ctx c = {.def = d, .env = env, .argc = argc, .argv = argv};
+    struct cmd_ctx c = {.def = d, .env = env, .argc = argc, .argv = argv, .run_opt = "--run"};
     if (d->layered) /* run, record: rt_config_load reads argv, the environment and the file */
         return d->fn(&c);
     c.opts = xcalloc(1, d->opts_size ? d->opts_size : 1);

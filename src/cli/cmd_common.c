@@ -17,6 +17,7 @@
 #include "rtrack/collect/collect.h"
 #include "rtrack/export/export.h"
 #include "rtrack/base/log.h"
+#include "rtrack/store/query.h"
 #include "rtrack/store/read.h"
 #include "rtrack/store/store.h"
 #include "rtrack/upload/stream.h"
@@ -182,6 +183,47 @@ static int64_t resolve_run(struct rt_store *store, const char *db_path, const ch
 int64_t cmd_find_run(const struct cmd_ctx *c, const char *arg, double *started)
 {
     return resolve_run(c->store, c->db_path, arg, started);
+}
+
+int64_t cmd_find_external_run(struct rt_store *store, const char *db_path, const char *ext,
+                              double *started)
+{
+    struct rt_store_rows *r = rt_store_query(store, RT_Q_CLI_RUNS_BY_EXTERNAL_ID);
+    if (!r) {
+        rt_err("cannot read database '%s': %s", db_path, rt_store_error(store));
+        return 0;
+    }
+    rt_store_rows_bind_t(r, 1, ext);
+    int64_t found = 0, n = 0;
+    char ids[160] = "";
+    size_t len = 0;
+    int step;
+    while ((step = rt_store_rows_next(r)) == 1) {
+        if (n++ == 0) {
+            found = rt_store_rows_i(r, 0);
+            if (started)
+                *started = rt_store_rows_f(r, 1);
+        }
+        if (n <= 8 && len < sizeof(ids)) { /* the first eight named */
+            int k = snprintf(ids + len, sizeof(ids) - len, "%s%lld", n > 1 ? ", " : "",
+                             (long long)rt_store_rows_i(r, 0));
+            len += k > 0 ? (size_t)k : 0;
+        }
+    }
+    rt_store_rows_close(r);
+    if (step < 0) {
+        rt_err("cannot read database '%s': %s", db_path, rt_store_error(store));
+        found = 0;
+    } else if (n == 0) {
+        rt_err("no run with external run id '%s' in '%s' (run and record store it with "
+               "--external-run-id; 'rtrack runs --format jsonl' shows each run's)",
+               ext, db_path);
+    } else if (n > 1) {
+        rt_err("%lld runs in '%s' have external run id '%s' (runs %s%s): choose one with --run ID",
+               (long long)n, db_path, ext, ids, n > 8 ? ", ..." : "");
+        found = 0;
+    }
+    return found;
 }
 
 struct rt_store *cmd_open_db(const char *db_path, enum rt_store_mode mode, const char *run,

@@ -108,6 +108,7 @@ int cmd_dropin(int argc, char **argv, const struct rt_env *env)
             return RT_EXIT_FAILURE;
         }
         cfg.db = xstrdup(tmp.path);
+        cfg.db_private = 1; /* the job gets no RTRACK_RUN_ID, RTRACK_RUN_DB of it */
     }
     const char *mode = cfg.command ? "run" : "record";
     char *cmd_json = cfg.command ? cmd_argv_json(cfg.command, cfg.ncommand) : NULL;

@@ -78,6 +78,7 @@ static const struct rt_opt export_opts[] = {
     CMD_OPT_DBS,
     CMD_OPT_SLURM_JOB("the runs of this Slurm job only"),
     CMD_OPT_RUN("run to export (default latest)"),
+    CMD_OPT_EXTERNAL_RUN_ID,
     OPT_ENUM("format", 'f', "csv|jsonl", "output format (default csv; json = jsonl)",
              struct export_opts, format, "format", "csv", "jsonl|json"),
     OPT_ENUM("table", 't', "combined|system|process", "CSV layout (default combined: 32 columns)",

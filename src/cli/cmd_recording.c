@@ -4,6 +4,8 @@
  * for a recording are here and nowhere else. */
 #include "cmd_recording.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +78,8 @@ int cmd_recording_check(struct cmd_recording *c, const struct rt_config *cfg,
      * refused before the database, the output or a job is opened or started */
     if (cfg->output && cmd_out_check_db(mode, cfg->output, cfg->db) != 0)
         return -1;
+    if (cfg->run_id_file && cmd_out_check_db(mode, cfg->run_id_file, cfg->db) != 0)
+        return -1;
     if (env->sentinel_token && rt_env_check_streaming(env, mode) != 0)
         return -1;
     const char *keep = env->keep_token_in_job;
@@ -93,19 +97,59 @@ extern char **environ;
 /* The job's environment: rtrack's without SENTINEL_API_TOKEN (every copy of it), unless
  * RTRACK_KEEP_TOKEN_IN_JOB=1. The token is rtrack's to stream with; the job, its children and
  * whatever they run (a third-party tool, a core dump, a `ps e`, a log of the environment) have
- * no business with it. The strings are environ's own: only the array is new. */
-static char **job_environ(const struct rt_env *env)
+ * no business with it. And the run that records it: RTRACK_RUN_ID and RTRACK_RUN_DB (add, each
+ * "NAME=VALUE" or NULL), in place of any the environment has (an rtrack inside another's job
+ * names its own run). The strings are environ's own and add's: only the array is new. */
+static char **job_environ(const struct rt_env *env, char *const add[2])
 {
     static const char name[] = "SENTINEL_API_TOKEN=";
     int keep = env->keep_token_in_job && !strcmp(env->keep_token_in_job, "1");
     size_t n = 0;
     while (environ && environ[n])
         n++;
-    char **e = xcalloc(n + 1, sizeof(*e));
-    for (size_t i = 0, k = 0; i < n; i++)
-        if (keep || strncmp(environ[i], name, sizeof(name) - 1) != 0)
+    char **e = xcalloc(n + 3, sizeof(*e));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((keep || strncmp(environ[i], name, sizeof(name) - 1) != 0) &&
+            strncmp(environ[i], "RTRACK_RUN_ID=", 14) != 0 &&
+            strncmp(environ[i], "RTRACK_RUN_DB=", 14) != 0)
             e[k++] = environ[i];
+    for (int i = 0; i < 2; i++)
+        if (add[i])
+            e[k++] = add[i];
     return e;
+}
+
+/* RTRACK_RUN_ID=ID and RTRACK_RUN_DB=the database's absolute path, for the job: not for
+ * resource-tracker's private database, which no one else can read (docs/usage.md) */
+static void job_vars(struct cmd_recording *c, const struct rt_config *cfg)
+{
+    if (cfg->db_private)
+        return;
+    c->job_vars[0] = xasprintf("RTRACK_RUN_ID=%lld", (long long)c->run_id);
+    char *abs = realpath(cfg->db, NULL);
+    if (abs || cfg->db[0] == '/')
+        c->job_vars[1] = xasprintf("RTRACK_RUN_DB=%s", abs ? abs : cfg->db);
+    free(abs);
+}
+
+/* --run-id-file: opened (as export's -o: a new file 0600, written beside and renamed) before
+ * the database, so a file that cannot be written stops the run before anything is made */
+static int run_id_file_open(struct cmd_out *o, const struct rt_config *cfg)
+{
+    memset(o, 0, sizeof(*o));
+    return cfg->run_id_file ? cmd_out_open(o, cfg->run_id_file) : 0;
+}
+
+/* ... and written the moment the run's row is: what a CI step reads even if the job is killed */
+static int run_id_file_write(struct cmd_out *o, int64_t run_id)
+{
+    if (!o->f)
+        return 0;
+    int ok = fprintf(o->f, "%lld\n", (long long)run_id) > 0;
+    if (!ok)
+        cmd_out_failed(o, rt_strerror(errno));
+    return cmd_out_close(o, ok) == 0 && ok ? 0 : -1;
 }
 
 int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
@@ -118,8 +162,13 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
     c->loop.sigfd = -1;
     rt_sysenv_live(&c->sys);
     c->sys.nvml_library = env->nvml_library;
-    if (!(c->store = cmd_open_store(cfg)))
+    struct cmd_out idf;
+    if (run_id_file_open(&idf, cfg) != 0)
         return -1;
+    if (!(c->store = cmd_open_store(cfg))) {
+        cmd_out_close(&idf, 0);
+        return -1;
+    }
     rt_host_info_read(&c->sys, &c->host);
     struct rt_run_desc rs;
     cmd_run_desc(&rs, cfg, mode, command_json, pid, &c->host, &c->sys);
@@ -140,12 +189,17 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
     rs.alloc = &alloc;
     if (rt_store_begin_run(c->store, &rs, &c->run_id) != 0) {
         rt_err("%s", rt_store_error(c->store));
+        cmd_out_close(&idf, 0);
         return -1;
     }
+    if (run_id_file_write(&idf, c->run_id) != 0)
+        return -1;
     if (cfg->output && !(c->live = rt_live_open(c->store, cfg->output, cfg->output_csv)))
         return -1;
-    if (cfg->command)
-        c->job_env = job_environ(env);
+    if (cfg->command) {
+        job_vars(c, cfg);
+        c->job_env = job_environ(env, c->job_vars);
+    }
     c->loop = (struct rt_recording){.store = c->store,
                                     .sys = &c->sys,
                                     .full_scan = rt_env_full_scan(env),
@@ -202,6 +256,8 @@ void cmd_recording_close(struct cmd_recording *c)
     rt_host_info_free(&c->host);
     rt_store_close(c->store);
     free(c->job_env);
+    free(c->job_vars[0]);
+    free(c->job_vars[1]);
     memset(c, 0, sizeof(*c));
 }
 

@@ -21,6 +21,7 @@ struct cmd_recording {
     struct rt_cloud_job *cloud; /* the cloud being discovered and stored, or NULL */
     int64_t inline_max;         /* RTRACK_UPLOAD_INLINE_MAX, for streaming */
     char **job_env;             /* run: the job's environment (environ's strings, a new array) */
+    char *job_vars[2];          /* and the two it adds: RTRACK_RUN_ID=, RTRACK_RUN_DB= */
     struct rt_recording loop;   /* what the loop needs, from the options */
 };
 
@@ -32,10 +33,11 @@ int cmd_recording_check(struct cmd_recording *c, const struct rt_config *cfg,
                         const struct rt_env *env, const char *mode);
 
 /* The database, the host's facts and the run's row, in that order, so any problem is reported
- * before a job starts; the live output; the loop's signals; the cloud's discovery (when
- * streaming or asked for); streaming (with SENTINEL_API_TOKEN).
- * mode: "run" or "record"; command_json: run's argv as a JSON array; pid: record's --pid. -1
- * after printing why; cmd_recording_close undoes what was done either way. */
+ * before a job starts (--run-id-file: opened before the database, written once the row is);
+ * the job's environment (RTRACK_RUN_ID and RTRACK_RUN_DB added); the live output; the loop's
+ * signals; the cloud's discovery (when streaming or asked for); streaming (with
+ * SENTINEL_API_TOKEN). mode: "run" or "record"; command_json: run's argv as a JSON array; pid:
+ * record's --pid. -1 after printing why; cmd_recording_close undoes what was done either way. */
 int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                        const struct rt_env *env, const char *mode, const char *command_json,
                        pid_t pid);

@@ -37,6 +37,7 @@ static const struct rt_opt report_opts[] = {
     CMD_OPT_DBS,
     CMD_OPT_SLURM_JOB("the runs of this Slurm job only, its nodes against its allocation first"),
     CMD_OPT_RUN("run to report (default latest)"),
+    CMD_OPT_EXTERNAL_RUN_ID,
     OPT_STRING("output", 'o', "FILE", "the HTML file to write (required; - = stdout)",
                struct report_opts, output),
     CMD_OPT_RECOMMEND_SERVER(

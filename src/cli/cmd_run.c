@@ -18,7 +18,8 @@ const struct cmd_def cmd_run_def = {
     .summary = "run a command, record it, its process tree and the system",
     .synopsis = "[options] [--] CMD [ARGS...]",
     .description = "Run CMD, track its whole process tree and the system, record every sample\n"
-                   "into a SQLite database, and exit with CMD's exit status.",
+                   "into a SQLite database, and exit with CMD's exit status. CMD gets the run's\n"
+                   "id and the database's absolute path in RTRACK_RUN_ID and RTRACK_RUN_DB.",
     .opts = rt_config_opts,
     .face = RT_FACE_RUN,
     .layered = 1,

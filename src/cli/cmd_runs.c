@@ -61,9 +61,10 @@ static void csv_field(FILE *f, struct rt_store_rows *r, int i)
 enum { ST_FINISHED = 1, ST_FAILED = 2, ST_RUNNING = 4, ST_INTERRUPTED = 8, ST_KILLED = 16 };
 struct filter {
     char *job;
-    int64_t last;  /* 0: all */
-    double since;  /* epoch seconds, NAN: any */
-    unsigned mask; /* ST_*, 0: any */
+    char *external; /* --external-run-id */
+    int64_t last;   /* 0: all */
+    double since;   /* epoch seconds, NAN: any */
+    unsigned mask;  /* ST_*, 0: any */
 };
 
 /* runs' options */
@@ -168,6 +169,7 @@ static struct row *pick(struct rt_store *store, const struct filter *f, size_t *
         int sig = rt_store_rows_type(m, 2) == RT_STORE_NULL ? 0 : (int)rt_store_rows_i(m, 2);
         const char *st = rt_store_rows_t(r, C_STATUS);
         const char *job = rt_store_rows_t(r, C_JOB);
+        const char *ext = rt_store_rows_t(m, 3);
         unsigned bit = 0;
         for (size_t i = 0; i < RT_ARRAY_LEN(statuses); i++)
             if (st && !strcmp(st, statuses[i].name))
@@ -175,6 +177,7 @@ static struct row *pick(struct rt_store *store, const struct filter *f, size_t *
         if (sig)
             bit |= ST_KILLED;
         if ((f->job && (!job || strcmp(job, f->job) != 0)) ||
+            (f->external && (!ext || strcmp(ext, f->external) != 0)) ||
             (!isnan(f->since) && !(started >= f->since)) || (f->mask && !(f->mask & bit)))
             continue;
         struct row *x = RT_PUSH(rows, n, cap);
@@ -300,7 +303,7 @@ static int opt_status(struct rt_opt_ctx *c, const struct rt_opt *o, const char *
     return parse_status(v, &((struct runs_opts *)c->opts)->f.mask);
 }
 
-static const struct runs_opts runs_defaults = {.f = {NULL, 0, RT_NAN, 0}};
+static const struct runs_opts runs_defaults = {.f = {NULL, NULL, 0, RT_NAN, 0}};
 
 static const struct rt_opt runs_opts[] = {
     CMD_OPT_DBS,
@@ -309,6 +312,8 @@ static const struct rt_opt runs_opts[] = {
              "table for people (default), csv or jsonl for programs (jsonl adds the host's GPUs)",
              struct runs_opts, format, "format", "table", "csv", "jsonl|json"),
     OPT_STRING("job", 'j', "NAME", "only the runs of this job name", struct runs_opts, f.job),
+    OPT_STRING("external-run-id", 0, "ID", "only the runs recorded with --external-run-id ID",
+               struct runs_opts, f.external),
     OPT_INT("last", 'n', "N", "only the newest N runs (of those the other filters keep)",
             struct runs_opts, f.last, 1, (double)INT64_MAX, "a whole number above 0"),
     OPT_CALLBACK("since", 0, "WHEN",
@@ -331,7 +336,8 @@ const struct cmd_def cmd_runs_def = {
     .fn = cmd_runs,
     .summary = "list the runs in a database",
     .synopsis = "[--db FILE]... [--slurm-job ID] [--format table|csv|jsonl]\n"
-                "[--job NAME] [--last N] [--since WHEN] [--status LIST]",
+                "[--job NAME] [--external-run-id ID] [--last N] [--since WHEN]\n"
+                "[--status LIST]",
     .description = "List the runs a database holds: id, job name, start (UTC), wall time,\n"
                    "samples (after the baseline, as summary and export count them), exit code\n"
                    "or signal, status, and the command quoted as a shell takes it back. The\n"

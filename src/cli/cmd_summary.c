@@ -49,6 +49,7 @@ static const struct rt_opt summary_opts[] = {
     CMD_OPT_DBS,
     CMD_OPT_SLURM_JOB("this Slurm job across its nodes: a row per node, the job, sbatch options"),
     CMD_OPT_RUN("the run (default latest)"),
+    CMD_OPT_EXTERNAL_RUN_ID,
     OPT_STRING("job", 'j', "NAME",
                "every run of this job name together (mean of means, max of maxes; default: one "
                "run)",
@@ -72,7 +73,8 @@ const struct cmd_def cmd_summary_def = {
     .fn = cmd_summary,
     .summary = "what a run used and what to request next time",
     .synopsis = "[--db FILE]... [--slurm-job ID]\n"
-                "[--run ID|latest | --job NAME | --compare RUN RUN]\n"
+                "[--run ID|latest | --external-run-id ID | --job NAME |\n"
+                " --compare RUN RUN]\n"
                 "[--format text|json|markdown] [--recommend-server]",
     .description =
         "What a recorded run used (wall and CPU time, cores, peak memory; process\n"
@@ -80,6 +82,23 @@ const struct cmd_def cmd_summary_def = {
         "of the host and of the allocation it used, its processes grouped by name.\n"
         "--job: every run of the job together, then how the runs spread (mean \u00b1 \u03c3,\n"
         "min \u2026 max); --compare: two runs side by side. Each in JSON too.",
+    .epilog = "words (docs/usage.md#words-used-on-the-screen has them all):\n"
+              "  job          the command rtrack started and every process it started in\n"
+              "               turn (its process tree), also those it left running\n"
+              "  wall time    from the start to the end, as a clock on the wall counts it\n"
+              "  CPU time     the seconds the job's processes ran on a CPU, user + system;\n"
+              "               'as the kernel counted the job': its own total, taken when\n"
+              "               the job was reaped, not added up over samples\n"
+              "  mean cores   CPU time / wall time (2.00: two CPUs busy all along)\n"
+              "  sampled      seen in the samples, one per interval; a peak between two\n"
+              "               samples is missed by them\n"
+              "  PSS          proportional set size: a process's memory, with each page\n"
+              "               shared by n processes counted 1/n (the job's processes add up)\n"
+              "  RSS          resident set size: a process's memory with shared pages whole\n"
+              "  kernel peak  the most memory one process held (its RSS high-water mark),\n"
+              "               kept by the kernel: never missed, but one process's only\n"
+              "  waited       time a process was ready to run but no CPU was free\n"
+              "  shared host  other processes did work (CPU, GPU, disk) beside the job\n",
     .opts = summary_opts,
     .opts_size = sizeof(struct summary_opts),
     .check = summary_check,
@@ -93,13 +112,13 @@ static int summary_check(struct cmd_ctx *c)
 {
     const struct summary_opts *o = c->opts;
     if (o->cmp[0] && (c->run || o->job)) {
-        rt_err("summary: --compare cannot be used with --run or --job");
+        rt_err("summary: --compare cannot be used with %s", c->run ? c->run_opt : "--job");
         return RT_EXIT_USAGE;
     }
     if (o->recommend_server && rt_env_check_http(c->env, "summary") != 0)
         return RT_EXIT_USAGE;
     if (c->run && o->job) {
-        rt_err("summary: --run and --job cannot be used together");
+        rt_err("summary: %s and --job cannot be used together", c->run_opt);
         return RT_EXIT_USAGE;
     }
     if (o->job && !*o->job) {
@@ -141,6 +160,19 @@ static int summary_compare(struct cmd_ctx *c, int fmt)
     return cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE;
 }
 
+void cmd_summary_print(const struct rt_summary *s, int fmt, int width)
+{
+    if (fmt == 1) {
+        struct rt_buf json = {0};
+        rt_summary_write_json(s, &json);
+        fwrite(json.p, 1, json.len, stdout);
+        putchar('\n');
+        rt_buf_free(&json);
+    } else {
+        rt_summary_write_text(s, stdout, fmt == 2, width);
+    }
+}
+
 static int cmd_summary(struct cmd_ctx *c)
 {
     const struct summary_opts *so = c->opts;
@@ -158,15 +190,7 @@ static int cmd_summary(struct cmd_ctx *c)
         rc = bad ? RT_EXIT_USAGE : RT_EXIT_FAILURE;
         goto out;
     }
-    if (fmt == 1) {
-        struct rt_buf json = {0};
-        rt_summary_write_json(&sum, &json);
-        fwrite(json.p, 1, json.len, stdout);
-        putchar('\n');
-        rt_buf_free(&json);
-    } else {
-        rt_summary_write_text(&sum, stdout, fmt == 2, cmd_text_width(c->env));
-    }
+    cmd_summary_print(&sum, fmt, cmd_text_width(c->env));
     rc = cmd_stdout_check() == 0 ? RT_EXIT_OK : RT_EXIT_FAILURE; /* said why */
 out:
     rt_summary_free(&sum);

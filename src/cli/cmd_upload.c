@@ -22,6 +22,7 @@ static const struct rt_opt upload_opts[] = {
     CMD_OPT_DB("database (default rtrack.db); again, or a glob, for several: with --all, "
                "each in turn"),
     CMD_OPT_RUN("the run (default latest)"),
+    CMD_OPT_EXTERNAL_RUN_ID,
     OPT_BOOL("all", 'a', "every finished run not uploaded yet", struct upload_opts, all),
     OPT_BOOL("dry-run", 'n', "say what would be sent; no network", struct upload_opts, dry_run),
     OPT_END,
@@ -34,7 +35,8 @@ const struct cmd_def cmd_upload_def = {
     .name = "upload",
     .fn = cmd_upload,
     .summary = "send recorded runs to Spare Cores Sentinel (gzip CSV on S3)",
-    .synopsis = "[--db FILE]... [--run ID|latest | --all] [--dry-run]",
+    .synopsis = "[--db FILE]... [--run ID|latest | --external-run-id ID |\n"
+                " --all] [--dry-run]",
     .description =
         "Send recorded runs to Spare Cores Sentinel: register each run, upload its\n"
         "samples as gzip CSV batches to the S3 location Sentinel assigns, and finish it.\n"
@@ -64,14 +66,14 @@ static int upload_check(struct cmd_ctx *c)
     struct upload_opts *o = c->opts;
     const struct rt_env *env = c->env;
     if (c->run && o->all) {
-        rt_err("upload: --run and --all cannot be used together");
+        rt_err("upload: %s and --all cannot be used together", c->run_opt);
         return RT_EXIT_USAGE;
     }
     /* a run id or "latest" names a run of one database */
     if (!o->all && cmd_dbs_count() > 1) {
         rt_err("upload: %s names a run of one database, and --db gave %d (with --all, each is "
                "uploaded in turn)",
-               c->run ? "--run" : "the latest run", cmd_dbs_count());
+               c->run ? c->run_opt : "the latest run", cmd_dbs_count());
         return RT_EXIT_USAGE;
     }
     c->run = o->all ? NULL : c->run ? c->run : "latest";

@@ -55,6 +55,8 @@ static int opt_tag(struct rt_opt_ctx *c, const struct rt_opt *o, const char *val
 /* --format's values, in the order of live_format()'s list */
 static const char *const live_formats[] = {"json|jsonl", "csv",        "rust-csv",
                                            "python-csv", "system-csv", NULL};
+/* --summary-format's: summary --format's (text, json, markdown: render.h's three) */
+static const char *const summary_formats[] = {"text", "json", "markdown|md", NULL};
 
 /* Where the help of resource-tracker says something else (its defaults), its own row follows
  * rtrack's. */
@@ -83,6 +85,16 @@ const struct rt_opt rt_config_opts[] = {
     {LIVE("summary", 0, NULL, "SUMMARY", "tracker", "summary",
           "print the run's summary (as rtrack summary does) on stdout when the job has ended"),
      .type = RT_OPT_BOOL, .off = CFG(summary), .faces = RT_FACE_RUN},
+    {LIVE("summary-format", 0, "FORMAT", "SUMMARY_FORMAT", "tracker", "summary_format",
+          "the format of --summary, as rtrack summary --format: text (the default), json or "
+          "markdown; implies --summary"),
+     .type = RT_OPT_ENUM, .off = CFG(summary_format), .values = summary_formats,
+     .faces = RT_FACE_RUN},
+    {LIVE("run-id-file", 0, "FILE", "RUN_ID_FILE", "tracker", "run_id_file",
+          "write the run's id to FILE (a new file is 0600) as soon as it is known, before the "
+          "job starts (default: none)"),
+     .type = RT_OPT_STRING, .off = CFG(run_id_file), .accept = nonempty, .expect = "a file name",
+     .faces = RUN_RECORD},
     {LIVE("pid", 'p', "PID", "PID", "job", "pid",
           "track this process and its descendants (default: none, the system only)"),
      .type = RT_OPT_INT, .off = CFG(pid), .min = 1, .max = 0x7fffffff, .expect = "a process id",
@@ -207,9 +219,22 @@ int rt_config_is_option(const char *arg)
     return 0;
 }
 
+int rt_config_option_takes_value(const char *arg)
+{
+    for (const struct rt_opt *o = rt_config_opts; o->name; o++) {
+        if (!run_or_record(o) || !o->arg)
+            continue;
+        if ((arg[0] == '-' && arg[1] == '-' && !strcmp(arg + 2, o->name)) ||
+            (o->short_opt && arg[0] == '-' && arg[1] == o->short_opt && !arg[2]))
+            return 1;
+    }
+    return 0;
+}
+
 const char rt_config_epilog[] =
     "Config file keys: [job] name, pid, project_name, ...; [tracker]\n"
-    "interval_secs, db, quiet, duration_secs, output, format, cloud_discovery;\n"
+    "interval_secs, db, quiet, summary, summary_format, run_id_file, duration_secs,\n"
+    "output, format, cloud_discovery;\n"
     "[sentinel] upload_interval_secs, api_url; [tags] KEY = \"VALUE\".\n"
     "Each RTRACK_... variable also has the Rust tool's name, TRACKER_... (for\n"
     "RTRACK_SENTINEL_URL: SENTINEL_API_URL); RTRACK_... wins where both are set.\n"
@@ -582,6 +607,7 @@ static void config_defaults(struct rt_config *cfg, enum rt_cmd_kind kind)
     cfg->interval = 1.0;
     cfg->upload_interval = 60.0;
     cfg->cloud_discovery = -1;
+    cfg->summary_format = -1;
     cfg->dropin = kind == RT_CMD_DROPIN;
 }
 
@@ -716,6 +742,8 @@ static int config_finish(const struct load *l)
         rt_err("record: --cgroup needs --pid (the process whose tree it adds to)");
         return RT_EXIT_USAGE;
     }
+    if (cfg->summary_format >= 0)
+        cfg->summary = 1; /* --summary-format json: the summary, in JSON */
     if (l->kind == RT_CMD_RUN) {
         cfg->pid = 0; /* run tracks the job it starts */
         cfg->duration = 0;

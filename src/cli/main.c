@@ -12,7 +12,9 @@
 #include "rtrack/cli/env.h"
 #include "rtrack/collect/collect.h"
 #include "rtrack/collect/gpu.h"
+#include "rtrack/base/fmt.h"
 #include "rtrack/base/log.h"
+#include "rtrack/base/spawn.h"
 #include "rtrack/base/util.h"
 #include "rtrack/store/store.h"
 #include "rtrack/version.h"
@@ -153,6 +155,47 @@ static int unknown(const char *name)
     return RT_EXIT_USAGE;
 }
 
+/* 1 when w is near a command's name (a typo of one: "sumary"), as unknown() would say */
+static int near_command(const char *w)
+{
+    const char *names[32];
+    size_t n = 0;
+    for (const struct cmd_def *const *c = cmd_table; *c && n < RT_ARRAY_LEN(names); c++)
+        names[n++] = (*c)->name;
+    char near[256];
+    return cmd_nearest(w, names, n, "", near, sizeof(near));
+}
+
+/* argv[1] is no command. Where the words look like a program to run (run's options before it,
+ * or arguments after it, or a file or a program on PATH of that name) rather than a misspelt
+ * command, say the '--' that makes them `rtrack run`'s shorthand: `rtrack python3 train.py` is
+ * `rtrack -- python3 train.py`; else what unknown() says. */
+static int not_a_command(int argc, char **argv)
+{
+    /* the word after run's and record's options: where a command or the program goes */
+    int i = 1;
+    while (i < argc && rt_config_is_option(argv[i]))
+        i += rt_config_option_takes_value(argv[i]) ? 2 : 1;
+    /* options only, or before another option or a command: "options go after the command" */
+    if (i >= argc || argv[i][0] == '-' || cmd_find(argv[i]))
+        return unknown(argv[1]);
+    if (near_command(argv[i])) /* a misspelt command: "did you mean" */
+        return unknown(argv[i]);
+    if (i == 1 && argc == 2 && !rt_spawn_findable(argv[1]))
+        return unknown(argv[1]); /* one word, no program of that name: "frobnicate" */
+    char *opts = rt_fmt_argv(argv + 1, i - 1), *job = rt_fmt_argv(argv + i, argc - i);
+    if (i == 1)
+        rt_err("unknown command '%s'; to run it under rtrack, put '--' before it: rtrack -- %s",
+               argv[i], job);
+    else
+        rt_err("unknown command '%s' after run's options; to run it under rtrack, put '--' "
+               "before it: rtrack %s -- %s",
+               argv[i], opts, job);
+    free(opts);
+    free(job);
+    return RT_EXIT_USAGE;
+}
+
 /* `rtrack help --options NAME`: the options of command NAME (or of rtrack as
  * resource-tracker) as its table lists them (rt_opt_list). */
 static int list_options(const char *name)
@@ -219,7 +262,7 @@ static int dispatch(int argc, char **argv, const struct rt_env *env)
     }
     const struct cmd_def *c = cmd_find(name);
     if (!c)
-        return unknown(name);
+        return not_a_command(argc, argv);
     return cmd_call(c, argc - 1, argv + 1, env);
 }
 

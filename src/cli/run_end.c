@@ -76,11 +76,10 @@ void cmd_run_end(struct rt_store *store, int64_t run_id, const struct rt_config 
         rt_note("%s", line.p);
         rt_buf_free(&line);
     }
-    if (cfg->summary) {
-        if (ok)
-            rt_summary_write_text(&s, stdout, 0, cmd_text_width(NULL));
-        else
-            rt_warn("run %lld: no summary: %s", (long long)run_id, err);
-    }
+    if (cfg->summary && !ok)
+        rt_warn("run %lld: no summary: %s", (long long)run_id, err);
+    else if (cfg->summary) /* --summary-format: text 0, json 1, markdown 2 (-1: text) */
+        cmd_summary_print(&s, cfg->summary_format < 0 ? 0 : cfg->summary_format,
+                          cmd_text_width(NULL));
     rt_summary_free(&s);
 }

@@ -17,7 +17,13 @@ struct rt_store;
  * both; "killed by SIGKILL" for a job a signal ended; the figures are the summary's: the tree's
  * mean and largest cores, the peak memory its recommendation is built on; left out when the
  * run has too few samples for a summary). Not with --quiet. With --summary (cfg->summary) the
- * whole summary text follows, on stdout. */
+ * whole summary follows, on stdout, in --summary-format's format (text, JSON, markdown: what
+ * `rtrack summary --format` prints, by the same renderers). */
+/* A summary on stdout as `rtrack summary` prints it (cmd_summary.c): fmt 0 text, 1 JSON (one
+ * line), 2 markdown; the text wrapped at width columns. */
+struct rt_summary;
+void cmd_summary_print(const struct rt_summary *s, int fmt, int width);
+
 void cmd_run_end(struct rt_store *store, int64_t run_id, const struct rt_config *cfg,
                  const struct rt_record_result *res);
 

@@ -345,7 +345,8 @@ static const char runs_table_sql[] =
     "JOIN run_status st ON st.run_id = r.id ORDER BY r.id";
 
 static const char runs_json_sql[] =
-    "SELECT json_object('id', id, 'job_name', job_name, 'mode', mode, 'command', "
+    "SELECT json_object('id', id, 'job_name', job_name, 'external_run_id', external_run_id, "
+    "'mode', mode, 'command', "
     "json(command), 'started_at', started_at, 'ended_at', ended_at, 'seconds', seconds, "
     "'samples', samples, 'exit_code', exit_code, 'pid', pid, 'status', status_now, "
     "'host_gpu_model', host_gpu_model, 'host_gpu_count', host_gpu_count, "

@@ -76,8 +76,7 @@ struct pass_sums {
     int64_t peak_sample, peak_run;
     double peak_ts, peak_mib;
     /* CPU demand over the samples with a wait figure */
-    double dem_run, dem_wait;
-    size_t dem_n;
+    double dem_run, dem_wait; /* seconds the tree ran and waited, in samples with both */
     /* the tree's CPU seconds: its cores x each sample's interval, every sample (the short
      * final one too: its seconds are real, only its rate is noise) */
     double tree_cpu_s;

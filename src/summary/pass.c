@@ -169,8 +169,7 @@ struct part {
     int has_tree;
     int64_t peak_sample, peak_run;
     double peak_ts, peak_mib;
-    double dem_run, dem_wait;
-    size_t dem_n;
+    double dem_run, dem_wait; /* seconds the tree ran and waited, in samples with both */
     double tree_cpu_s;
     int has_tree_cpu;
     struct py_run py;
@@ -332,10 +331,9 @@ static void add_tree(struct part *p, const double *v)
         p->tree_cpu_s += v[COL_P_CPU] * v[COL_DT];
         p->has_tree_cpu = 1;
     }
-    if (!isnan(v[COL_P_WAIT]) && !isnan(v[COL_P_CPU])) {
-        p->dem_run += v[COL_P_CPU];
-        p->dem_wait += v[COL_P_WAIT];
-        p->dem_n++;
+    if (!isnan(v[COL_P_WAIT]) && !isnan(v[COL_P_CPU]) && !isnan(v[COL_DT])) {
+        p->dem_run += v[COL_P_CPU] * v[COL_DT];
+        p->dem_wait += v[COL_P_WAIT] * v[COL_DT];
     }
 }
 
@@ -596,7 +594,6 @@ static void merge_part(struct pass_sums *s, const struct part *p)
     }
     s->dem_run += p->dem_run;
     s->dem_wait += p->dem_wait;
-    s->dem_n += p->dem_n;
     s->tree_cpu_s += p->tree_cpu_s;
     s->has_tree_cpu |= p->has_tree_cpu;
     for (int j = 0; j < 4; j++)

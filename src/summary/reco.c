@@ -85,6 +85,22 @@ static void reco_text(struct rt_reco *r)
              r->mem_peak, r->mem_from, r->memory);
 }
 
+void rt_cpu_demand(double usage_cores, double run_s, double wait_s, struct rt_summary_demand *out)
+{
+    memset(out, 0, sizeof(*out));
+    double all = run_s + wait_s;
+    if (isnan(usage_cores) || isnan(all) || all <= 0)
+        return;
+    out->known = 1;
+    out->usage_cores = usage_cores;
+    out->wait_pct = wait_s / all * 100;
+    out->starved = wait_s >= RT_RECO_STARVED * all;
+    /* the waiting in the proportion the samples saw, of the usage the kernel counted; a job
+     * that waited and never ran (all of it waiting) has no usage to take it from */
+    out->wait_cores = run_s > 0 ? usage_cores * wait_s / run_s : 0;
+    out->demand_cores = usage_cores + out->wait_cores;
+}
+
 void rt_recommend(const struct rt_reco_in *in, int kernel, struct rt_reco *r)
 {
     memset(r, 0, sizeof(*r));
@@ -95,9 +111,8 @@ void rt_recommend(const struct rt_reco_in *in, int kernel, struct rt_reco *r)
     r->cpu_p95 = in->cpu_p95_ok ? (long)fmax(1, ceil(round2(in->cpu_p95))) : r->cpu;
     /* starved (it waited for a CPU a fifth of the time it wanted one, or more): usage is a
      * lower bound on what the job wants; its demand decides when it asks for more */
-    double all = in->demand_run + in->demand_wait;
-    double dem = in->demand_n ? all / (double)in->demand_n : RT_NAN;
-    if (kernel && in->has_tree && !isnan(dem) && in->demand_wait >= RT_RECO_STARVED * all &&
+    double dem = in->demand.demand_cores;
+    if (kernel && in->has_tree && in->demand.known && in->demand.starved &&
         whole_cores(dem) > r->cpu) {
         r->cpu = whole_cores(dem);
         r->cpu_cores = round2(dem);

@@ -329,17 +329,6 @@ static void fill_sides(struct rt_summary *s, struct pass_sums *sums)
     }
     s->has_tree = sums->has_tree;
     s->py = sums->py;
-    if (sums->has_tree && sums->dem_n) {
-        double n = (double)sums->dem_n, all = sums->dem_run + sums->dem_wait;
-        s->demand = (struct rt_summary_demand){
-            1,
-            sums->dem_run / n,
-            sums->dem_wait / n,
-            all / n,
-            all > 0 ? sums->dem_wait / all * 100 : 0,
-            all > 0 && sums->dem_wait >= RT_RECO_STARVED * all,
-        };
-    }
     s->sparks.n = sums->rows < RT_SPARK_N ? sums->rows : RT_SPARK_N;
     s->sparks.tree = sums->has_tree;
     memcpy(s->sparks.v, sums->spark, sizeof(sums->spark));
@@ -347,8 +336,8 @@ static void fill_sides(struct rt_summary *s, struct pass_sums *sums)
 }
 
 /* The policy's inputs: the tree's figures (the system's for a system-only recording). */
-static void reco_inputs(const struct rt_summary *s, const struct pass_sums *sums,
-                        const struct ending *e, int python, struct rt_reco_in *in)
+static void reco_inputs(const struct rt_summary *s, const struct ending *e, int python,
+                        struct rt_reco_in *in)
 {
     const struct rt_summary_side *sd = s->has_tree ? &s->process : &s->system;
     const struct rt_stat4 *cpu = &sd->st[RT_M_CPU], *mem = &sd->st[RT_M_MEM];
@@ -360,9 +349,7 @@ static void reco_inputs(const struct rt_summary *s, const struct pass_sums *sums
         .cpu_mean = s->has_tree && python ? s->py.mean[RT_PY_CPU] : cpu->mean,
         .cpu_p95 = cpu->p95,
         .cpu_p95_ok = cpu->ok,
-        .demand_run = sums->dem_run,
-        .demand_wait = sums->dem_wait,
-        .demand_n = sums->dem_n,
+        .demand = s->demand,
         .mem_max = s->has_tree ? s->py.max[RT_PY_MEM] : mem->max,
         .kernel_maxrss_mib = s->kernel.maxrss_mib,
         .gpu_mean = s->has_tree ? s->py.mean[RT_PY_GPU] : (gpu->ok ? gpu->mean : 0),
@@ -595,10 +582,13 @@ static int compute(struct sctx *c, struct rt_summary *s)
     if (read_wall(c, &e, &wall) != 0)
         goto out;
     decide_cpu_time(s, &sums, &e, wall);
+    /* the demand of the mean cores just decided: one figure for the usage, everywhere */
+    if (s->has_tree && s->process.st[RT_M_CPU].ok)
+        rt_cpu_demand(s->process.st[RT_M_CPU].mean, sums.dem_run, sums.dem_wait, &s->demand);
     struct rt_reco_in in;
-    reco_inputs(s, &sums, &e, 0, &in);
+    reco_inputs(s, &e, 0, &in);
     rt_recommend(&in, 1, &s->reco);
-    reco_inputs(s, &sums, &e, 1, &in);
+    reco_inputs(s, &e, 1, &in);
     rt_recommend(&in, 0, &s->py_reco);
     rc = o->figures_only ? 0 : compute_rest(c, s, &sums, &t, &e);
 out:

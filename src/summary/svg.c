@@ -180,6 +180,11 @@ static void hover_open(struct rt_buf *p, const double *xs, int n, int i, double 
               x0, PAD_T, fmax(x1 - x0, 0.5), PLOT_H, rt_fmt_duration(b, sizeof(b), xs[i]));
 }
 
+/* A label line: the 12 px text's box as a browser lays it out (ascent + descent, about 14 px)
+ * and a pixel between (13 px overlapped stacked labels by one: tests/cli/test_report_page.sh
+ * measures the boxes in Chromium). */
+#define LABEL_STEP 15
+
 /* The reference lines, each labelled at its right end; a label that would touch one drawn
  * before (two figures within a label's height of each other) goes up a line, so no two
  * labels overlap. */
@@ -199,13 +204,13 @@ static void chart_refs(struct rt_buf *p, const struct svg_ref *refs, int nrefs, 
             html_putf(p,
                       "<text class=\"ref off\" data-ref=\"%s\" x=\"%.0f\" y=\"%d\" "
                       "text-anchor=\"end\">%s %s (above the scale)</text>\n",
-                      r->id, PAD_L + PLOT_W, 18 + 13 * off++, r->label, b);
+                      r->id, PAD_L + PLOT_W, 18 + LABEL_STEP * off++, r->label, b);
             continue;
         }
         double y = PAD_T + PLOT_H - PLOT_H * (r->v - bot) / (top - bot), ty = y - 3;
         for (int i = 0; i < nused; i++)
-            if (fabs(used[i] - ty) < 13) /* 12 px text: one line up, and look again */
-                ty = used[i] - 13, i = -1;
+            if (fabs(used[i] - ty) < LABEL_STEP) /* one line up, and look again */
+                ty = used[i] - LABEL_STEP, i = -1;
         if (nused < (int)RT_ARRAY_LEN(used))
             used[nused++] = ty;
         html_putf(p,

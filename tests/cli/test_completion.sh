@@ -31,8 +31,8 @@ check "--format=VALUE" "$(complete_words rtrack export --format = '')" "csv json
 check "--format=PREFIX" "$(complete_words rtrack summary --format = m)" "markdown"
 check "options again after a flag" "$(complete_words rtrack summary --recommend-server --f)" "--format"
 # a real database: two runs of job train, one of etl
-"$RTRACK" record --quiet --db ids.db --duration 0.1 -n train &&
-    "$RTRACK" record --quiet --db ids.db --duration 0.1 -n etl &&
+"$RTRACK" record --quiet --db ids.db --duration 0.1 -n train --external-run-id ci-7 &&
+    "$RTRACK" record --quiet --db ids.db --duration 0.1 -n etl --external-run-id ci-8 &&
     "$RTRACK" record --quiet --db ids.db --duration 0.1 -n train
 check "recorded three runs" "$(q ids.db 'SELECT count(*) FROM runs')" 3
 check "--run completes run ids from --db" "$(complete_words rtrack export --db ids.db --run '')" "1 2 3 latest"
@@ -45,6 +45,10 @@ check "--run: \$RTRACK_DB" "$(RTRACK_DB=ids.db complete_words rtrack export --ru
 check "--run: --db wins over \$RTRACK_DB" "$(RTRACK_DB=nothere.db complete_words rtrack export -d ids.db --run '')" "1 2 3 latest"
 check "summary --job: job names from --db" "$(complete_words rtrack summary --db ids.db --job '')" "etl train"
 check "summary -j: prefix" "$(complete_words rtrack summary -d ids.db -j t)" "train"
+check "--external-run-id: the ids of --db" "$(complete_words rtrack export --db ids.db --external-run-id '')" "ci-7 ci-8"
+check "runs --external-run-id: the ids of --db" "$(complete_words rtrack runs --db ids.db --external-run-id ci-)" "ci-7 ci-8"
+check "run --external-run-id: any id, none offered" "$(complete_words rtrack run --db ids.db --external-run-id '')" ""
+check "run --summary-format values" "$(complete_words rtrack run --summary-format '')" "json markdown text"
 check "help topics" "$(complete_words rtrack help re)" "record report"
 check "run options" "$(complete_words rtrack run --in)" "--interval"
 check "record-only option" "$(complete_words rtrack record --du)" "--duration"
@@ -54,6 +58,7 @@ touch a.db b.db notes.txt; mkdir sub
 check "--db offers databases and directories" "$(complete_words rtrack record --db '')" \
     "a.db b.db ids.db sub/"
 check "--db=FILE offers databases" "$(complete_words rtrack export --db = a)" "a.db"
+check "run --run-id-file offers files" "$(complete_words rtrack run --run-id-file not)" "notes.txt"
 check "command after --" "$(complete_words rtrack run -- trueXX)" ""
 check "command name after --" "$(complete_words rtrack run -q -- bas | grep -o -w bash | head -1)" "bash"
 check "command name after options" \

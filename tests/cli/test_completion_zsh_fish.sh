@@ -12,8 +12,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 COMPDIR=$(cd "$HERE/../../completions" && pwd)
 
 touch a.db b.db notes.txt c.toml; mkdir sub
-"$RTRACK" record --quiet --db ids.db --duration 0.1 -n train &&
-    "$RTRACK" record --quiet --db ids.db --duration 0.1 -n etl
+"$RTRACK" record --quiet --db ids.db --duration 0.1 -n train --external-run-id ci-7 &&
+    "$RTRACK" record --quiet --db ids.db --duration 0.1 -n etl --external-run-id ci-8
 # table_opts CMD : the long options of CMD's table, sorted, on one line
 table_opts() { "$RTRACK" help --options "$1" | cut -f1 | sort | tr '\n' ' ' | sed 's/ $//'; }
 # table_values CMD : "--LONG VALUE..." (sorted) for each option of CMD's table that has values
@@ -53,11 +53,11 @@ if command -v fish >/dev/null 2>&1; then
     check "fish: export formats" "$(fish_complete 'rtrack export --format ')" "csv jsonl"
     check "fish: export tables" "$(fish_complete 'rtrack export --table ')" "combined process system"
     check "fish: export options" "$(fish_complete 'rtrack export --')" \
-        "--db --format --help --output --run --since --slurm-job --table --until"
+        "--db --external-run-id --format --help --output --run --since --slurm-job --table --until"
     check "fish: summary formats" "$(fish_complete 'rtrack summary --format ')" "json markdown text"
     check "fish: runs formats" "$(fish_complete 'rtrack runs --format ')" "csv jsonl table"
     check "fish: live output formats" "$(fish_complete 'rtrack run --format ')" "csv json python-csv rust-csv system-csv"
-    check "fish: upload options" "$(fish_complete 'rtrack upload --')" "--all --db --dry-run --help --run"
+    check "fish: upload options" "$(fish_complete 'rtrack upload --')" "--all --db --dry-run --external-run-id --help --run"
     check "fish: help topics" "$(fish_complete 'rtrack help re')" "record report"
     check "fish: record-only option" "$(fish_complete 'rtrack record --du')" "--duration"
     check "fish: run has no --pid" "$(fish_complete 'rtrack run --pi')" ""
@@ -68,6 +68,8 @@ if command -v fish >/dev/null 2>&1; then
     check "fish: --run: \$RTRACK_DB" "$(RTRACK_DB=ids.db fish_complete 'rtrack export --run ')" "1 2 latest"
     check "fish: --run: --db=FILE" "$(fish_complete 'rtrack report --db=ids.db --run ')" "1 2 latest"
     check "fish: summary --job: job names from --db" "$(fish_complete 'rtrack summary -d ids.db --job ')" "etl train"
+    check "fish: --external-run-id: the ids of --db" "$(fish_complete 'rtrack upload -d ids.db --external-run-id ')" "ci-7 ci-8"
+    check "fish: run --summary-format values" "$(fish_complete 'rtrack run --summary-format ')" "json markdown text"
     check "fish: --run reads no missing database into being" "$(ls rtrack.db 2>/dev/null | wc -l)" 0
     check_tables fish fish_complete
     # the options that take a value, where the job's command line starts after them (run and
@@ -160,11 +162,11 @@ ZSH
     check "zsh: export formats" "$(zsh_complete 'rtrack export --format ')" "csv jsonl"
     check "zsh: export tables" "$(zsh_complete 'rtrack export --table ')" "combined process system"
     check "zsh: export options" "$(zsh_complete 'rtrack export --')" \
-        "--db --format --help --output --run --since --slurm-job --table --until"
+        "--db --external-run-id --format --help --output --run --since --slurm-job --table --until"
     check "zsh: summary formats" "$(zsh_complete 'rtrack summary --format ')" "json markdown text"
     check "zsh: runs formats" "$(zsh_complete 'rtrack runs --format ')" "csv jsonl table"
     check "zsh: live output formats" "$(zsh_complete 'rtrack run --format ')" "csv json python-csv rust-csv system-csv"
-    check "zsh: upload options" "$(zsh_complete 'rtrack upload --')" "--all --db --dry-run --help --run"
+    check "zsh: upload options" "$(zsh_complete 'rtrack upload --')" "--all --db --dry-run --external-run-id --help --run"
     check "zsh: help topics" "$(zsh_complete 'rtrack help re')" "record report"
     check "zsh: record-only option" "$(zsh_complete 'rtrack record --du')" "--duration"
     check "zsh: run has no --pid" "$(zsh_complete 'rtrack run --pi')" ""
@@ -179,6 +181,8 @@ ZSH
     check "zsh: --run: \$RTRACK_DB" "$(RTRACK_DB=ids.db zsh_complete 'rtrack export --run ')" "1 2 latest"
     check "zsh: --run: --db=FILE" "$(zsh_complete 'rtrack report --db=ids.db --run ')" "1 2 latest"
     check "zsh: summary --job: job names from --db" "$(zsh_complete 'rtrack summary -d ids.db --job ')" "etl train"
+    check "zsh: --external-run-id: the ids of --db" "$(zsh_complete 'rtrack report -d ids.db --external-run-id ')" "ci-7 ci-8"
+    check "zsh: run --summary-format values" "$(zsh_complete 'rtrack run --summary-format ')" "json markdown text"
     check_tables zsh zsh_complete
     check "zsh: resource-tracker: the options of its table" "$(zsh_complete 'resource-tracker --')" \
         "$(table_opts resource-tracker)"

@@ -13,7 +13,9 @@
 # of the compress job; the mock must have seen that run registered and finished once, inline.
 # RT_DOCS_SHOW=1 prints each command's real output, for updating the page.
 #
-# README.md: every option in the tour's `rtrack ...` lines is one that `rtrack CMD --help` lists.
+# README.md: every option in the tour's `rtrack ...` lines is one that `rtrack CMD --help` lists;
+# the quick start is two commands and ends with the line that puts the binary on PATH; an
+# example uses the name resource-tracker, with options that name takes.
 HERE=$(cd "$(dirname "$0")" && pwd)
 MOCK=$HERE/../helpers/sentinel_mock.py
 . "$HERE/lib.sh" "$1"
@@ -111,4 +113,28 @@ while read -r _ cmd rest; do
             fail "README: 'rtrack $cmd' has no option $o"
     done
 done <<<"$tour"
+
+# --- README: the quick start, and rtrack's second name ------------------------------------------
+# the quick start is two commands (the demo, the tests), and it ends with the one line that puts
+# the binary it built on PATH for the tour (demo.sh says the same at its end)
+quick=$(awk '/^## Quick start/ { on = 1; next } on && /^##/ { exit } on' "$README")
+check "README: the quick start's commands" \
+    "$(awk '/^```sh/ { on = 1; next } /^```/ { on = 0 } on && /^[a-z]/ { print $1, $2 }' <<<"$quick" | tr '\n' ';')" \
+    "bash scripts/demo.sh;bash scripts/test.sh;"
+check "README: the quick start ends with the line that puts build/ on PATH" \
+    "$(awk 'NF { last = $0 } END { print last }' <<<"$quick" | grep -o 'export PATH=\$PWD/build:\$PATH')" \
+    'export PATH=$PWD/build:$PATH'
+check "demo.sh: ends by saying where the binary is and how to put it on PATH" \
+    "$(tail -5 "$HERE/../../scripts/demo.sh" | grep -c 'export PATH=')" 1
+# an example under the name resource-tracker, whose options that name takes
+ln -s "$RTRACK" resource-tracker
+rt_lines=$(awk '/^```sh/ { on = 1; next } /^```/ { on = 0 } on && /^resource-tracker / { print }' "$README")
+check_range "README: resource-tracker examples" "$(grep -c . <<<"$rt_lines")" 1 5
+rt_help=$(./resource-tracker --help 2>&1)
+while read -r _ rest; do
+    for o in $(sed 's/ -- .*//; s/#.*//' <<<"$rest" | grep -oE -- '(^| )--?[a-zA-Z][a-z0-9-]*' | tr -d ' '); do
+        grep -qE -- "(^|[ ,])$o([ ,=]|$)" <<<"$rt_help" && pass "README: resource-tracker $o" ||
+            fail "README: 'resource-tracker' has no option $o"
+    done
+done <<<"$rt_lines"
 finish

@@ -168,6 +168,23 @@ suggest "help exprot" "did you mean 'export'?" help exprot
 suggest "--versoin" "rtrack: unknown option '--versoin'; did you mean '--version'?" --versoin
 suggest "--hlep" "did you mean '--help'?" --hlep
 suggest "an option before the command" "unknown option '--db' (options go after the command" --db x.db runs
+# a program where a command goes: the '--' that makes it `rtrack run`'s shorthand
+suggest "a program with arguments" \
+    "rtrack: unknown command 'python3'; to run it under rtrack, put '--' before it: rtrack -- python3 train.py" \
+    python3 train.py
+suggest "a program on PATH" "rtrack: unknown command 'ls'; to run it under rtrack, put '--' before it: rtrack -- ls" ls
+printf 'true\n' >job.sh
+suggest "a file" "rtrack: unknown command './job.sh'; to run it under rtrack, put '--' before it: rtrack -- ./job.sh" ./job.sh
+suggest "arguments quoted as a shell takes them" "put '--' before it: rtrack -- sh -c 'touch ran.marker'" \
+    sh -c 'touch ran.marker'
+check "the program was not run" "$([ -e ran.marker ] && echo ran || echo no)" no
+suggest "run's options before a program" \
+    "rtrack: unknown command 'python3' after run's options; to run it under rtrack, put '--' before it: rtrack --db x.db -- python3 train.py" \
+    --db x.db python3 train.py
+suggest "short options and flags before a program" "put '--' before it: rtrack -i 0.5 -q --job-name=b -- make -j2" \
+    -i 0.5 -q --job-name=b make -j2
+suggest "a misspelt command after options" "unknown command 'sumary'; did you mean 'summary'?" --db x.db sumary
+suggest "a misspelt command with arguments" "unknown command 'exprot'; did you mean 'export'?" exprot --run 1
 "$RTRACK" >none.out 2>none.err
 check "no command: exit 2, the usage on stderr" "$?:$(head -1 none.err):$(wc -c <none.out)" \
     "2:usage: rtrack <command> [options]:0"

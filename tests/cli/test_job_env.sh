@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rtrack run: the job's environment is rtrack's without SENTINEL_API_TOKEN (the job and its
 # children never see the token rtrack streams with), unless RTRACK_KEEP_TOKEN_IN_JOB=1; every
-# other variable reaches the job unchanged; rtrack itself still streams with the token (the mock
+# other variable reaches the job unchanged (RTRACK_RUN_ID and RTRACK_RUN_DB added); rtrack itself still streams with the token (the mock
 # Sentinel API, tests/helpers/sentinel_mock.py: a short run is finished with its CSV inline, so
 # no S3 is needed).
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -42,10 +42,14 @@ export RT_JOB_ENV_PROBE='a value with spaces = and "quotes"'
 SENTINEL_API_TOKEN=$TOKEN env | grep -v '^_=' | grep -v '^SENTINEL_API_TOKEN=' | sort >direct.env
 SENTINEL_API_TOKEN=$TOKEN RTRACK_UPLOAD_WAIT=0 SENTINEL_API_URL=http://127.0.0.1:1 \
     "$RTRACK" run --quiet --db other.db -- env 2>/dev/null | grep -v '^_=' | sort >viartrack.env
-# (RTRACK_UPLOAD_WAIT and SENTINEL_API_URL differ by design: set for this one command)
+# (RTRACK_UPLOAD_WAIT and SENTINEL_API_URL differ by design: set for this one command; rtrack
+# adds RTRACK_RUN_ID and RTRACK_RUN_DB, the run that records the job: test_ci.sh)
 check "the rest of the environment is unchanged" \
     "$(diff <(grep -v '^RTRACK_UPLOAD_WAIT=\|^SENTINEL_API_URL=' direct.env) \
-            <(grep -v '^RTRACK_UPLOAD_WAIT=\|^SENTINEL_API_URL=' viartrack.env))" ""
+            <(grep -v '^RTRACK_UPLOAD_WAIT=\|^SENTINEL_API_URL=\|^RTRACK_RUN_ID=\|^RTRACK_RUN_DB=' viartrack.env))" ""
+check "rtrack adds the run's id and database" \
+    "$(grep '^RTRACK_RUN_ID=\|^RTRACK_RUN_DB=' viartrack.env | tr '\n' ' ')" \
+    "RTRACK_RUN_DB=$T/other.db RTRACK_RUN_ID=$(q other.db 'SELECT max(id) FROM runs') "
 check "the probe variable reached the job" "$(grep -c '^RT_JOB_ENV_PROBE=a value with spaces' viartrack.env)" 1
 unset RT_JOB_ENV_PROBE
 

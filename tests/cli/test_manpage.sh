@@ -116,6 +116,21 @@ for e in $envs; do
 done
 check "ENVIRONMENT names every variable of the help texts and the docs" "$missing" ""
 
+# --- the words of the screen (issue 36): every word `summary --help` defines is defined in the
+# man page's "Words used on the screen" and in docs/usage.md's section of that name
+USAGE=${RT_USAGE_MD:-$HERE/../../docs/usage.md}
+words=$("$RTRACK" summary --help | awk '/^words/ { on = 1; next } on && /^  [^ ]/ { sub(/^  /, ""); sub(/  .*/, ""); print }')
+check_range "summary --help defines words" "$(grep -c . <<<"$words")" 8 30
+man_words=$(sed -n '/^\.SS Words used on the screen/,/^\.S[HS]/p' "$PAGE" | sed 's/\\-/-/g')
+doc_words=$(sed -n '/^## Words used on the screen/,/^## /p' "$USAGE")
+missing=""
+while read -r w; do
+    first=${w%% *} # "kernel peak" -> kernel, "shared host" -> shared
+    grep -qi -- "$first" <<<"$man_words" || missing="$missing man:$w"
+    grep -qi -- "\*\*$first" <<<"$doc_words" || missing="$missing usage.md:$w"
+done <<<"$words"
+check "the words of summary --help, defined in the man page and docs/usage.md" "$missing" ""
+
 # --- the other sections, and the version ---------------------------------------------------------
 for s in NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS ENVIRONMENT FILES "EXIT STATUS" EXAMPLES "SEE ALSO"; do
     grep -qxE "\.SH \"?$s\"?" "$PAGE" && pass "section $s" || fail "section $s"

@@ -188,6 +188,19 @@ demand=$(get starved.json 'j["cpu_demand"]["demand_cores"]')
 # loaded machine)
 check_range "starved: demand (usage + waiting) is the job's 2 cores" "$demand" 1.5 2.3
 check "starved: recommendation 2 vCPUs" "$(get starved.json 'j["recommendation"]["cpu"]')" 2
+# the spinners outside the job are other work: the host was shared, and it was their CPU (about
+# n x n / (n + 2) cores; other suites beside this one only add to it)
+check "starved: shared, naming the CPU" \
+    "$(get starved.json '(j["allocation"], j["allocation_basis"]["resource"], j["allocation_basis"]["others_cores"] >= 0.5)')" \
+    "('shared', 'cpu', True)"
+# one figure per quantity (issue 36: "mean cores 1.97" beside "it used 1.87 cores"): the usage
+# the demand is built on is the mean cores, CPU time / wall time, in JSON, text and report
+check "starved: the demand's usage is the mean cores" \
+    "$(get starved.json '(round(j["cpu_demand"]["usage_cores"], 9) == round(j["cpu_time"]["mean_cores"], 9), round(j["cpu_time"]["mean_cores"], 9) == round(j["cpu_time"]["total_s"] / j["cpu_time"]["wall_s"], 9), round(j["cpu_demand"]["demand_cores"], 9) == round(j["cpu_demand"]["usage_cores"] + j["cpu_demand"]["wait_cores"], 9))')" \
+    "(True, True, True)"
+mean=$(get starved.json '"%.2f" % j["cpu_time"]["mean_cores"]')
+check "starved: the text's cores line and CPU line say the same mean" \
+    "$(summary_text --db $DB | grep -o -e "^cores  *$mean mean" -e "it used $mean cores" | wc -l)" 2
 # the kernel's CPU time of the reaped job checks the sampled sum (10 ms ticks per sample)
 close=$(python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(abs(a - b) <= 0.05 * b + 0.05)' \
     "$(q $DB "SELECT sum(proc_utime_s + proc_stime_s) FROM samples")" \
@@ -224,6 +237,7 @@ check "when: the text says it" \
 "$RTRACK" report --db starved.db -o starved.html && "$RTRACK" report --db failed.db -o failed.html
 check "report: the caveat of a failed run" \
     "$(grep -c '<p class="caveat">based on a run that failed (exit 3) after' failed.html)" 1
+check "report: the starvation's usage is the mean cores" "$(grep -c "it used $mean cores" starved.html)" 1
 check "report: the starvation" "$(grep -c '<p class="muted how">CPU: starved: the job waited for a CPU [0-9]* % of the time it wanted one' starved.html)" 1
 check "report: the memory arithmetic" "$(grep -c '<p class="muted how">memory: peak [0-9.]* MiB (\(kernel\|sampled\)) x 1.2 -&gt; [0-9]* MiB' starved.html)" 1
 check "report: when the sampled peak was, and who held it" "$(grep -c '<p class="muted how">peak memory sampled: [0-9.]* MiB at +[0-9.]* s, held by rt_spin ([0-9]*) [0-9.]* MiB, rt_spin' starved.html)" 1
@@ -352,8 +366,11 @@ else
         check_range "alloc cgroup: summary shows the cgroup's peak (MiB - the stored peak)" \
             "$(awk -v a="$(get cg.json 'j["kernel"]["cgroup_peak_mib"]')" \
                 -v b="$(q $DB "SELECT cgroup_memory_peak_bytes / 1048576.0 FROM runs")" 'BEGIN { print a - b }')" -0.0051 0.0051
-        check "alloc cgroup: the memory figure is the kernel's high-water mark, not the cgroup's" \
-            "$(get cg.json 'j["recommendation"]["memory_basis"]["source"]')" kernel
+        # the basis is the larger of the sampled peak and the kernel's high-water mark, never the
+        # cgroup's peak; under the 0.5-core quota python's start can take past the sample at 2 s,
+        # which then sees both processes (seen: sampled 260.8 MiB, kernel 163.3, cgroup 309.9)
+        check "alloc cgroup: the memory figure is the larger of sampled and kernel, not the cgroup's" \
+            "$(get cg.json '(lambda b, s, k: (b["source"], round(b["peak_mib"], 2)) == (("sampled", round(s, 2)) if s >= k else ("kernel", round(k, 2))))(j["recommendation"]["memory_basis"], (j["memory_peak"] or {}).get("mib") or 0, j["kernel"]["maxrss_mib"])')" True
         check "alloc cgroup: the text says the cgroup's peak" \
             "$(summary_text --db $DB | grep -c "^cgroup  *the job's cgroup peaked at [0-9.]* [MG]iB (page cache included)$")" 1
     else

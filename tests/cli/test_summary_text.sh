@@ -43,6 +43,22 @@ check "text: processes grouped by name, with parent pids" \
     "$(sed -n '/^  name /,/^$/p' run10.txt | sed 1d | tr -s ' ' | tr '\n' '|')" \
     " cc1 ×3 5.00 ≤200.0 MiB each - - cc1 -quiet -O2 -…| make 0.40 2.00 MiB 200 1 make -j2||"
 
+# --- the host: "shared" only on evidence of other work (issue 36) --------------------------------
+# run 10's system used 2.5 cores on average beside the job's 1.5: 1.00 core of other work, at
+# least 0.25 -> shared, naming the CPU. Run 12 is an idle VM's small job: the system's CPU is the
+# job's own (1, 3), its memory 1 GiB beside the job's 300 MiB (the OS's own, which the rule of
+# system mean > job x 1.5 took for other work) -> dedicated.
+check "host: other work named (JSON)" \
+    "$("$RTRACK" summary --db fx.db --run 10 --format json | python3 -c 'import json, sys; j = json.load(sys.stdin); b = j["allocation_basis"]; print(j["allocation"], b["resource"], b["others_cores"])')" \
+    "shared cpu 1"
+check "host: other work named (text)" "$(grep -c '^host  *shared: other processes used 1.00 cores beside the job.s 1.50$' run10.txt)" 1
+"$RTRACK" summary --db fx.db --run 12 >run12.txt
+check "host: the OS's own memory is no other work (JSON)" \
+    "$("$RTRACK" summary --db fx.db --run 12 --format json | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["allocation"], j["allocation_basis"]["resource"])')" \
+    "dedicated None"
+check "host: the OS's own memory is no other work (text)" \
+    "$(grep -c '^host  *dedicated: other processes used 0.00 cores and 2.00 KiB of disk I/O$' run12.txt)" 1
+
 # --- run 11: a killed job says so, its command quoted as a shell takes it ----------------------
 "$RTRACK" summary --db fx.db --run 11 >run11.txt
 check "killed: the status line" "$(head -1 run11.txt)" "run 11: killed by SIGKILL"

@@ -28,7 +28,7 @@ offenders() { # WORD_REGEX ALLOWED_PATH_REGEX...
         while read -r f; do
             # strip /* ... */ comments (also across lines) and // comments, keep line numbers
             # (the pattern through the environment: -v would take its backslashes as escapes,
-            # which gawk, the awk mariadb-server brings, does and mawk does not)
+            # which gawk does and mawk does not)
             RT_WORD=$word awk -v f="$f" 'BEGIN { w = ENVIRON["RT_WORD"] }
                 { line = $0; out = "" 
                   while (length(line)) {

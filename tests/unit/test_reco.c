@@ -18,10 +18,19 @@
 /* How the run ended (the caveat's inputs): duration, exit code, signal, the host's OOM kills. */
 #define ENDED(dur, code, sig, oom)                                                                 \
     .duration_s = (dur), .exit_code = (code), .exit_signal = (sig), .oom_kills = (oom)
-#define EXIT_0   ENDED(2.0, 0, RT_NA, 0)
-#define NO_END   ENDED(NAN, RT_NA, RT_NA, RT_NA)
-#define NO_GPU   .gpu_mean = 0, .gpu_max = 0, .vram_max = 0
-#define NO_WAIT  .demand_run = 0, .demand_wait = 0, .demand_n = 0
+#define EXIT_0  ENDED(2.0, 0, RT_NA, 0)
+#define NO_END  ENDED(NAN, RT_NA, RT_NA, RT_NA)
+#define NO_GPU  .gpu_mean = 0, .gpu_max = 0, .vram_max = 0
+#define NO_WAIT .demand = {0, 0, 0, 0, 0, 0}
+/* the demand of mean cores u when the samples saw the tree run `run` s and wait `wait` s, as
+ * rt_cpu_demand makes it (its own test below holds it to hand-worked figures) */
+#define DEMAND(u, run, wait)                                                                       \
+    .demand = {1,                                                                                  \
+               (u),                                                                                \
+               (u) * (wait) / (run),                                                               \
+               (u) + (u) * (wait) / (run),                                                         \
+               (wait) / ((run) + (wait)) * 100,                                                    \
+               (wait) >= 0.2 * ((run) + (wait))}
 #define NO_P95   .cpu_p95 = 0, .cpu_p95_ok = 0
 #define P95(x)   .cpu_p95 = (x), .cpu_p95_ok = 1
 #define NO_KPEAK .kernel_maxrss_mib = NAN
@@ -68,71 +77,63 @@ static const struct reco_case reco_cases[] = {
       NO_END},
      {1, 1, 0.02, "usage", 128, 12.5, "sampled", 0, 0, NULL, "1 vCPU, 128 MiB memory",
       "@resources(cpu=1, memory=128)", "peak 12.50 MiB (sampled) x 1.2 -> 128 MiB", ""}},
-    /* waited 2 of run + wait = 8 + 2 = 10: 20 % >= 20 %, starved (at the threshold exactly);
-     * demand 10 / 4 samples = 2.5 cores: round(2.5) = 2 (ties to even) > round(1.0) = 1 ->
-     * "demand", 2 cores on 2.5; p95 ceil(1.3) = 2, not below 2; 200 x 1.2 = 240 -> 256 */
+    /* waited 2 of run + wait = 8 + 2 = 10 s: 20 % >= 20 %, starved (at the threshold exactly);
+     * demand 1.2 x 10 / 8 = 1.5 cores: round(1.5) = 2 (ties to even) > round(1.2) = 1 ->
+     * "demand", 2 cores on 1.5; p95 ceil(1.3) = 2, not below 2; 200 x 1.2 = 240 -> 256 */
     {"starved at 20 %",
      1,
      {.has_tree = 1,
-      .cpu_mean = 1.0,
+      .cpu_mean = 1.2,
       P95(1.3),
-      .demand_run = 8,
-      .demand_wait = 2,
-      .demand_n = 4,
+      DEMAND(1.2, 8, 2),
       .mem_max = 200,
       NO_KPEAK,
       NO_GPU,
       EXIT_0},
-     {2, 2, 2.5, "demand", 256, 200, "sampled", 0, 0, NULL, "2 vCPUs, 256 MiB memory",
+     {2, 2, 1.5, "demand", 256, 200, "sampled", 0, 0, NULL, "2 vCPUs, 256 MiB memory",
       "@resources(cpu=2, memory=256)", "peak 200.00 MiB (sampled) x 1.2 -> 256 MiB", ""}},
-    /* waited 16 of 14 + 16 = 30 (53 %): starved; demand 30 / 10 = 3.0 -> 3 > round(1.4) = 1;
-     * p95 ceil(1.8) = 2 is raised to the 3 asked for; 1000 x 1.2 = 1200 -> 2048 */
+    /* waited 16 of 14 + 16 = 30 s (53 %): starved; demand 1.4 x 30 / 14 = 3.0 -> 3 > round(1.4)
+     * = 1; p95 ceil(1.8) = 2 is raised to the 3 asked for; 1000 x 1.2 = 1200 -> 2048 */
     {"starved, p95 raised",
      1,
      {.has_tree = 1,
       .cpu_mean = 1.4,
       P95(1.8),
-      .demand_run = 14,
-      .demand_wait = 16,
-      .demand_n = 10,
+      DEMAND(1.4, 14, 16),
       .mem_max = 1000,
       NO_KPEAK,
       NO_GPU,
       EXIT_0},
      {3, 3, 3.0, "demand", 2048, 1000, "sampled", 0, 0, NULL, "3 vCPUs, 2048 MiB memory",
       "@resources(cpu=3, memory=2048)", "peak 1000.00 MiB (sampled) x 1.2 -> 2048 MiB", ""}},
-    /* waited 6 of 18 + 6 = 24 (25 %): starved, but demand 24 / 10 = 2.4 -> 2 = round(2.2) = 2:
-     * no more cores, so "usage" stays, on 2.2; p95 ceil(2.9) = 3; 500 x 1.2 = 600 -> 1024 */
+    /* waited 2 of 8 + 2 = 10 s (20 %): starved, but demand 1.6 x 10 / 8 = 2.0 -> 2 = round(1.6)
+     * = 2: no more cores, so "usage" stays, on 1.6; p95 ceil(2.9) = 3; 500 x 1.2 = 600 -> 1024 */
     {"starved, demand rounds to the same",
      1,
      {.has_tree = 1,
-      .cpu_mean = 2.2,
+      .cpu_mean = 1.6,
       P95(2.9),
-      .demand_run = 18,
-      .demand_wait = 6,
-      .demand_n = 10,
+      DEMAND(1.6, 8, 2),
       .mem_max = 500,
       NO_KPEAK,
       NO_GPU,
       EXIT_0},
-     {2, 3, 2.2, "usage", 1024, 500, "sampled", 0, 0, NULL, "2 vCPUs, 1024 MiB memory",
+     {2, 3, 1.6, "usage", 1024, 500, "sampled", 0, 0, NULL, "2 vCPUs, 1024 MiB memory",
       "@resources(cpu=2, memory=1024)", "peak 500.00 MiB (sampled) x 1.2 -> 1024 MiB", ""}},
-    /* waited 19 of 81 + 19 = 100: 19 % < 20 %, not starved, although its demand (100 / 10 = 10
-     * cores) is far above; no p95: cpu_p95 = cpu = 1; 100 x 1.2 = 120 -> 128 */
+    /* waited 19 of 81 + 19 = 100 s: 19 % < 20 %, not starved, although its demand (2.4 x 100 /
+     * 81 = 2.96 cores) would round to more; no p95: cpu_p95 = cpu = 2; 100 x 1.2 = 120 -> 128 */
     {"not starved at 19 %",
      1,
      {.has_tree = 1,
-      .cpu_mean = 1.0,
+      .cpu_mean = 2.4,
       NO_P95,
-      .demand_run = 81,
-      .demand_wait = 19,
-      .demand_n = 10,
+      DEMAND(2.4, 81, 19),
       .mem_max = 100,
       NO_KPEAK,
       NO_GPU,
       EXIT_0},
-     {1, 1, 1.0, "usage", 128, 100, "sampled", 0, 0, NULL, "1 vCPU, 128 MiB memory",
-      "@resources(cpu=1, memory=128)", "peak 100.00 MiB (sampled) x 1.2 -> 128 MiB", ""}},
+     {2, 2, 2.4, "usage", 128, 100, "sampled", 0, 0, NULL, "2 vCPUs, 128 MiB memory",
+      "@resources(cpu=2, memory=128)", "peak 100.00 MiB (sampled) x 1.2 -> 128 MiB", ""}},
     /* the Python rule on a starved tree with a kernel peak above the samples: usage only
      * (round(1.4) = 1, p95 ceil(1.8) = 2) and the sampled peak only (300 x 1.2 = 360 -> 512) */
     {"Python's rule ignores demand and the kernel",
@@ -140,25 +141,21 @@ static const struct reco_case reco_cases[] = {
      {.has_tree = 1,
       .cpu_mean = 1.4,
       P95(1.8),
-      .demand_run = 14,
-      .demand_wait = 16,
-      .demand_n = 10,
+      DEMAND(1.4, 14, 16),
       .mem_max = 300,
       .kernel_maxrss_mib = 900,
       NO_GPU,
       EXIT_0},
      {1, 2, 1.4, "usage", 512, 300, "sampled", 0, 0, NULL, "1 vCPU, 512 MiB memory",
       "@resources(cpu=1, memory=512)", "peak 300.00 MiB (sampled) x 1.2 -> 512 MiB", ""}},
-    /* the same input under rtrack's rule: demand 30 / 10 = 3 cores (p95 2 raised to 3), the
+    /* the same input under rtrack's rule: demand 1.4 x 30 / 14 = 3 cores (p95 2 raised to 3), the
      * kernel's 900 MiB above the sampled 300: 900 x 1.2 = 1080 -> 2048 */
     {"rtrack's rule on the same input",
      1,
      {.has_tree = 1,
       .cpu_mean = 1.4,
       P95(1.8),
-      .demand_run = 14,
-      .demand_wait = 16,
-      .demand_n = 10,
+      DEMAND(1.4, 14, 16),
       .mem_max = 300,
       .kernel_maxrss_mib = 900,
       NO_GPU,
@@ -302,16 +299,14 @@ static const struct reco_case reco_cases[] = {
      {2, 2, 2.5, "usage", 4096, 3000, "sampled", 4, 24576, NULL,
       "2 vCPUs, 4096 MiB memory, 4 GPUs with 24576 MiB VRAM",
       "@resources(cpu=2, memory=4096, gpu=4)", "peak 3000.00 MiB (sampled) x 1.2 -> 4096 MiB", ""}},
-    /* no tree: the system's figures stand, neither its demand (30 of 40 waiting) nor the
+    /* no tree: the system's figures stand, neither a demand (30 of 40 s waiting) nor the
      * kernel's 9000 MiB is used; 3.2 -> 3, p95 ceil(3.9) = 4; 5000 x 1.2 = 6000 -> 6 x 1024 */
     {"no tree",
      1,
      {.has_tree = 0,
       .cpu_mean = 3.2,
       P95(3.9),
-      .demand_run = 10,
-      .demand_wait = 30,
-      .demand_n = 10,
+      DEMAND(3.2, 10, 30),
       .mem_max = 5000,
       .kernel_maxrss_mib = 9000,
       NO_GPU,
@@ -380,35 +375,60 @@ static void test_recommend_table(void **state)
     }
 }
 
-/* The starved threshold is a share of the demand, not of the samples: the same wait over more
- * samples (a lower demand in cores) is still starved, and its demand then rounds lower. */
-static void test_recommend_demand_per_sample(void **state)
+/* rt_cpu_demand: the usage is the mean cores given (CPU time / wall time, the figure shown
+ * everywhere), the samples give the share of the time it waited, and the waiting in cores is
+ * the usage's part in that proportion (issue 36: the starved line said "it used 0.95 cores"
+ * beside a mean of 0.89). */
+static void test_cpu_demand(void **state)
 {
     (void)state;
-    /* wait 5 of 20 = 25 %: starved in both; demand 20 / 5 = 4 cores, then 20 / 10 = 2 */
-    struct rt_reco_in in = {.has_tree = 1,
-                            .cpu_mean = 1.0,
-                            NO_P95,
-                            .demand_run = 15,
-                            .demand_wait = 5,
-                            .demand_n = 5,
-                            .mem_max = 100,
-                            NO_KPEAK,
-                            NO_GPU,
-                            EXIT_0};
+    static const struct {
+        const char *name;
+        double usage, run_s, wait_s;
+        int known;
+        double wait_cores, demand, wait_pct;
+        int starved;
+    } rows[] = {
+        /* 5 of 15 + 5 = 20 s waiting: 25 %, starved; 1.0 x 5 / 15 = 0.333 cores more: 1.333 */
+        {"a quarter waited", 1.0, 15, 5, 1, 1.0 / 3, 4.0 / 3, 25, 1},
+        /* the demo on a busy VM: 6 of 9 s waiting (66.7 %); 0.9 x 6 / 3 = 1.8 -> 2.7 cores */
+        {"two thirds waited", 0.9, 3, 6, 1, 1.8, 2.7, 200.0 / 3, 1},
+        /* 1 of 16 s: 6.25 %, not starved; 1.5 x 1 / 15 = 0.1 -> 1.6 */
+        {"barely waited", 1.5, 15, 1, 1, 0.1, 1.6, 6.25, 0},
+        /* 1 of 5 s: 20 % exactly is starved */
+        {"at the threshold", 2.0, 4, 1, 1, 0.5, 2.5, 20, 1},
+        /* it only waited: all of the time waiting, no usage to take a part of */
+        {"never ran", 0.0, 0, 5, 1, 0, 0, 100, 1},
+        /* no sample saw it run or wait; no mean: nothing known */
+        {"no samples", 1.0, 0, 0, 0, 0, 0, 0, 0},
+        {"no mean", NAN, 10, 5, 0, 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < RT_ARRAY_LEN(rows); i++) {
+        struct rt_summary_demand d;
+        rt_cpu_demand(rows[i].usage, rows[i].run_s, rows[i].wait_s, &d);
+        if (d.known != rows[i].known || d.starved != rows[i].starved ||
+            fabs(d.wait_cores - rows[i].wait_cores) > 1e-9 ||
+            fabs(d.demand_cores - rows[i].demand) > 1e-9 ||
+            fabs(d.wait_pct - rows[i].wait_pct) > 1e-9 ||
+            (d.known && d.usage_cores != rows[i].usage))
+            fail_msg("%s: known %d starved %d wait %g demand %g pct %g", rows[i].name, d.known,
+                     d.starved, d.wait_cores, d.demand_cores, d.wait_pct);
+    }
+    /* and what the recommendation makes of it: 1.333 rounds to the usage's 1 (no more cores);
+     * 1.4 cores with 16 of 30 s waiting want 3 */
+    struct rt_reco_in in = {
+        .has_tree = 1, .cpu_mean = 1.0, NO_P95, .mem_max = 100, NO_KPEAK, NO_GPU, EXIT_0};
     struct rt_reco r;
-    rt_recommend(&in, 1, &r);
-    assert_int_equal(r.cpu, 4);
-    assert_string_equal(r.cpu_from, "demand");
-    in.demand_n = 10;
-    rt_recommend(&in, 1, &r);
-    assert_int_equal(r.cpu, 2);
-    assert_true(r.cpu_cores == 2.0);
-    /* no sample with a wait figure: no demand at all, whatever the sums say */
-    in.demand_n = 0;
+    rt_cpu_demand(1.0, 15, 5, &in.demand);
     rt_recommend(&in, 1, &r);
     assert_int_equal(r.cpu, 1);
     assert_string_equal(r.cpu_from, "usage");
+    in.cpu_mean = 1.4;
+    rt_cpu_demand(1.4, 14, 16, &in.demand);
+    rt_recommend(&in, 1, &r);
+    assert_int_equal(r.cpu, 3);
+    assert_string_equal(r.cpu_from, "demand");
+    assert_true(fabs(r.cpu_cores - 3.0) < 1e-9);
 }
 
 /* --- rt_round_memory ------------------------------------------------------------------------- */
@@ -776,12 +796,9 @@ static void test_efficiency_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_recommend_table),
-        cmocka_unit_test(test_recommend_demand_per_sample),
-        cmocka_unit_test(test_round_memory_steps),
-        cmocka_unit_test(test_alloc_decide_table),
-        cmocka_unit_test(test_alloc_job_id_cut),
-        cmocka_unit_test(test_host_sharing_table),
+        cmocka_unit_test(test_recommend_table),    cmocka_unit_test(test_cpu_demand),
+        cmocka_unit_test(test_round_memory_steps), cmocka_unit_test(test_alloc_decide_table),
+        cmocka_unit_test(test_alloc_job_id_cut),   cmocka_unit_test(test_host_sharing_table),
         cmocka_unit_test(test_efficiency_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -268,13 +268,13 @@ static void test_line_refs(void **state)
     has(">5</text>");
     /* 1 and 2 on 0..5 */
     has("points=\"84.0,196.8 882.0,159.6\"");
-    /* two off the scale stack down the corner, 13 apart */
+    /* two off the scale stack down the corner, a label line (15 px) apart */
     out.len = 0;
     const struct svg_ref far[] = {{"a", "A", 100}, {"b", "B", 200.5}};
     c.refs = far;
     svg_line_chart(&out, &c);
     has("data-ref=\"a\" x=\"882\" y=\"18\" text-anchor=\"end\">A 100 (above the scale)");
-    has("data-ref=\"b\" x=\"882\" y=\"31\" text-anchor=\"end\">B 200.5 (above the scale)");
+    has("data-ref=\"b\" x=\"882\" y=\"33\" text-anchor=\"end\">B 200.5 (above the scale)");
     /* with no data above zero any reference is on the scale: top nice(16) = 20 */
     out.len = 0;
     static const double zero[] = {0, 0};

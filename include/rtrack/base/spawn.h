@@ -42,6 +42,10 @@ int rt_spawn_job_finish(struct rt_spawn_async *a, pid_t *pid);
  * '/x' was not found", "it is not a binary and has no '#!' line ...", "it is a directory", ... */
 void rt_spawn_why(const char *argv0, char *const envp[], int err, char *why, size_t n);
 
+/* 1 when argv0 names a file (it has a '/') or a regular file on rtrack's PATH: what a start
+ * would find (rtrack's "is this a program?" when a command name is unknown). */
+int rt_spawn_findable(const char *argv0);
+
 /* The exit code of a job that could not be started: 127 not found, 126 found but not
  * executable. */
 int rt_spawn_exit_code(int err);

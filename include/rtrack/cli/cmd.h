@@ -77,6 +77,10 @@ struct cmd_ctx {
     struct rt_store *store; /* open while the function runs (db not CMD_DB_NONE) */
     int64_t run_id;         /* c->run's id */
     double started;         /* and its start (epoch seconds) */
+    /* --external-run-id ID: c->run is that id (external_run 1), found by cmd_find_external_run;
+     * run_opt names the option that set c->run in messages: "--run" or "--external-run-id" */
+    int external_run;
+    const char *run_opt;
 };
 
 /* The commands, in `rtrack --help`'s order; NULL-terminated. */
@@ -98,6 +102,7 @@ void cmd_help(const struct cmd_def *d, FILE *out);
 int cmd_opt_db(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
 int cmd_opt_slurm_job(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
 int cmd_opt_run(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
+int cmd_opt_external_run_id(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
 #define CMD_OPT_DB(h)                                                                              \
     {                                                                                              \
         RT_OPT_ROW("db", 'd', "FILE", h), .env = "RTRACK_DB", .env_rust = "TRACKER_DB",            \
@@ -107,6 +112,12 @@ int cmd_opt_run(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
     CMD_OPT_DB("database (default rtrack.db); again, or a glob, to read several as one")
 #define CMD_OPT_SLURM_JOB(h) OPT_CALLBACK("slurm-job", 0, "ID", h, cmd_opt_slurm_job)
 #define CMD_OPT_RUN(h)       OPT_CALLBACK("run", 'r', "ID|latest", h, cmd_opt_run)
+/* --external-run-id ID: the one run recorded with run's --external-run-id ID, in place of --run
+ * (none or several is an error naming them) */
+#define CMD_OPT_EXTERNAL_RUN_ID                                                                    \
+    OPT_CALLBACK("external-run-id", 0, "ID",                                                       \
+                 "the run recorded with --external-run-id ID (instead of --run)",                  \
+                 cmd_opt_external_run_id)
 
 /* --recommend-server (summary, report): a flag into st's `recommend_server`; the Keeper's URL is
  * RTRACK_KEEPER_URL's (rt_env) */
@@ -119,6 +130,10 @@ int cmd_opt_run(struct rt_opt_ctx *c, const struct rt_opt *o, const char *v);
 /* Run arg ("latest" or an id) of c's database: its id, and its start into *started (may be
  * NULL); 0 after saying why not (no such run, not an id). */
 int64_t cmd_find_run(const struct cmd_ctx *c, const char *arg, double *started);
+/* The one run of store (at db_path) recorded with external run id ext: its id and start; 0
+ * after saying why not (no such run; several, named). */
+int64_t cmd_find_external_run(struct rt_store *store, const char *db_path, const char *ext,
+                              double *started);
 
 /* Shared by run and record: the database, host facts and the run row, in that order, so any
  * problem is reported before a job starts. Returns NULL after printing the error. */

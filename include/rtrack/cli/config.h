@@ -17,6 +17,9 @@ struct rt_config {
     char *config_file; /* the file that was read, NULL if none */
     int quiet;
     int summary;            /* run: the summary on stdout when the job has ended (--summary) */
+    int summary_format;     /* --summary-format: 0 text, 1 json, 2 markdown; -1 not given */
+    char *run_id_file;      /* --run-id-file: the run's id written there once it is known */
+    int db_private;         /* db is resource-tracker's private one: the job is not told of it */
     int cloud_discovery;    /* 1: ask the cloud while recording; 0: never; -1: when streaming */
     int64_t pid;            /* record: --pid (0: none) */
     char *cgroup;           /* record: --cgroup, NULL: none */
@@ -57,6 +60,9 @@ size_t rt_config_option_names(const char **names, size_t max);
 /* 1 when arg ("--interval", "--pid=3", "-p") is one of run's or record's options: what
  * `rtrack --pid N` and `rtrack -i 2 -- CMD` are recognised by. */
 int rt_config_is_option(const char *arg);
+/* 1 when arg is one of those options and its value is the next argument ("--db", "-d"; not
+ * "--db=x", "-dx" or a flag): what main.c steps over to find the word after the options. */
+int rt_config_option_takes_value(const char *arg);
 /* The config keys of [table] nearest `key` (table NULL: the table names nearest `key`), as
  * "'a' or 'b'" into out: 1, or 0 when none is near. */
 int rt_config_suggest_key(const char *table, const char *key, char *out, size_t outlen);

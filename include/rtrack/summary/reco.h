@@ -14,16 +14,28 @@
 #define RT_RECO_HEADROOM 1.2 /* memory: the peak x this, rounded up (rt_round_memory) */
 #define RT_RECO_STARVED  0.2 /* starved: waited for a CPU this share of the demand, or more */
 
+/* The tree's CPU demand, one figure per quantity: usage_cores is the job's mean cores (CPU time
+ * / wall time, as everywhere), wait_pct the share of the time it wanted a CPU that it waited
+ * for one (runnable, no CPU free: from the samples), and the waiting in cores is the usage's
+ * part in that proportion, so usage + waiting = demand. */
+struct rt_summary_demand {
+    int known;
+    double usage_cores, wait_cores, demand_cores, wait_pct;
+    int starved; /* waited RT_RECO_STARVED of the time it wanted a CPU, or more */
+};
+
+/* From the mean cores and the seconds the samples with both figures saw the tree run and wait
+ * (known 0 without such samples or without a mean). */
+void rt_cpu_demand(double usage_cores, double run_s, double wait_s, struct rt_summary_demand *out);
+
 struct rt_reco_in {
     int has_tree; /* a process tree was recorded (else the system's figures stand in) */
     /* CPU: the mean cores (the tree's: Python's stats() mean of process_cpu_usage; the
      * system's mean), their p95 (cpu_p95_ok 0: none) */
     double cpu_mean, cpu_p95;
     int cpu_p95_ok;
-    /* the tree's CPU demand: cores used and cores it waited for (runnable, no CPU free), summed
-     * over the demand_n samples that have both */
-    double demand_run, demand_wait;
-    size_t demand_n;
+    /* the tree's CPU demand (rt_cpu_demand) */
+    struct rt_summary_demand demand;
     /* memory: the sampled peak, MiB (the tree's Python max, else the system's); the kernel's
      * high-water mark of one process of the job (NAN: unknown) */
     double mem_max, kernel_maxrss_mib;

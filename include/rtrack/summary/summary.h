@@ -199,12 +199,6 @@ struct rt_summary_kernel {
     double maxrss_mib, user_s, sys_s, cgroup_peak_mib;
 };
 
-struct rt_summary_demand {
-    int known;
-    double usage_cores, wait_cores, demand_cores, wait_pct;
-    int starved;
-};
-
 /* A process of a list (the peak's, the top ones): its pid, name and figure (PSS MiB, CPU s) */
 struct rt_summary_proc {
     double pid;
