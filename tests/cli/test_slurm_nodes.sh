@@ -88,8 +88,12 @@ print(eval(sys.argv[2]))' "sum.$1.json" "$2"
 # end after the job does: SIGTERM, then KillWait), once sacct's whole-second timestamps are
 # allowed for (each truncated: +-1 s); CPUs allocated equal to AllocCPUS. The figures go to
 # judge.txt (the table in docs/cluster.md).
+# With CAP_KIB (the OOM-killed step: its cgroup's limit), the peak's upper bound is the larger of
+# MaxRSS + 10 % and CAP_KIB: the task's last climb to the limit, slowed by the kernel's reclaim
+# there, lasts a fraction of a second before the OOM kill; rtrack's samples (0.2 s) may see part
+# of it, sacct's polls (1 s) mostly do not.
 judge() {
-    local label=$1 id=$2 a cpu alloc maxrss start end span r rcpu rwall ralloc rpeak rmem
+    local label=$1 id=$2 cap=${3:-0} a cpu alloc maxrss start end span r rcpu rwall ralloc rpeak rmem
     a=$(acct "$id")
     IFS='|' read -r _ _ cpu _ alloc _ start _ <<<"$(head -1 <<<"$a")"
     cpu=$(secs "$cpu")
@@ -104,7 +108,7 @@ judge() {
         "$(awk -v c="$cpu" 'BEGIN { print c * 0.95 - 0.2 }')" "$(awk -v c="$cpu" 'BEGIN { print c * 1.05 + 0.2 }')"
     check_range "$label: the largest process's peak against the largest MaxRSS ($maxrss KiB)" \
         "$(awk -v p="$rpeak" 'BEGIN { print p * 1024 }')" \
-        "$(awk -v m="$maxrss" 'BEGIN { print m * 0.9 }')" "$(awk -v m="$maxrss" 'BEGIN { print m * 1.1 }')"
+        "$(awk -v m="$maxrss" 'BEGIN { print m * 0.9 }')" "$(awk -v m="$maxrss" -v c="$cap" 'BEGIN { print (m * 1.1 > c ? m * 1.1 : c) }')"
     check_range "$label: wall time against sacct's ($span s, whole seconds)" "$rwall" "$((span - 2))" "$((span + 2))"
     check "$label: CPUs allocated, as sacct's AllocCPUS" "$ralloc" "$alloc"
     printf '%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s\n' "$label" "$id" "$cpu" "$rcpu" "$maxrss" "$rpeak" \
@@ -160,6 +164,10 @@ check "two nodes: the text says where each figure came from" \
     "$(grep -cE '^  (CPU time: cgroup \(n1, n2\)|cores allocated: cgroup cpuset \(n1, n2\)|memory allocated: cgroup memory limit \(n1, n2\)|memory peak: pss \(n1, n2\))$' main.txt)" 4
 judge "two nodes" "$jid"
 
+# --- 5. a job past its time limit (1 minute: Slurm looks every 30 s), submitted now: its wait of
+# 60 to 90 s runs beside the jobs below (1 CPU of a node's 2, and asleep: 0.5 s of CPU time)
+tid=$(sbatch --parsable -N1 -n1 --time=1 --mem=100 -o timeout.out -D "$T" --wrap "srun $TASK 0.5 20 300")
+
 # --- 2. a job array: each task a job of its own, on whichever node is free --------------------
 aid=$(sbatch --parsable --array=1-2 -n1 --mem=200 -o /dev/null -D "$T" --wrap "srun $TASK 0.8 64 1")
 check_cmd "array: the tasks ran" jwait "$aid" 60
@@ -187,7 +195,7 @@ check "OOM: the step's run says how its task died (SIGKILL, 1 OOM kill)" "$(for 
 check "OOM: the caveat" "$(sjson "$oid" '" ".join(c["kind"] + ":" + c["step"] for c in j["caveats"])')" "oom:0"
 "$RTRACK" summary --db "sdb/*.db" --slurm-job "$oid" >oom.txt
 check "OOM: the text says it" "$(grep -c 'step 0 on n[12]: 1 process killed by the OOM killer at its cgroup.s memory limit of 100.0 MiB' oom.txt)" 1
-judge "OOM-killed step" "$oid"
+judge "OOM-killed step" "$oid" $((100 * 1024))
 
 # --- 4. a job cancelled by scancel mid-run -----------------------------------------------------
 cid=$(sbatch --parsable -N2 --ntasks-per-node=1 --mem=100 -o cancel.out -D "$T" \
@@ -208,10 +216,8 @@ check "cancel: every run says so (Slurm's state, SIGTERM)" "$(for f in sdb/"$cid
 check "cancel: the caveat, once" "$(sjson "$cid" '" ".join(c["kind"] for c in j["caveats"])')" "cancelled"
 judge "cancelled (scancel)" "$cid"
 
-# --- 5. a job past its time limit (1 minute: Slurm checks every 30 s) --------------------------
-tid=$(sbatch --parsable -N1 -n1 --time=1 --mem=100 -o timeout.out -D "$T" --wrap "srun $TASK 300 20 0")
-# meanwhile: the plugin failing must leave the jobs alone (their steps read plugstack.conf as
-# they start: the timeout job's first)
+# the timeout job's step 0 recording before plugstack.conf changes (its steps read it as they
+# start)
 for ((i = 0; i < 150; i++)); do
     [ "$(for f in sdb/"$tid".n1.db sdb/"$tid".n2.db; do
         qdb "$f" "SELECT count(*) FROM runs WHERE slurm_step_id = '0'"; done)" = 1 ] && break

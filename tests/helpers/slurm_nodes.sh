@@ -137,7 +137,7 @@ sn_mariadb() {
 }
 
 sn_conf() {
-    local port=$((30000 + $$ % 20000)) host mem=2048
+    local port=$((40000 + $$ % 20000)) host mem=2048
     host=$(hostname -s)
     SN_DBD_PORT=$((port + 2))
     mkdir -p "$T/sn/state" "$T/sn/spool/n1" "$T/sn/spool/n2" "$T/sdb" "$T/slog"
