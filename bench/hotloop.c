@@ -133,7 +133,7 @@ int main(int argc, char **argv)
     env.nvml_library = getenv("RTRACK_NVML_LIBRARY");
     /* RTRACK_PROC_SCAN=full: the tree through the /proc scan, as rtrack itself reads it */
     const char *scan = getenv("RTRACK_PROC_SCAN");
-    struct rt_collect_cfg cc = {pid, 0, 1.0, scan && strcmp(scan, "full") == 0};
+    struct rt_collect_cfg cc = {pid, 0, 1.0, scan && strcmp(scan, "full") == 0, NULL};
     void *st[RT_NCOLLECTORS];
     for (size_t i = 0; i < RT_NCOLLECTORS; i++)
         st[i] = rt_collectors_all[i]->open(&env, &cc);

@@ -123,7 +123,7 @@ _rtrack()
     _rtrack_takes_value "$prev" && return
     case $cmd in
     run) COMPREPLY=($(compgen -W "$_rtrack_opts_common --summary --summary-format --run-id-file" -- "$cur")) ;;
-    record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration --run-id-file" -- "$cur")) ;;
+    record) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --cgroup --duration --run-id-file" -- "$cur")) ;;
     resource-tracker) COMPREPLY=($(compgen -W "$_rtrack_opts_common --pid --duration --version" -- "$cur")) ;;
     export) COMPREPLY=($(compgen -W "$_rtrack_opts_export" -- "$cur")) ;;
     runs) COMPREPLY=($(compgen -W "--db --slurm-job --format --job --external-run-id --last --since --status --help" -- "$cur")) ;;
@@ -178,7 +178,7 @@ _rtrack_job()
 _rtrack_takes_value()
 {
     case $1 in
-    -i | --interval | -d | --db | -c | --config | -p | --pid | --duration | -n | --job-name | \
+    -i | --interval | -d | --db | -c | --config | -p | --pid | --cgroup | --duration | -n | --job-name | \
         --project-name | --stage-name | --task-name | --team | --env | --language | \
         --orchestrator | --executor | --external-run-id | --container-image | -t | --tag | \
         -o | --output | -f | --format | -r | --run | --table | --since | --until | \

@@ -10,7 +10,7 @@ end
 
 # options whose value is the next word
 function __rtrack_takes_value
-    contains -- $argv[1] -i --interval -d --db -c --config -p --pid --duration -n --job-name \
+    contains -- $argv[1] -i --interval -d --db -c --config -p --pid --cgroup --duration -n --job-name \
         --project-name --stage-name --task-name --team --env --language --orchestrator \
         --executor --external-run-id --container-image -t --tag -o --output -f --format \
         -r --run --table --since --until --upload-interval --sentinel-url -j --job \
@@ -160,6 +160,7 @@ complete -c rtrack -n '__rtrack_using run; and not __rtrack_in_job' -l summary -
 complete -c rtrack -n '__rtrack_using run; and not __rtrack_in_job' -l summary-format -x -a 'text json markdown' -d 'the format of --summary (implies it)'
 complete -c rtrack -n '__rtrack_using run record; and not __rtrack_in_job' -l run-id-file -r -F -d "write the run's id to FILE as soon as it is known"
 complete -c rtrack -n '__rtrack_using record' -s p -l pid -x -a '(__fish_complete_pids)' -d 'track this process and its descendants'
+complete -c rtrack -n '__rtrack_using record' -l cgroup -x -d "with --pid: the job's own cgroup"
 complete -c rtrack -n '__rtrack_using record' -l duration -x -d 'stop after this many seconds'
 # run: the job's command, then its arguments
 complete -c rtrack -n __rtrack_in_job -x -a '(__rtrack_complete_job)'

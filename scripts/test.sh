@@ -6,7 +6,8 @@
 #                                      run (the unit tests link build/'s libraries), and
 #                                      test_portable.sh checks, with the arm64 one under qemu
 #   asan    $ASAN_BUILD (build-asan/)  gcc, Debug, AddressSanitizer + UndefinedBehaviorSanitizer:
-#                                      the whole ctest suite again; any report fails its test
+#                                      the whole ctest suite again but the tests labelled
+#                                      "once" (tests/CMakeLists.txt); any report fails its test
 #   fuzz    $FUZZ_BUILD (build-fuzz/)  clang + libFuzzer: each harness of tests/fuzz replays its
 #                                      seed corpus, then fuzzes for $RTRACK_FUZZ_SECONDS (5) s
 # An empty suite fails. A shell suite that cannot run here (not root, say) is reported skipped by
@@ -47,7 +48,7 @@ stage_asan() {
     fi
     ASAN_OPTIONS="halt_on_error=1:detect_leaks=$leaks:abort_on_error=0" \
         UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-        ctest --output-on-failure --no-tests=error -j"$JOBS"
+        ctest --output-on-failure --no-tests=error -j"$JOBS" -LE once
 }
 
 stage_fuzz() {

@@ -72,8 +72,10 @@ SELECT sum(coalesce(r.ended_at, (SELECT max(ts) FROM samples WHERE run_id = r.id
 FROM runs r WHERE r.id IN (SELECT value FROM json_each(?1))
 
 -- name: run_end
--- how run ?1 ended: for the recommendation's caveat
-SELECT exit_code, exit_signal, ended_at - started_at, host_oom_kills FROM runs WHERE id = ?1
+-- how run ?1 ended: for the recommendation's caveat (the OOM kills: its cgroup's, a Slurm
+-- step's, else the host's while it ran)
+SELECT exit_code, exit_signal, ended_at - started_at, coalesce(cgroup_oom_kills, host_oom_kills)
+FROM runs WHERE id = ?1
 
 -- name: since_start
 -- the moment ?2 (epoch s) in seconds after run ?1's start

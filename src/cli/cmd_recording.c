@@ -174,7 +174,17 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
     cmd_run_desc(&rs, cfg, mode, command_json, pid, &c->host, &c->sys);
     /* what the job is allocated: the cgroup rtrack runs in (the job's too), Slurm, CUDA */
     struct rt_alloc alloc = rt_alloc_none();
-    rt_cgroup_alloc_read(&c->sys, &alloc);
+    const char *cg = cfg->cgroup;
+    char dir[4096];
+    if (cg && rt_cgroup_dir(&c->sys, cg, "memory", dir, sizeof(dir)) != 0 &&
+        rt_cgroup_dir(&c->sys, cg, NULL, dir, sizeof(dir)) != 0) {
+        rt_warn("%s: cgroup '%s' is in no hierarchy under /sys/fs/cgroup: the tree is recorded "
+                "without it",
+                mode, cg);
+        cg = NULL;
+    }
+    rt_cgroup_alloc_read_at(&c->sys, cg, &alloc);
+    alloc.cgroup_path = cg;
     rt_env_alloc(env, &alloc);
     rs.alloc = &alloc;
     if (rt_store_begin_run(c->store, &rs, &c->run_id) != 0) {
@@ -199,6 +209,7 @@ int cmd_recording_open(struct cmd_recording *c, const struct rt_config *cfg,
                                     .argv = cfg->command, /* run's job; NULL in record */
                                     .envp = c->job_env,
                                     .pid = pid,
+                                    .cgroup = cg,
                                     .ready_fd = rt_env_ready_fd(env, mode),
                                     .sigfd = -1};
     /* before streaming starts: a recording that cannot wait for its signals ends here, before

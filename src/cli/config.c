@@ -30,6 +30,11 @@ static int nonempty(const char *v)
     return *v != '\0';
 }
 
+static int abs_path(const char *v)
+{
+    return v[0] == '/';
+}
+
 static int http_url(const char *v)
 {
     return !strncmp(v, "https://", 8) || !strncmp(v, "http://", 7);
@@ -98,6 +103,12 @@ const struct rt_opt rt_config_opts[] = {
           "track this process and its descendants (default: none, the system only)"),
      .type = RT_OPT_INT, .off = CFG(pid), .min = 1, .max = 0x7fffffff, .expect = "a process id",
      .faces = WITH_PID},
+    {LIVE("cgroup", 0, "PATH", "CGROUP", "job", "cgroup",
+          "with --pid: the job's own cgroup, as /proc/PID/cgroup names it (a Slurm step's: the "
+          "SPANK plugin passes it): its processes belong to the tree, its limits are the "
+          "allocation, its CPU, peak and OOM kills are recorded (default: none)"),
+     .type = RT_OPT_STRING, .off = CFG(cgroup), .accept = abs_path,
+     .expect = "a cgroup path starting with /", .faces = RT_FACE_RECORD},
     {LIVE("output", 'o', "FILE", "OUTPUT", "tracker", "output",
           "also write each sample as a line to FILE ('-' = stdout) as it is recorded (default: "
           "none)"),
@@ -863,6 +874,10 @@ static int config_finish(const struct load *l)
     cfg->output_csv = live_format(cfg->format, cfg->dropin);
     if (!cfg->db && l->kind != RT_CMD_DROPIN)
         cfg->db = xstrdup("rtrack.db");
+    if (l->kind == RT_CMD_RECORD && cfg->cgroup && cfg->pid <= 0) {
+        rt_err("record: --cgroup needs --pid (the process whose tree it adds to)");
+        return RT_EXIT_USAGE;
+    }
     if (cfg->summary_format >= 0)
         cfg->summary = 1; /* --summary-format json: the summary, in JSON */
     if (l->kind == RT_CMD_RUN) {

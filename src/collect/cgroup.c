@@ -29,6 +29,8 @@ struct cgroup_state {
     char usage_path[4096]; /* below the root: a fixture's root changes between samples */
     int v2;                /* usage_path is a cpu.stat (µs) rather than cpuacct.usage (ns) */
     double limit_cores;    /* NAN: no quota */
+    const char *cg;        /* record --cgroup's, NULL: rtrack's own */
+    int fresh;             /* the cgroup was not there at the start: its first reading counts */
     struct rt_buf buf;
     struct rt_kfile kf;
 };
@@ -193,24 +195,39 @@ static double find_limit(const struct rt_sysenv *env, const char *base, const ch
     return best;
 }
 
-static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cfg *cfg)
+/* The text of /proc/self/cgroup, or what it would say for a process in `cg` in every hierarchy
+ * (record --cgroup: the cgroup of a Slurm step, with the same path in each v1 hierarchy). 0, or
+ * -1 when there is none. */
+static int cgroup_text(const struct rt_sysenv *env, const char *cg, struct rt_buf *text)
 {
-    (void)cfg;
-    char path[4096], cg[2048];
-    struct rt_buf text = {0};
-    if (rt_path(env, path, sizeof(path), "/proc/self/cgroup") || rt_read_file(path, &text) <= 0) {
-        rt_buf_free(&text);
-        return NULL;
+    char path[4096];
+    if (cg) {
+        static const char *const ctls[] = {"cpu", "cpuacct", "cpuset", "memory", "freezer", "pids"};
+        for (size_t i = 0; i < RT_ARRAY_LEN(ctls); i++) {
+            snprintf(path, sizeof(path), "%zu:%s:%s\n", i + 1, ctls[i], cg);
+            rt_buf_puts(text, path);
+        }
+        snprintf(path, sizeof(path), "0::%s\n", cg);
+        rt_buf_puts(text, path);
+        return 0;
     }
-    struct cgroup_state *st = xcalloc(1, sizeof(*st));
-    st->kf.kind = RT_READ_SINGLE; /* cpu.stat and cpuacct.usage: one seq_show each */
-    st->limit_cores = RT_NAN;
+    if (rt_path(env, path, sizeof(path), "/proc/self/cgroup") || rt_read_file(path, text) <= 0) {
+        rt_buf_free(text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Where the usage of the cgroup that `text` names is read, and its CPU limit, into st. */
+static void cgroup_resolve(struct cgroup_state *st, const struct rt_sysenv *env, const char *text)
+{
+    char path[4096], cg[2048];
     static const char *const v2_bases[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
     static const char *const v1_acct[] = {"/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/cpu,cpuacct",
                                           "/sys/fs/cgroup/cpuacct,cpu"};
     static const char *const v1_cpu[] = {"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct",
                                          "/sys/fs/cgroup/cpuacct,cpu"};
-    if (cgroup_path(text.p, NULL, cg, sizeof(cg)) == 0) {
+    if (cgroup_path(text, NULL, cg, sizeof(cg)) == 0) {
         const char *rel = strcmp(cg, "/") ? cg : "";
         for (size_t i = 0; i < RT_ARRAY_LEN(v2_bases) && !st->usage_path[0]; i++) {
             if (rt_path(env, path, sizeof(path), "%s%s/cpu.stat", v2_bases[i], rel) ||
@@ -221,13 +238,13 @@ static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cf
             st->limit_cores = find_limit(env, v2_bases[i], rel, 1);
         }
     }
-    if (!st->usage_path[0] && cgroup_path(text.p, "cpuacct", cg, sizeof(cg)) == 0) {
+    if (!st->usage_path[0] && cgroup_path(text, "cpuacct", cg, sizeof(cg)) == 0) {
         const char *rel = strcmp(cg, "/") ? cg : "";
         for (size_t i = 0; i < RT_ARRAY_LEN(v1_acct) && !st->usage_path[0]; i++)
             if (!rt_path(env, path, sizeof(path), "%s%s/cpuacct.usage", v1_acct[i], rel) &&
                 readable(path))
                 snprintf(st->usage_path, sizeof(st->usage_path), "%s", path + strlen(env->root));
-        if (cgroup_path(text.p, "cpu", cg, sizeof(cg)) == 0) {
+        if (cgroup_path(text, "cpu", cg, sizeof(cg)) == 0) {
             rel = strcmp(cg, "/") ? cg : "";
             for (size_t i = 0; i < RT_ARRAY_LEN(v1_cpu) && isnan(st->limit_cores); i++)
                 st->limit_cores = find_limit(env, v1_cpu[i], rel, 0);
@@ -236,24 +253,40 @@ static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cf
     if (!st->usage_path[0]) {
         /* nothing where the cgroup's path leads: a container's own cgroup is at the mount */
         char base[1024], rel[2048];
-        if (mount_dir(env, text.p, NULL, base, sizeof(base), rel, sizeof(rel)) == 0 &&
+        if (mount_dir(env, text, NULL, base, sizeof(base), rel, sizeof(rel)) == 0 &&
             !rt_path(env, path, sizeof(path), "%s%s/cpu.stat", base, rel) && readable(path)) {
             snprintf(st->usage_path, sizeof(st->usage_path), "%s", path + strlen(env->root));
             st->v2 = 1;
             st->limit_cores = find_limit(env, base, rel, 1);
-        } else if (mount_dir(env, text.p, "cpuacct", base, sizeof(base), rel, sizeof(rel)) == 0 &&
+        } else if (mount_dir(env, text, "cpuacct", base, sizeof(base), rel, sizeof(rel)) == 0 &&
                    !rt_path(env, path, sizeof(path), "%s%s/cpuacct.usage", base, rel) &&
                    readable(path)) {
             snprintf(st->usage_path, sizeof(st->usage_path), "%s", path + strlen(env->root));
-            if (mount_dir(env, text.p, "cpu", base, sizeof(base), rel, sizeof(rel)) == 0)
+            if (mount_dir(env, text, "cpu", base, sizeof(base), rel, sizeof(rel)) == 0)
                 st->limit_cores = find_limit(env, base, rel, 0);
         }
     }
+}
+
+/* A cgroup named by record --cgroup may not have its CPU accounting yet (Slurm makes a step's
+ * cpuacct cgroup with its first task, after the recorder's start): looked for again each
+ * sample, and once there, counted from zero (a new cgroup's counter starts at 0). */
+static void *cgroup_open(const struct rt_sysenv *env, const struct rt_collect_cfg *cfg)
+{
+    struct rt_buf text = {0};
+    if (cgroup_text(env, cfg->cgroup, &text) != 0)
+        return NULL;
+    struct cgroup_state *st = xcalloc(1, sizeof(*st));
+    st->kf.kind = RT_READ_SINGLE; /* cpu.stat and cpuacct.usage: one seq_show each */
+    st->limit_cores = RT_NAN;
+    st->cg = cfg->cgroup;
+    cgroup_resolve(st, env, text.p);
     rt_buf_free(&text);
-    if (!st->usage_path[0]) {
+    if (!st->usage_path[0] && !st->cg) {
         free(st);
         return NULL; /* no cgroup CPU accounting: the columns stay NULL */
     }
+    st->fresh = !st->usage_path[0];
     return st;
 }
 
@@ -262,6 +295,14 @@ static void cgroup_collect(void *state, const struct rt_sysenv *env, struct rt_s
 {
     struct cgroup_state *st = state;
     char path[4096];
+    if (!st->usage_path[0]) {
+        struct rt_buf text = {0};
+        if (cgroup_text(env, st->cg, &text) == 0)
+            cgroup_resolve(st, env, text.p);
+        rt_buf_free(&text);
+        if (!st->usage_path[0])
+            return;
+    }
     cur->cgroup_limit_cores = st->limit_cores;
     if (rt_path(env, path, sizeof(path), "%s", st->usage_path) ||
         rt_kfile_read(&st->kf, path, &st->buf) <= 0)
@@ -280,7 +321,10 @@ static void cgroup_collect(void *state, const struct rt_sysenv *env, struct rt_s
     if (prev && prev->cgroup_usage_us != RT_NA) {
         int64_t d = cur->cgroup_usage_us - prev->cgroup_usage_us;
         cur->cgroup_cpu_s = (double)(d > 0 ? d : 0) / 1e6;
+    } else if (st->fresh && prev) {
+        cur->cgroup_cpu_s = (double)cur->cgroup_usage_us / 1e6;
     }
+    st->fresh = 0;
 }
 
 static void cgroup_close(void *state)
@@ -417,14 +461,17 @@ static int64_t cpuset_cpus(const struct rt_sysenv *env, const char *base, const 
 
 void rt_cgroup_alloc_read(const struct rt_sysenv *env, struct rt_alloc *a)
 {
-    char path[4096], base[256], rel[2048];
+    rt_cgroup_alloc_read_at(env, NULL, a);
+}
+
+void rt_cgroup_alloc_read_at(const struct rt_sysenv *env, const char *cg, struct rt_alloc *a)
+{
+    char base[256], rel[2048];
     struct rt_buf text = {0};
     a->cgroup_cpu_cores = RT_NAN;
     a->cgroup_cpuset_cpus = a->cgroup_memory_bytes = RT_NA;
-    if (rt_path(env, path, sizeof(path), "/proc/self/cgroup") || rt_read_file(path, &text) <= 0) {
-        rt_buf_free(&text);
+    if (cgroup_text(env, cg, &text) != 0)
         return;
-    }
     /* a controller on a v1 hierarchy is on no v2 one: v1 first, then v2 */
     if (v1_dir(env, text.p, "cpu", base, sizeof(base), rel, sizeof(rel)) == 0)
         a->cgroup_cpu_cores = find_limit(env, base, rel, 0);
@@ -439,6 +486,25 @@ void rt_cgroup_alloc_read(const struct rt_sysenv *env, struct rt_alloc *a)
     else if (v2_dir(env, text.p, "cgroup.procs", base, sizeof(base), rel, sizeof(rel)) == 0)
         a->cgroup_memory_bytes = memory_limit(env, base, rel, 1);
     rt_buf_free(&text);
+}
+
+int rt_cgroup_dir(const struct rt_sysenv *env, const char *cg, const char *controller, char *dir,
+                  size_t cap)
+{
+    char base[256], rel[2048];
+    struct rt_buf text = {0};
+    int rc = -1;
+    if (cgroup_text(env, cg, &text) != 0)
+        return -1;
+    if (controller && v1_dir(env, text.p, controller, base, sizeof(base), rel, sizeof(rel)) == 0)
+        rc = 0;
+    else if (!controller &&
+             v2_dir(env, text.p, "cgroup.procs", base, sizeof(base), rel, sizeof(rel)) == 0)
+        rc = 0;
+    if (rc == 0 && rt_path(env, dir, cap, "%s%s", base, rel) != 0)
+        rc = -1;
+    rt_buf_free(&text);
+    return rc;
 }
 
 /* Whether the cgroup directory `dir` and every cgroup below it hold no process but `self`
@@ -485,31 +551,37 @@ static int only_self(const char *dir, pid_t self, int top, int *budget)
     return ok;
 }
 
-int rt_cgroup_peak_open(const struct rt_sysenv *env, pid_t self, struct rt_cgroup_peak *p)
+/* The peak file of the memory cgroup of `cg` (NULL: rtrack's own) into p->path, its directory
+ * into dir: 0, or -1 when there is none. */
+static int peak_file(const struct rt_sysenv *env, const char *cg, struct rt_cgroup_peak *p,
+                     char *dir, size_t cap)
 {
-    char path[4096], base[256], rel[2048], dir[4096], val[64];
+    char base[256], rel[2048];
     struct rt_buf text = {0};
-    memset(p, 0, sizeof(*p));
-    p->start = RT_NA;
     int found = 0;
-    if (!rt_path(env, path, sizeof(path), "/proc/self/cgroup") && rt_read_file(path, &text) > 0) {
+    if (cgroup_text(env, cg, &text) == 0) {
         if (v1_dir(env, text.p, "memory", base, sizeof(base), rel, sizeof(rel)) == 0 &&
-            !rt_path(env, dir, sizeof(dir), "%s%s", base, rel) &&
+            !rt_path(env, dir, cap, "%s%s", base, rel) &&
             (size_t)snprintf(p->path, sizeof(p->path), "%s/memory.max_usage_in_bytes", dir) <
                 sizeof(p->path))
             found = 1;
         else if (v2_dir(env, text.p, "memory.peak", base, sizeof(base), rel, sizeof(rel)) == 0 &&
-                 !rt_path(env, dir, sizeof(dir), "%s%s", base, rel) &&
+                 !rt_path(env, dir, cap, "%s%s", base, rel) &&
                  (size_t)snprintf(p->path, sizeof(p->path), "%s/memory.peak", dir) <
                      sizeof(p->path))
             found = 1;
     }
     rt_buf_free(&text);
-    int budget = 256;
+    return found ? 0 : -1;
+}
+
+/* The peak's value now into p->start: 0, or -1 (and no peak) when unreadable. */
+static int peak_start(struct rt_cgroup_peak *p)
+{
+    char val[64];
     uint64_t v;
     const char *e;
-    if (!found || !only_self(dir, self, 1, &budget) ||
-        rt_read_small(p->path, val, sizeof(val)) <= 0 || !(e = rt_parse_u64(val, &v)) || *e ||
+    if (rt_read_small(p->path, val, sizeof(val)) <= 0 || !(e = rt_parse_u64(val, &v)) || *e ||
         v > INT64_MAX) {
         p->path[0] = '\0';
         return -1;
@@ -518,14 +590,62 @@ int rt_cgroup_peak_open(const struct rt_sysenv *env, pid_t self, struct rt_cgrou
     return 0;
 }
 
-int64_t rt_cgroup_peak_end(const struct rt_cgroup_peak *p)
+int rt_cgroup_peak_open(const struct rt_sysenv *env, pid_t self, struct rt_cgroup_peak *p)
 {
-    char val[64];
+    char dir[4096];
+    memset(p, 0, sizeof(*p));
+    p->start = p->max = RT_NA;
+    int budget = 256;
+    if (peak_file(env, NULL, p, dir, sizeof(dir)) != 0 || !only_self(dir, self, 1, &budget)) {
+        p->path[0] = '\0';
+        return -1;
+    }
+    return peak_start(p);
+}
+
+int rt_cgroup_peak_open_at(const struct rt_sysenv *env, const char *cg, struct rt_cgroup_peak *p)
+{
+    char dir[4096];
+    memset(p, 0, sizeof(*p));
+    p->start = p->max = RT_NA;
+    p->env = env;
+    p->cg = cg;
+    if (peak_file(env, cg, p, dir, sizeof(dir)) != 0) {
+        p->path[0] = '\0';
+        p->start = 0; /* not made yet: all of its peak is the run's */
+        return -1;
+    }
+    return peak_start(p);
+}
+
+/* The peak file's value now: bytes, or RT_NA. A cgroup made after the start is looked for. */
+static int64_t peak_now(struct rt_cgroup_peak *p)
+{
+    char val[64], dir[4096];
     uint64_t v;
     const char *e;
+    if (!p->path[0] && p->cg && p->start == 0 && peak_file(p->env, p->cg, p, dir, sizeof(dir)))
+        p->path[0] = '\0';
     if (!p->path[0] || p->start == RT_NA || rt_read_small(p->path, val, sizeof(val)) <= 0 ||
         !(e = rt_parse_u64(val, &v)) || *e || v > INT64_MAX)
         return RT_NA;
+    return (int64_t)v;
+}
+
+void rt_cgroup_peak_poll(struct rt_cgroup_peak *p)
+{
+    if (!p->cg)
+        return;
+    int64_t v = peak_now(p);
+    if (v != RT_NA && (p->max == RT_NA || v > p->max))
+        p->max = v;
+}
+
+int64_t rt_cgroup_peak_end(struct rt_cgroup_peak *p)
+{
+    int64_t v = peak_now(p);
+    if (p->cg && p->max != RT_NA && (v == RT_NA || p->max > v))
+        v = p->max; /* (the cgroup may be gone by the end: its last reading) */
     /* a peak that did not grow may be older than the job (the cgroup's earlier tenants) */
-    return (int64_t)v > p->start ? (int64_t)v : RT_NA;
+    return v != RT_NA && v > p->start ? v : RT_NA;
 }

@@ -156,6 +156,9 @@ struct proc_state {
     int64_t listed_forks, listed_tasks;
     struct rt_kfile loadavg;
     char loadavg_path[4096];
+    struct rt_cgroup_procs *cg; /* record --cgroup: its processes are members too, or NULL */
+    pid_t *cgpids;              /* the cgroup's processes this sample */
+    size_t ncgpids, capcgpids;
     char dents[16384];
 };
 
@@ -353,6 +356,13 @@ static void *proc_open(const struct rt_sysenv *env, const struct rt_collect_cfg 
     rt_map_init(&st->prev_idx, 64);
     rt_map_init(&st->prev_pid, 64);
     rt_map_init(&st->pend_idx, 16);
+    if (cfg->cgroup && st->track) {
+        st->cg = xcalloc(1, sizeof(*st->cg));
+        if (rt_cgroup_procs_open(env, cfg->cgroup, st->cg) != 0) {
+            free(st->cg);
+            st->cg = NULL;
+        }
+    }
     return st;
 }
 
@@ -767,6 +777,8 @@ static int64_t read_seeds(struct proc_state *st, const struct rt_sample *prev, s
         wq_push(st, qn, ri);
     if (st->cfg.subreaper > 0)
         wq_push(st, qn, read_member(st, st->cfg.subreaper, 1));
+    for (size_t i = 0; i < st->ncgpids; i++)
+        wq_push(st, qn, read_member(st, st->cgpids[i], 1));
     for (int i = 0; prev && i < prev->nprocs; i++) {
         int mi = read_member(st, prev->procs[i].pid, 1);
         if (mi >= 0 && st->scan[mi].st.starttime == prev->procs[i].starttime)
@@ -856,6 +868,8 @@ static void mark_tree(struct proc_state *st, const struct rt_sample *prev)
         for (int c = si >= 0 ? st->scan[si].first_child : -1; c >= 0; c = st->scan[c].next_sibling)
             SEED(c);
     }
+    for (size_t i = 0; i < st->ncgpids; i++)
+        SEED(scan_find(st, st->cgpids[i], -1));
     for (int i = 0; prev && i < prev->nprocs; i++)
         SEED(scan_find(st, prev->procs[i].pid, prev->procs[i].starttime));
     for (size_t h = 0; h < qn; h++)
@@ -900,6 +914,20 @@ static int proc_reopen(struct proc_state *st, const struct rt_sysenv *env)
     return st->procfd < 0 ? -1 : 0;
 }
 
+/* record --cgroup: the cgroup's processes now (never rtrack itself, were it left in the cgroup:
+ * its own sampling is no part of the job's work). */
+static void cgroup_members(struct proc_state *st)
+{
+    st->ncgpids = 0;
+    if (!st->cg)
+        return;
+    size_t n = rt_cgroup_procs_list(st->cg, &st->cgpids, &st->capcgpids);
+    pid_t self = getpid();
+    for (size_t i = 0; i < n; i++)
+        if (st->cgpids[i] != self)
+            st->cgpids[st->ncgpids++] = st->cgpids[i];
+}
+
 /* Who is in the tree now. The boot clock is read first: a process that started after the
  * previous scan's clock is known to be born since, even when that scan could not read it. Every
  * member's stat is read once (down the children files, or the full scan), the previous sample's
@@ -916,6 +944,7 @@ static void proc_find_tree(struct proc_state *st, const struct rt_sysenv *env,
     rt_map_clear(&st->scan_idx);
     st->nscan = 0;
     size_t qn = 0;
+    cgroup_members(st);
     int64_t files = read_seeds(st, prev, &qn);
     if (st->walk && files <= (int64_t)st->npids)
         walk_tree(st, qn);
@@ -1281,6 +1310,8 @@ static void proc_close(void *state)
     rt_map_free(&st->kept_idx);
     free(st->pids);
     free(st->wq);
+    free(st->cg);
+    free(st->cgpids);
     if (st->procfd >= 0)
         close(st->procfd);
     free(st);

@@ -44,9 +44,34 @@ struct rec {
     double stop_at;   /* record with a duration: the monotonic time to stop at; 0 = none */
     const char *stop; /* why the loop ends (record: the end_reason; run: "exited"), NULL = go on */
     int64_t oom0;     /* run: the host's OOM kill count before the job started, RT_NA unknown */
-    struct rt_cgroup_peak peak; /* run: rtrack's memory cgroup's peak, when the job's own */
+    struct rt_cgroup_peak peak; /* run: rtrack's memory cgroup's peak, when the job's own;
+                                 * record --cgroup: that cgroup's */
+    struct rt_cgroup_oom oom;   /* record --cgroup: its OOM kills */
     int facts_said;             /* r->facts was called */
+    /* record: the Slurm plugin's word on how the step ended (RT_STEP_END_MAGIC), when it came */
+    int step_end;
+    int64_t step_code, step_signal, step_oom;
+    const char *step_state;
 };
+
+const char *const rt_step_end_states[RT_STEP_END_NSTATES] = {
+    NULL,        "COMPLETED", "CANCELLED", "TIMEOUT", "FAILED", "OUT_OF_MEMORY",
+    "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE"};
+
+/* record: a SIGTERM that root sent with the plugin's value says how the step ended */
+static void step_end_of(struct rec *rc, const struct signalfd_siginfo *si)
+{
+    uint32_t v = (uint32_t)si->ssi_int;
+    if (si->ssi_signo != SIGTERM || si->ssi_code != SI_QUEUE || si->ssi_uid != 0 ||
+        v >> 28 != RT_STEP_END_MAGIC)
+        return;
+    unsigned state = (v >> 24) & 0xf, sig = (v >> 8) & 0xff;
+    rc->step_end = 1;
+    rc->step_oom = (int64_t)((v >> 16) & 0xff);
+    rc->step_code = (int64_t)(v & 0xff);
+    rc->step_signal = sig ? (int64_t)sig : RT_NA;
+    rc->step_state = state < RT_STEP_END_NSTATES ? rt_step_end_states[state] : NULL;
+}
 
 /* r->facts once the run's facts are committed (its GPUs, or none to come), or at its end */
 static void rec_facts(struct rec *rc, int end)
@@ -198,7 +223,7 @@ static int rec_spawn(struct rec *rc, struct rt_record_result *out)
                 rt_strerror(r->sig_errno));
     if (rt_store_set_run_pid(r->store, rc->job) != 0)
         rt_warn("recording failed: %s; the job is not affected", rt_store_error(r->store));
-    rc->cc = (struct rt_collect_cfg){rc->job, getpid(), r->interval, r->full_scan};
+    rc->cc = (struct rt_collect_cfg){rc->job, getpid(), r->interval, r->full_scan, NULL};
     if (!proc_is_ours(r->sys)) {
         rt_warn("/proc is not of rtrack's PID namespace (give it its own: unshare --pid --fork "
                 "--mount-proc); the job's processes are not recorded, only the system");
@@ -225,6 +250,10 @@ static void rec_sample(struct rec *rc, enum rt_sample_kind kind)
     }
     rt_sampler_store(&rc->smp);
     rec_facts(rc, 0);
+    if (!rc->job) {
+        rt_cgroup_oom_poll(&rc->oom);
+        rt_cgroup_peak_poll(&rc->peak);
+    }
     if (rc->job > 0 && kind == RT_SAMPLE_PERIODIC)
         reap_orphans(rc->smp.prev, rc->cc.subreaper, rc->job);
 }
@@ -280,6 +309,8 @@ static void rec_signals(struct rec *rc)
          * kernel); forward only what was sent to rtrack itself. */
         if (rc->job > 0 && si.ssi_signo != SIGCHLD && si.ssi_code != SI_KERNEL)
             kill(rc->job, (int)si.ssi_signo);
+        if (!rc->job)
+            step_end_of(rc, &si);
     }
     if (!rc->job)
         rc->stop = "interrupted";
@@ -352,6 +383,15 @@ static void rec_end(struct rec *rc, struct rt_record_result *out)
     } else {
         e.status = rc->smp.failed ? "failed" : "finished";
         e.end_reason = rc->stop ? rc->stop : "interrupted";
+        e.cgroup_peak_bytes = rt_cgroup_peak_end(&rc->peak);
+        e.cgroup_oom_kills = rt_cgroup_oom_end(&rc->oom);
+        if (rc->step_end) {
+            if (rc->r->cgroup && (e.cgroup_oom_kills == RT_NA || rc->step_oom > e.cgroup_oom_kills))
+                e.cgroup_oom_kills = rc->step_oom;
+            e.exit_code = rc->step_code;
+            e.exit_signal = rc->step_signal;
+            e.slurm_job_state = rc->step_state;
+        }
     }
     if (rt_sampler_end(&rc->smp, &e) != 0 && !rc->smp.warned)
         rt_warn("recording failed: %s", rt_store_error(rc->r->store));
@@ -370,7 +410,11 @@ void rt_record(struct rt_recording *r, struct rt_record_result *out)
             return;
     } else {
         out->started = 1;
-        rc.cc = (struct rt_collect_cfg){r->pid, 0, r->interval, r->full_scan};
+        rc.cc = (struct rt_collect_cfg){r->pid, 0, r->interval, r->full_scan, r->cgroup};
+        /* before the baseline: what the cgroup held before the tree's work began */
+        if (r->cgroup)
+            rt_cgroup_peak_open_at(r->sys, r->cgroup, &rc.peak);
+        rt_cgroup_oom_open(r->sys, r->cgroup, &rc.oom);
     }
     rec_baseline(&rc);
     rec_loop(&rc);

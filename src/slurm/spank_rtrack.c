@@ -40,6 +40,8 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "spank_step.h"
+
 SPANK_PLUGIN(rtrack, 1);
 
 #define ENV_MAX 48
@@ -61,7 +63,8 @@ static struct {
     double start_wait; /* start_wait=SECONDS: how long the step's start waits for its baseline */
 } cfg = {"/tmp/rtrack-%u/%j.%n.db", RTRACK_BIN, "", 1.0, 0, 0, 0, 3.0, 2.0};
 
-static pid_t recorder; /* in this slurmstepd: the recorder of its step, 0 none */
+static pid_t recorder;     /* in this slurmstepd: the recorder of its step, 0 none */
+static char step_cg[1024]; /* the step's cgroup (spank_step.h), "" none */
 /* ... and what tells it from a process that got its pid after it ended (the job's user may end
  * it, and the step's end signals it as root): a pidfd where the kernel has them, else its start
  * time (/proc/PID/stat) */
@@ -74,18 +77,6 @@ static int pidfd_of(pid_t pid)
     return (int)syscall(SYS_pidfd_open, pid, 0);
 #else
     (void)pid;
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
-static int pidfd_kill(int fd, int sig)
-{
-#ifdef SYS_pidfd_send_signal
-    return (int)syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
-#else
-    (void)fd;
-    (void)sig;
     errno = ENOSYS;
     return -1;
 #endif
@@ -351,21 +342,19 @@ static void build_env(spank_t sp, const struct facts *f, char **env)
 {
     int n = 0;
     char buf[1024];
+    /* (this node's CPUs, not the job's environment's: srun passes the batch node's on) */
+    int own_cpus = rt_spank_cpus_on_node(sp, buf, sizeof(buf)) == 0;
+    if (own_cpus)
+        add_env(env, &n, "SLURM_CPUS_ON_NODE", buf);
     for (size_t i = 0; i < sizeof(passed) / sizeof(*passed); i++)
-        if (spank_getenv(sp, passed[i], buf, sizeof(buf)) == ESPANK_SUCCESS)
+        if ((!own_cpus || strcmp(passed[i], "SLURM_CPUS_ON_NODE")) &&
+            spank_getenv(sp, passed[i], buf, sizeof(buf)) == ESPANK_SUCCESS)
             add_env(env, &n, passed[i], buf);
     for (size_t i = 0; cfg.upload && i < sizeof(passed_upload) / sizeof(*passed_upload); i++)
         if (spank_getenv(sp, passed_upload[i], buf, sizeof(buf)) == ESPANK_SUCCESS)
             add_env(env, &n, passed_upload[i], buf);
     uint32_t v;
-    uint16_t cpus;
     uint64_t mem;
-    /* (the batch step's environment has no SLURM_CPUS_ON_NODE yet) */
-    if (spank_getenv(sp, "SLURM_CPUS_ON_NODE", buf, sizeof(buf)) != ESPANK_SUCCESS &&
-        spank_get_item(sp, S_JOB_NCPUS, &cpus) == ESPANK_SUCCESS) {
-        snprintf(buf, sizeof(buf), "%u", (unsigned)cpus);
-        add_env(env, &n, "SLURM_CPUS_ON_NODE", buf);
-    }
     if (spank_getenv(sp, "SLURM_MEM_PER_NODE", buf, sizeof(buf)) != ESPANK_SUCCESS &&
         spank_getenv(sp, "SLURM_MEM_PER_CPU", buf, sizeof(buf)) != ESPANK_SUCCESS &&
         spank_get_item(sp, S_JOB_ALLOC_MEM, &mem) == ESPANK_SUCCESS && mem > 0) {
@@ -649,10 +638,16 @@ static void exec_recorder(const struct facts *f, char **env, const char *db, con
                     quiet,        "--orchestrator",
                     "slurm",      "--external-run-id",
                     ext,          NULL,
+                    NULL,         NULL,
                     NULL,         NULL};
+    int a = 13;
     if (*job_name) {
-        argv[13] = "--job-name";
-        argv[14] = (char *)job_name;
+        argv[a++] = "--job-name";
+        argv[a++] = (char *)job_name;
+    }
+    if (*step_cg) { /* proctrack/cgroup, task/cgroup: the step's own cgroup */
+        argv[a++] = "--cgroup";
+        argv[a++] = step_cg;
     }
     if (cfg.min_s > 0) {
         /* the step goes on meanwhile: slurmstepd waits for the report only until here */
@@ -692,6 +687,8 @@ static void start(spank_t sp)
         return;
     }
     char *env[ENV_MAX], job_name[256] = "";
+    if (rt_spank_step_cgroup(f.job, f.step, step_cg, sizeof(step_cg)) != 0)
+        step_cg[0] = '\0';
     build_env(sp, &f, env);
     if (spank_getenv(sp, "SLURM_JOB_NAME", job_name, sizeof(job_name)) != ESPANK_SUCCESS)
         job_name[0] = '\0';
@@ -808,13 +805,11 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
     (void)av;
     if (!spank_remote(sp) || recorder <= 0)
         return ESPANK_SUCCESS;
-    /* SIGTERM to the recorder only: as root, to a pid its user may have freed (by ending it)
-     * and had another process take */
+    /* SIGTERM, with how the step ended, to the recorder only: as root, to a pid its user may
+     * have freed (by ending it) and had another process take */
     int rc = 0;
-    if (recorder_fd >= 0)
-        rc = pidfd_kill(recorder_fd, SIGTERM);
-    else if (alive())
-        rc = kill(recorder, SIGTERM);
+    if (recorder_fd >= 0 || alive())
+        rc = rt_spank_stop(sp, recorder, recorder_fd);
     if (rc != 0 && errno != ESRCH)
         slurm_info("rtrack: error: cannot stop the recorder (pid %d): %s", (int)recorder,
                    strerror(errno));

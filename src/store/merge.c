@@ -303,8 +303,10 @@ static int stale_runs(struct rt_store *out, const char *job, int64_t **pairs, in
  * the output holds, or not: the count it selects, or the rows it inserted, in *n. */
 static int job_runs(struct rt_store *out, const char *head, const char *job, int64_t *n)
 {
+    /* (a job id, an array's, or one task of an array as sacct names it: ARRAY_TASK) */
     char *sql = xasprintf("%s (SELECT uuid FROM main.runs) AND (?1 IS NULL OR slurm_job_id = ?1 "
-                          "OR slurm_array_job_id = ?1)",
+                          "OR slurm_array_job_id = ?1 "
+                          "OR slurm_array_job_id || '_' || slurm_array_task_id = ?1)",
                           head);
     sqlite3_stmt *st;
     int rc = sqlite3_prepare_v2(out->db, sql, -1, &st, NULL);

@@ -531,12 +531,13 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
                 "host_memory_kib, host_kernel, host_os, host_boot_time, clk_tck, "
                 "page_size, rtrack_version, cgroup_cpu_quota_cores, cgroup_cpuset_cpus, "
                 "cgroup_memory_limit_bytes, slurm_job_id, slurm_cpus_on_node, "
-                "slurm_mem_per_node_mib, slurm_mem_per_cpu_mib, cuda_visible_devices, alloc_gpus");
+                "slurm_mem_per_node_mib, slurm_mem_per_cpu_mib, cuda_visible_devices, alloc_gpus, "
+                "cgroup_path");
     for (int i = 0; i < RT_META_N; i++) {
         rt_buf_puts(&sql, ", ");
         rt_buf_puts(&sql, rt_meta_columns[i]);
     }
-    rt_buf_puts(&sql, ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?");
+    rt_buf_puts(&sql, ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?");
     for (int i = 0; i < RT_META_N; i++)
         rt_buf_puts(&sql, ",?");
     rt_buf_puts(&sql, ")");
@@ -587,6 +588,7 @@ int rt_store_begin_run(struct rt_store *s, const struct rt_run_desc *r, int64_t 
     store_bind_i(st, k++, a->slurm_mem_per_cpu_mib);
     store_bind_t(st, k++, a->cuda_visible_devices);
     store_bind_i(st, k++, a->gpus);
+    store_bind_t(st, k++, a->cgroup_path);
     for (int i = 0; i < RT_META_N; i++)
         store_bind_t(st, k++, r->meta[i]);
     if (sqlite3_step(st) != SQLITE_DONE) {
@@ -744,7 +746,8 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
                            "UPDATE runs SET ended_at = ?, status = ?, exit_code = ?, "
                            "exit_signal = ?, end_reason = ?, job_maxrss_kib = ?, "
                            "job_utime_s = ?, job_stime_s = ?, host_oom_kills = ?, "
-                           "cgroup_memory_peak_bytes = ? WHERE id = ?",
+                           "cgroup_memory_peak_bytes = ?, cgroup_oom_kills = ?, "
+                           "slurm_job_state = ? WHERE id = ?",
                            -1, &st, NULL) != SQLITE_OK) {
         store_db_err(s, "cannot write database");
         if (s->in_tx)
@@ -761,7 +764,9 @@ int rt_store_end_run(struct rt_store *s, const struct rt_run_end *e)
     store_bind_f(st, 8, e->stime_s);
     store_bind_i(st, 9, e->oom_kills);
     store_bind_i(st, 10, e->cgroup_peak_bytes);
-    sqlite3_bind_int64(st, 11, s->run_id);
+    store_bind_i(st, 11, e->cgroup_oom_kills);
+    store_bind_t(st, 12, e->slurm_job_state);
+    sqlite3_bind_int64(st, 13, s->run_id);
     int rc = store_step(s, st, NULL);
     sqlite3_finalize(st);
     if (rc == 0 && s->in_tx)

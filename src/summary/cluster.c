@@ -3,6 +3,7 @@
 #include "rtrack/summary/cluster.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "rtrack/base/fmt.h"
 #include "rtrack/base/jsonw.h"
 #include "rtrack/base/pyfmt.h"
+#include "rtrack/base/spawn.h"
 #include "rtrack/base/utf8.h"
 #include "rtrack/base/util.h"
 #include "rtrack/store/query.h"
@@ -36,6 +38,182 @@ static void copy_t(char *dst, size_t n, const char *v)
     snprintf(dst, n, "%s", v ? v : "");
 }
 
+/* The columns of the runs query (sql/queries/cluster.sql) */
+enum {
+    C_JOB,
+    C_NODE,
+    C_STEP,
+    C_T0,
+    C_T1,
+    C_CPU,
+    C_CPU_FROM,
+    C_GPUS,
+    C_NTASKS,
+    C_NNODES,
+    C_LIMIT,
+    C_ARRAY_JOB,
+    C_ARRAY_TASK,
+    C_SL_CPUS,
+    C_SL_MEM_NODE,
+    C_SL_MEM_CPU,
+    C_CG_QUOTA,
+    C_CG_CPUSET,
+    C_CG_MEM,
+    C_CG_PATH,
+    C_CG_PEAK,
+    C_PROC_PEAK,
+    C_EXIT_CODE,
+    C_EXIT_SIGNAL,
+    C_OOM,
+    C_STATE,
+    C_MEM_SRC
+};
+
+/* A figure and where it came from. */
+struct pick {
+    double v;
+    const char *from;
+};
+
+/* The first known of n candidates, or (tightest) the smallest known. */
+static struct pick pick_of(const struct pick *c, int n, int tightest)
+{
+    struct pick p = {RT_NAN, ""};
+    for (int i = 0; i < n; i++)
+        if (!isnan(c[i].v) && c[i].v > 0 && (isnan(p.v) || (tightest && c[i].v < p.v))) {
+            p = c[i];
+            if (!tightest)
+                break;
+        }
+    return p;
+}
+
+/* A run's allocation: for a step's own cgroup (the plugin's record --cgroup) the tightest of
+ * what the kernel enforces and what Slurm says (the step's cpuset is its CPUs on this node, its
+ * limit its memory; a SLURM_* of the job's environment may be another node's); else Slurm's
+ * first, the cgroup's where Slurm says nothing (rtrack run in a container). */
+static void run_alloc(struct rt_store_rows *r, struct pick *cpus, struct pick *mem)
+{
+    int step = rt_store_rows_t(r, C_CG_PATH) != NULL;
+    double sl_cpus = rt_store_rows_f(r, C_SL_CPUS);
+    struct pick sc = {sl_cpus, "SLURM_CPUS_ON_NODE"};
+    struct pick cq = {rt_store_rows_f(r, C_CG_QUOTA), "cgroup CPU quota"};
+    struct pick cs = {rt_store_rows_f(r, C_CG_CPUSET), "cgroup cpuset"};
+    /* (a tie goes to the first: the step cgroup's, what the kernel holds the step to) */
+    struct pick pc[3] = {step ? cs : sc, cq, step ? sc : cs};
+    *cpus = pick_of(pc, 3, step);
+    struct pick sn = {rt_store_rows_f(r, C_SL_MEM_NODE), "SLURM_MEM_PER_NODE"};
+    struct pick sp = {rt_store_rows_f(r, C_SL_MEM_CPU) * sl_cpus, "SLURM_MEM_PER_CPU"};
+    struct pick cm = {rt_store_rows_f(r, C_CG_MEM), "cgroup memory limit"};
+    struct pick pm[3] = {step ? cm : sn, step ? sn : sp, step ? sp : cm};
+    *mem = pick_of(pm, 3, step);
+}
+
+/* The caveat of how a run's step ended, added once to the job's list. */
+static void run_caveat(struct rt_cluster *j, struct rt_store_rows *r, const char *node)
+{
+    const char *step = rt_store_rows_t(r, C_STEP), *state = rt_store_rows_t(r, C_STATE);
+    double oom = rt_store_rows_f(r, C_OOM), sig = rt_store_rows_f(r, C_EXIT_SIGNAL);
+    double code = rt_store_rows_f(r, C_EXIT_CODE), limit = rt_store_rows_f(r, C_CG_MEM);
+    struct rt_cluster_caveat c;
+    memset(&c, 0, sizeof(c));
+    copy_t(c.node, sizeof(c.node), node);
+    copy_t(c.step, sizeof(c.step), step);
+    char a[48], b[48];
+    if (!isnan(oom) && oom > 0) {
+        snprintf(c.kind, sizeof(c.kind), "oom");
+        snprintf(c.text, sizeof(c.text),
+                 "step %s on %s: %s killed by the OOM killer at its cgroup's memory limit%s%s: "
+                 "its memory peak is a lower bound of what it needs",
+                 step, node, rt_fmt_count(a, sizeof(a), oom, "process"), isnan(limit) ? "" : " of ",
+                 isnan(limit) ? "" : rt_fmt_mib(b, sizeof(b), limit));
+    } else if (state && (!strcmp(state, "CANCELLED") || !strcmp(state, "TIMEOUT"))) {
+        int cancel = !strcmp(state, "CANCELLED");
+        snprintf(c.kind, sizeof(c.kind), "%s", cancel ? "cancelled" : "timeout");
+        c.node[0] = c.step[0] = '\0';
+        snprintf(c.text, sizeof(c.text),
+                 "the job was %s (Slurm: %s): its figures cover only the part that ran%s",
+                 cancel ? "cancelled" : "stopped at its time limit", state,
+                 cancel ? "" : "; ask for more --time");
+    } else if (!isnan(sig)) {
+        snprintf(c.kind, sizeof(c.kind), "signal");
+        snprintf(c.text, sizeof(c.text), "step %s on %s: a task was killed by %s%s%s", step, node,
+                 rt_signal_name((int)sig, a, sizeof(a)), state ? " (Slurm: " : "",
+                 state ? state : "");
+        if (state)
+            strncat(c.text, ")", sizeof(c.text) - strlen(c.text) - 1);
+    } else if (!isnan(code) && code != 0) {
+        snprintf(c.kind, sizeof(c.kind), "failed");
+        snprintf(c.text, sizeof(c.text), "step %s on %s: a task exited with code %g", step, node,
+                 code);
+    } else {
+        return;
+    }
+    for (size_t i = 0; i < j->ncaveats; i++)
+        if (!strcmp(j->caveats[i].text, c.text))
+            return;
+    if (j->ncaveats < RT_CLUSTER_CAVEATS)
+        j->caveats[j->ncaveats++] = c;
+}
+
+/* A new node's row for (job, name). */
+static struct rt_cluster_node *node_add(struct rt_cluster *j, size_t *cap, const char *job,
+                                        const char *name)
+{
+    if (j->count == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        j->n = xrealloc(j->n, *cap * sizeof(*j->n));
+    }
+    struct rt_cluster_node *n = &j->n[j->count++];
+    memset(n, 0, sizeof(*n));
+    copy_t(n->job, sizeof(n->job), job);
+    copy_t(n->name, sizeof(n->name), name);
+    n->t0 = n->t1 = n->cpu_s = n->a_cpus = n->a_mem = n->a_gpus = RT_NAN;
+    n->mem_peak = n->cores_peak = n->gpus_used = RT_NAN;
+    n->ntasks = n->num_nodes = n->time_limit = RT_NAN;
+    n->cg_peak = n->proc_peak = n->oom_kills = RT_NAN;
+    return n;
+}
+
+/* A run's row added to its node's figures. */
+static void node_run(struct rt_cluster *j, struct rt_cluster_node *n, struct rt_store_rows *r)
+{
+    const char *step = rt_store_rows_t(r, C_STEP);
+    size_t used = strlen(n->steps);
+    if (!strstr(n->steps, step) && used + strlen(step) + 2 < sizeof(n->steps))
+        snprintf(n->steps + used, sizeof(n->steps) - used, "%s%s", used ? "," : "", step);
+    n->runs++;
+    double t0 = rt_store_rows_f(r, C_T0), t1 = rt_store_rows_f(r, C_T1);
+    n->t0 = isnan(n->t0) ? t0 : fmin(n->t0, t0);
+    n->t1 = vmax(n->t1, t1);
+    double cpu = rt_store_rows_f(r, C_CPU);
+    n->cpu_s = vsum(n->cpu_s, cpu);
+    if (!isnan(cpu))
+        copy_t(n->cpu_from, sizeof(n->cpu_from), rt_store_rows_t(r, C_CPU_FROM));
+    struct pick cpus, mem;
+    run_alloc(r, &cpus, &mem);
+    if (!isnan(cpus.v) && (isnan(n->a_cpus) || cpus.v > n->a_cpus)) {
+        n->a_cpus = cpus.v;
+        copy_t(n->cpus_from, sizeof(n->cpus_from), cpus.from);
+    }
+    if (!isnan(mem.v) && (isnan(n->a_mem) || mem.v > n->a_mem)) {
+        n->a_mem = mem.v;
+        copy_t(n->mem_from, sizeof(n->mem_from), mem.from);
+    }
+    const char *msrc = rt_store_rows_t(r, C_MEM_SRC);
+    copy_t(n->peak_from, sizeof(n->peak_from), msrc && !strcmp(msrc, "rss") ? "rss" : "pss");
+    n->a_gpus = vmax(n->a_gpus, rt_store_rows_f(r, C_GPUS));
+    n->ntasks = vmax(n->ntasks, rt_store_rows_f(r, C_NTASKS));
+    n->num_nodes = vmax(n->num_nodes, rt_store_rows_f(r, C_NNODES));
+    n->time_limit = vmax(n->time_limit, rt_store_rows_f(r, C_LIMIT));
+    n->cg_peak = vmax(n->cg_peak, rt_store_rows_f(r, C_CG_PEAK));
+    n->proc_peak = vmax(n->proc_peak, rt_store_rows_f(r, C_PROC_PEAK));
+    n->oom_kills = vsum(n->oom_kills, rt_store_rows_f(r, C_OOM));
+    copy_t(n->array_job, sizeof(n->array_job), rt_store_rows_t(r, C_ARRAY_JOB));
+    copy_t(n->array_task, sizeof(n->array_task), rt_store_rows_t(r, C_ARRAY_TASK));
+    run_caveat(j, r, n->name);
+}
+
 static int read_nodes(struct rt_store *s, const char *id, struct rt_cluster *j, char *err,
                       size_t errlen)
 {
@@ -48,38 +226,11 @@ static int read_nodes(struct rt_store *s, const char *id, struct rt_cluster *j, 
     size_t cap = 0;
     int rc;
     while ((rc = rt_store_rows_next(r)) == 1) {
-        const char *job = rt_store_rows_t(r, 0), *name = rt_store_rows_t(r, 1);
+        const char *job = rt_store_rows_t(r, C_JOB), *name = rt_store_rows_t(r, C_NODE);
         struct rt_cluster_node *n = j->count ? &j->n[j->count - 1] : NULL;
-        if (!n || strcmp(n->job, job ? job : "") || strcmp(n->name, name)) {
-            if (j->count == cap) {
-                cap = cap ? cap * 2 : 16;
-                j->n = xrealloc(j->n, cap * sizeof(*j->n));
-            }
-            n = &j->n[j->count++];
-            memset(n, 0, sizeof(*n));
-            copy_t(n->job, sizeof(n->job), job);
-            copy_t(n->name, sizeof(n->name), name);
-            n->t0 = n->t1 = n->cpu_s = n->a_cpus = n->a_mem = n->a_gpus = RT_NAN;
-            n->mem_peak = n->cores_peak = n->gpus_used = RT_NAN;
-            n->ntasks = n->num_nodes = n->time_limit = RT_NAN;
-        }
-        const char *step = rt_store_rows_t(r, 2);
-        size_t used = strlen(n->steps);
-        if (!strstr(n->steps, step) && used + strlen(step) + 2 < sizeof(n->steps))
-            snprintf(n->steps + used, sizeof(n->steps) - used, "%s%s", used ? "," : "", step);
-        n->runs++;
-        double t0 = rt_store_rows_f(r, 3), t1 = rt_store_rows_f(r, 4);
-        n->t0 = isnan(n->t0) ? t0 : fmin(n->t0, t0);
-        n->t1 = vmax(n->t1, t1);
-        n->cpu_s = vsum(n->cpu_s, rt_store_rows_f(r, 5));
-        n->a_cpus = vmax(n->a_cpus, rt_store_rows_f(r, 6));
-        n->a_mem = vmax(n->a_mem, rt_store_rows_f(r, 7));
-        n->a_gpus = vmax(n->a_gpus, rt_store_rows_f(r, 8));
-        n->ntasks = vmax(n->ntasks, rt_store_rows_f(r, 9));
-        n->num_nodes = vmax(n->num_nodes, rt_store_rows_f(r, 10));
-        n->time_limit = vmax(n->time_limit, rt_store_rows_f(r, 11));
-        copy_t(n->array_job, sizeof(n->array_job), rt_store_rows_t(r, 12));
-        copy_t(n->array_task, sizeof(n->array_task), rt_store_rows_t(r, 13));
+        if (!n || strcmp(n->job, job ? job : "") || strcmp(n->name, name))
+            n = node_add(j, &cap, job, name);
+        node_run(j, n, r);
     }
     rt_store_rows_close(r);
     if (rc < 0) {
@@ -268,6 +419,13 @@ void rt_cluster_write_json(const struct rt_cluster *c, struct rt_buf *b)
         rt_jw_kv_num(&w, "alloc_gpus", n->a_gpus);
         rt_jw_kv_num(&w, "cpu_eff_pct", row.cpu_eff_pct);
         rt_jw_kv_num(&w, "memory_eff_pct", row.memory_eff_pct);
+        rt_jw_kv_str(&w, "cpu_from", *n->cpu_from ? n->cpu_from : NULL);
+        rt_jw_kv_str(&w, "alloc_cpus_from", *n->cpus_from ? n->cpus_from : NULL);
+        rt_jw_kv_str(&w, "alloc_memory_from", *n->mem_from ? n->mem_from : NULL);
+        rt_jw_kv_str(&w, "memory_peak_from", isnan(n->mem_peak) ? NULL : n->peak_from);
+        rt_jw_kv_num(&w, "cgroup_memory_peak_mib", rt_py_round(n->cg_peak, 2));
+        rt_jw_kv_num(&w, "largest_process_peak_mib", rt_py_round(n->proc_peak, 2));
+        rt_jw_kv_num(&w, "oom_kills", n->oom_kills);
         rt_jw_kv_object(&w, "recommended");
         rt_jw_kv_num(&w, "cpus", n->rec_cpus);
         rt_jw_kv_num(&w, "memory_mib", n->rec_mem ? (double)n->rec_mem : RT_NAN);
@@ -298,6 +456,17 @@ void rt_cluster_write_json(const struct rt_cluster *c, struct rt_buf *b)
     rt_jw_kv_num(&w, "time_s", time_rec(&j));
     rt_jw_end(&w);
     rt_jw_kv_str(&w, "sbatch", j.sbatch);
+    rt_jw_end(&w);
+    rt_jw_kv_array(&w, "caveats");
+    for (size_t i = 0; i < j.ncaveats; i++) {
+        const struct rt_cluster_caveat *cv = &j.caveats[i];
+        rt_jw_object(&w);
+        rt_jw_kv_str(&w, "kind", cv->kind);
+        rt_jw_kv_str(&w, "node", *cv->node ? cv->node : NULL);
+        rt_jw_kv_str(&w, "step", *cv->step ? cv->step : NULL);
+        rt_jw_kv_str(&w, "text", cv->text);
+        rt_jw_end(&w);
+    }
     rt_jw_end(&w);
     rt_jw_end(&w);
 }
@@ -339,6 +508,56 @@ static const char *shown(char *out, size_t n, const char *v, int md)
     else
         snprintf(out, n, "%s", plain);
     return out;
+}
+
+/* "what: A (n1, n2); B (n3)": the nodes grouped by where a figure of theirs came from */
+static void sources_line(const struct rt_cluster *c, FILE *f, const char *what, size_t off, int md)
+{
+    const char *seen[16];
+    size_t nseen = 0;
+    for (size_t i = 0; i < c->count && nseen < RT_ARRAY_LEN(seen); i++) {
+        const char *src = (const char *)&c->n[i] + off;
+        int dup = 0;
+        for (size_t k = 0; k < nseen; k++)
+            dup |= !strcmp(seen[k], src);
+        if (!dup && *src)
+            seen[nseen++] = src;
+    }
+    if (!nseen)
+        return;
+    fprintf(f, "%s%s:", md ? "- " : "  ", what);
+    for (size_t k = 0; k < nseen; k++) {
+        fprintf(f, "%s %s (", k ? ";" : "", seen[k]);
+        for (size_t i = 0, m = 0; i < c->count; i++)
+            if (!strcmp((const char *)&c->n[i] + off, seen[k]))
+                fprintf(f, "%s%s", m++ ? ", " : "", c->n[i].name);
+        fprintf(f, ")");
+    }
+    fprintf(f, "\n");
+}
+
+/* Where each figure came from, the step cgroups' own peaks, and the caveats. */
+static void write_sources(const struct rt_cluster *c, FILE *f, int md)
+{
+    int any = 0;
+    for (size_t i = 0; i < c->count; i++)
+        any |= *c->n[i].cpu_from || *c->n[i].cpus_from || *c->n[i].mem_from;
+    if (any)
+        fprintf(f, "\nfigures from:\n");
+    sources_line(c, f, "CPU time", offsetof(struct rt_cluster_node, cpu_from), md);
+    sources_line(c, f, "cores allocated", offsetof(struct rt_cluster_node, cpus_from), md);
+    sources_line(c, f, "memory allocated", offsetof(struct rt_cluster_node, mem_from), md);
+    sources_line(c, f, "memory peak", offsetof(struct rt_cluster_node, peak_from), md);
+    char a[48], b[48];
+    for (size_t i = 0; i < c->count; i++)
+        if (any && (c->n[i].cg_peak > 0 || c->n[i].proc_peak > 0))
+            fprintf(f, "%s%s: the step cgroup's own peak %s, the largest process %s\n",
+                    md ? "- " : "  ", c->n[i].name, mib_text(a, sizeof(a), c->n[i].cg_peak),
+                    mib_text(b, sizeof(b), c->n[i].proc_peak));
+    if (c->ncaveats)
+        fprintf(f, "\ncaveats:\n");
+    for (size_t i = 0; i < c->ncaveats; i++)
+        fprintf(f, "%s%s\n", md ? "- " : "  - ", c->caveats[i].text);
 }
 
 void rt_cluster_write_text(const struct rt_cluster *c, FILE *f, int md)
@@ -410,6 +629,7 @@ void rt_cluster_write_text(const struct rt_cluster *c, FILE *f, int md)
                 "headroom; --time is the longest wall time x%.1f)\n",
                 md ? "- " : "", rt_fmt_mib(a[0], sizeof(a[0]), j.mem_peak_max), HEADROOM_MEM,
                 HEADROOM_TIME);
+    write_sources(c, f, md);
 }
 
 int rt_cluster_json(struct rt_store *s, const char *slurm_job, struct rt_buf *out, int *bad,

@@ -13,6 +13,38 @@
 #   job_wait ID, job_exit ID
 
 SLURM_PIDS=()
+# munge_start DIR: a munged of its own, its key and socket (munge.sock) in DIR
+munge_start() {
+    dd if=/dev/urandom of="$1/munge.key" bs=1024 count=1 2>/dev/null
+    chmod 400 "$1/munge.key"
+    munged -F --force --socket="$1/munge.sock" --key-file="$1/munge.key" \
+        --pid-file="$1/munged.pid" --seed-file="$1/munge.seed" \
+        --log-file="$1/munged.log" 2>"$1/munged.err" &
+    SLURM_PIDS+=($!)
+}
+# slurm_conf_head NAME HOST PORT DIR NODE: slurm.conf's lines of the cluster NAME with its
+# controller on HOST at PORT (slurmd on PORT + 1), munge's socket, state, spool, pid and log
+# files in DIR (NODE: "-%n" for a file per node of several slurmd, "" for one slurmd)
+slurm_conf_head() {
+    cat <<CONF
+ClusterName=$1
+SlurmctldHost=$2
+SlurmctldPort=$3
+SlurmdPort=$(($3 + 1))
+AuthType=auth/munge
+AuthInfo=socket=$4/munge.sock
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$4/state
+SlurmdSpoolDir=$4/spool${5:+/%n}
+SlurmctldPidFile=$4/slurmctld.pid
+SlurmdPidFile=$4/slurmd$5.pid
+SlurmctldLogFile=$4/slurmctld.log
+SlurmdLogFile=$4/slurmd$5.log
+SlurmdDebug=info
+CONF
+}
 slurm_stop() {
     local p i left
     [ ${#SLURM_PIDS[@]} -gt 0 ] || return 0
@@ -33,32 +65,13 @@ slurm_stop() {
 slurm_start() {
     local node mem port i
     mkdir -p sl/state sl/spool sdb slog
-    dd if=/dev/urandom of=sl/munge.key bs=1024 count=1 2>/dev/null
-    chmod 400 sl/munge.key
-    munged -F --force --socket="$T/sl/munge.sock" --key-file="$T/sl/munge.key" \
-        --pid-file="$T/sl/munged.pid" --seed-file="$T/sl/munge.seed" \
-        --log-file="$T/sl/munged.log" 2>sl/munged.err &
-    SLURM_PIDS+=($!)
+    munge_start "$T/sl"
     node=$(hostname -s)
     mem=$(awk '/MemTotal/ { m = int($2 / 1024) - 512; print (m > 2048 ? 2048 : m) }' /proc/meminfo)
     port=$((20000 + $$ % 20000))
-    cat >sl/slurm.conf <<CONF
-ClusterName=rtrack$$
-SlurmctldHost=$node
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-AuthType=auth/munge
-AuthInfo=socket=$T/sl/munge.sock
-CredType=cred/munge
-SlurmUser=root
-SlurmdUser=root
-StateSaveLocation=$T/sl/state
-SlurmdSpoolDir=$T/sl/spool
-SlurmctldPidFile=$T/sl/slurmctld.pid
-SlurmdPidFile=$T/sl/slurmd.pid
-SlurmctldLogFile=$T/sl/slurmctld.log
-SlurmdLogFile=$T/sl/slurmd.log
-SlurmdDebug=info
+    {
+        slurm_conf_head "rtrack$$" "$node" "$port" "$T/sl" ""
+        cat <<CONF
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 MpiDefault=none
@@ -69,6 +82,7 @@ PlugStackConfig=$T/sl/plugstack.conf
 NodeName=$node CPUs=$(nproc) RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
+    } >sl/slurm.conf
     plugstack "db=$T/sdb/%j.%n.db"
     export SLURM_CONF=$T/sl/slurm.conf
     for ((i = 0; i < 100; i++)); do [ -S sl/munge.sock ] && break; sleep 0.05; done

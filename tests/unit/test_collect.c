@@ -99,7 +99,7 @@ static void test_live_self(void **state)
     (void)state;
     struct rt_sysenv env;
     rt_sysenv_live(&env);
-    struct rt_collect_cfg cc = {getpid(), 0, 1.0, 0};
+    struct rt_collect_cfg cc = {getpid(), 0, 1.0, 0, NULL};
     struct rt_collectors *col = rt_collectors_open(&env, &cc);
     struct rt_sample a = {0}, b = {0};
     fx_live_sample(col, &a, NULL);

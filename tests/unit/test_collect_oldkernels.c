@@ -195,7 +195,7 @@ static void record(struct machine *m, const char *ver, int walk,
     struct rt_cgroup_peak peak;
     int peak_ok = rt_cgroup_peak_open(env, m->self, &peak);
 
-    struct rt_collect_cfg cc = {m->c.pid, 0, m->c.time_b - m->c.time_a, 0};
+    struct rt_collect_cfg cc = {m->c.pid, 0, m->c.time_b - m->c.time_a, 0, NULL};
     m->c.col = rt_collectors_open(env, &cc);
     snapshot(m, "a", m->c.time_a, &m->c.a, NULL);
     snapshot(m, "b", m->c.time_b, &m->c.b, &m->c.a);
@@ -324,7 +324,7 @@ static const char sample_418[] = SAMPLE_HEAD PSI_NULL TREE_COMMON
     "slurm_job_user=NULL slurm_job_partition=NULL slurm_nodename=NULL slurm_job_num_nodes=NULL "   \
     "slurm_ntasks=NULL slurm_cpus_per_task=NULL slurm_gpus_on_node=NULL slurm_job_gpus=NULL "      \
     "slurm_time_limit_s=NULL cgroup_memory_peak_bytes=939524096 cpu_wait_source=NULL "             \
-    "psi_missing='no-pressure' "
+    "psi_missing='no-pressure' cgroup_path=NULL cgroup_oom_kills=NULL slurm_job_state=NULL "
 
 static const char run_310[] =
     RUN_HEAD "pid=23456 host_hostname='hpc-node07.example.com' "

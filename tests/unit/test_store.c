@@ -376,7 +376,7 @@ static void live_rec_open(struct live_rec *r)
                              .page_size = r->env.page_size};
     int64_t run;
     assert_int_equal(rt_store_begin_run(r->s, &rs, &run), 0);
-    r->cc = (struct rt_collect_cfg){getpid(), 0, 0.05, 0};
+    r->cc = (struct rt_collect_cfg){getpid(), 0, 0.05, 0, NULL};
     rt_sampler_open(&r->smp, &r->env, &r->cc, r->s, 0.05);
     rt_sampler_collect(&r->smp, RT_SAMPLE_BASELINE);
     rt_sampler_store(&r->smp);
@@ -643,7 +643,7 @@ static void test_live_sample_fills_every_column(void **state)
     assert_int_equal(rt_store_open(dbpath, RT_STORE_WRITE, &s, err, sizeof(err)), 0);
     struct rt_sysenv env;
     rt_sysenv_live(&env);
-    struct rt_collect_cfg cc = {getpid(), 0, 1.0, 0};
+    struct rt_collect_cfg cc = {getpid(), 0, 1.0, 0, NULL};
     struct rt_collectors *col = rt_collectors_open(&env, &cc);
     struct rt_sample a = {0}, b = {0};
     fx_live_sample(col, &a, NULL);
@@ -970,7 +970,13 @@ static void test_upload_progress(void **state)
     "ALTER TABLE runs DROP COLUMN proc_memory_source; "                                            \
     "ALTER TABLE runs DROP COLUMN cpu_wait_source; "                                               \
     "ALTER TABLE runs DROP COLUMN cpu_wait_missing; "                                              \
-    "ALTER TABLE runs DROP COLUMN psi_missing; "
+    "ALTER TABLE runs DROP COLUMN psi_missing; " DROP_V14
+
+/* The columns of schema version 14 (a Slurm step's cgroup), dropped to make an older file. */
+#define DROP_V14                                                                                   \
+    "ALTER TABLE runs DROP COLUMN cgroup_path; "                                                   \
+    "ALTER TABLE runs DROP COLUMN cgroup_oom_kills; "                                              \
+    "ALTER TABLE runs DROP COLUMN slurm_job_state; "
 
 /* A database of schema version 4 (the views before the rates, the run's interval_s, no cloud
  * columns) is brought up to date when it is opened, for reading too. */

@@ -180,7 +180,7 @@ void fx_case_run(struct fx_case *c, const char *dir, pid_t pid, pid_t subreaper)
     c->env.clk_tck = c->clk_tck;
     c->env.page_size = 4096;
     snprintf(c->root, sizeof(c->root), "%s/a", c->dir);
-    struct rt_collect_cfg cc = {c->pid, subreaper, 1.0, 0};
+    struct rt_collect_cfg cc = {c->pid, subreaper, 1.0, 0, NULL};
     c->col = rt_collectors_open(&c->env, &cc);
     snapshot(c, "a", c->time_a, &c->a, NULL);
     snapshot(c, "b", c->time_b, &c->b, &c->a);
@@ -541,7 +541,7 @@ void fx_gen_open(struct fx_gen *g, pid_t root_pid, pid_t subreaper)
 {
     if (fx_walk_mode)
         fx_write_children(g->root);
-    struct rt_collect_cfg cc = {root_pid, subreaper, 1.0, 0};
+    struct rt_collect_cfg cc = {root_pid, subreaper, 1.0, 0, g->cgroup};
     g->col = rt_collectors_open(&g->env, &cc);
 }
 

@@ -113,6 +113,7 @@ struct fx_gen {
     struct rt_sample *prev;
     int next;
     double t;
+    const char *cgroup; /* record --cgroup's cgroup for fx_gen_open, NULL: none */
 };
 /* 1: fx_gen_open and fx_gen_sample write the children files first (fx_write_children), so the
  * process-tree tests run with them (walk mode); 0: without (the full scan). */

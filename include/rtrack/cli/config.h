@@ -23,6 +23,7 @@ struct rt_config {
     int db_private;         /* db is resource-tracker's private one: the job is not told of it */
     int cloud_discovery;    /* 1: ask the cloud while recording; 0: never; -1: when streaming */
     int64_t pid;            /* record: --pid (0: none) */
+    char *cgroup;           /* record: --cgroup, NULL: none */
     double duration;        /* 0 = no limit */
     char *output;           /* live output: a file, "-" for stdout, NULL for none */
     int format;             /* --format: the index of its value in the table's list */

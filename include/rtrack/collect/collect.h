@@ -55,6 +55,13 @@ int64_t rt_oom_kills(const struct rt_sysenv *env);
  * the CPUs of its effective cpuset (v2 cpuset.cpus.effective, v1 cpuset.effective_cpus or
  * cpuset.cpus). Fills the cgroup_* fields of a only; unknown stays RT_NA / NAN. */
 void rt_cgroup_alloc_read(const struct rt_sysenv *env, struct rt_alloc *a);
+/* The same of the cgroup `cg` (a path as /proc/PID/cgroup names it, the same in every v1
+ * hierarchy: a Slurm step's), or of rtrack's own for NULL. */
+void rt_cgroup_alloc_read_at(const struct rt_sysenv *env, const char *cg, struct rt_alloc *a);
+/* The directory of cgroup `cg` (NULL: rtrack's own) in the v1 hierarchy of `controller`, or in
+ * the v2 one for controller NULL: 0, or -1 when it has none there. */
+int rt_cgroup_dir(const struct rt_sysenv *env, const char *cg, const char *controller, char *dir,
+                  size_t cap);
 /* The CPUs of a cpuset list ("0-3,8" -> 5), RT_NA when it is not one. */
 int64_t rt_cpuset_count(const char *list);
 
@@ -70,17 +77,53 @@ int64_t rt_cpuset_count(const char *list);
 struct rt_cgroup_peak {
     char path[4096]; /* the peak file, "" when none */
     int64_t start;   /* its value at the start */
+    /* open_at: the cgroup (looked for again when it was not there at the start), and the
+     * highest value poll read (Slurm removes a step's cgroup before its end is told) */
+    const struct rt_sysenv *env;
+    const char *cg;
+    int64_t max;
 };
 int rt_cgroup_peak_open(const struct rt_sysenv *env, pid_t self, struct rt_cgroup_peak *p);
-int64_t rt_cgroup_peak_end(const struct rt_cgroup_peak *p);
+int64_t rt_cgroup_peak_end(struct rt_cgroup_peak *p);
+/* The peak of cgroup `cg`, a job's own by construction (record --cgroup: a Slurm step's, made
+ * for the step): no rule on who is in it at the start; the end's rule holds. A cgroup not made
+ * yet is looked for at the end, its whole peak the run's. */
+int rt_cgroup_peak_open_at(const struct rt_sysenv *env, const char *cg, struct rt_cgroup_peak *p);
+void rt_cgroup_peak_poll(struct rt_cgroup_peak *p);
+
+/* record --cgroup (collect/cgroup_step.c): the processes of cgroup `cg` and of every cgroup
+ * below it, listed where they are (v2, else the first v1 hierarchy of freezer, memory, pids,
+ * cpuacct, cpuset that has it). open: 0, or -1 when no hierarchy has it. list: the pids into
+ * *pids (grown as needed, *cap its size), their count. */
+struct rt_cgroup_procs {
+    char dir[4096];
+};
+int rt_cgroup_procs_open(const struct rt_sysenv *env, const char *cg, struct rt_cgroup_procs *c);
+size_t rt_cgroup_procs_list(const struct rt_cgroup_procs *c, pid_t **pids, size_t *cap);
+/* The OOM kills in cgroup `cg` and below it since open (oom_kill of v2's memory.events; the sum
+ * of v1's memory.oom_control over the cgroup and those below, polled: a task's cgroup may be
+ * gone by the end). A cgroup not made yet is looked for at each poll, counted from 0. open: 0,
+ * or -1 when not there (yet); end: the count, or RT_NA. */
+struct rt_cgroup_oom {
+    char dir[4096];
+    int v2;
+    int64_t start, max;
+    const struct rt_sysenv *env;
+    const char *cg;
+};
+int rt_cgroup_oom_open(const struct rt_sysenv *env, const char *cg, struct rt_cgroup_oom *o);
+void rt_cgroup_oom_poll(struct rt_cgroup_oom *o);
+int64_t rt_cgroup_oom_end(struct rt_cgroup_oom *o);
 
 struct rt_collect_cfg {
-    pid_t root_pid;  /* tracked tree root, 0 = system only */
-    pid_t subreaper; /* run mode: rtrack's pid; its children other than the root (orphans of the
-                      * job, re-parented to us) belong to the tree too. 0 in record mode. */
-    double interval; /* seconds between samples; bounds how long a GPU reading is waited for */
-    int full_scan;   /* find the tree by scanning all of /proc, not through children files (for
-                      * comparisons: RTRACK_PROC_SCAN=full) */
+    pid_t root_pid;     /* tracked tree root, 0 = system only */
+    pid_t subreaper;    /* run mode: rtrack's pid; its children other than the root (orphans of the
+                         * job, re-parented to us) belong to the tree too. 0 in record mode. */
+    double interval;    /* seconds between samples; bounds how long a GPU reading is waited for */
+    int full_scan;      /* find the tree by scanning all of /proc, not through children files (for
+                         * comparisons: RTRACK_PROC_SCAN=full) */
+    const char *cgroup; /* record --cgroup: the processes of this cgroup (and below) belong to
+                         * the tree; the cgroup collector follows it instead of rtrack's own */
 };
 
 /* One collector: open() probes and returns its state (NULL = not available on this system),

@@ -35,6 +35,7 @@ struct rt_recording {
     char *const *argv;           /* run: the job to start; NULL: record */
     char *const *envp;           /* run: the job's environment; NULL: rtrack's */
     pid_t pid;                   /* record: the tree to follow; 0: the system only */
+    const char *cgroup;          /* record --cgroup: the job's own cgroup (collect.h), or NULL */
     int keep_system;             /* record: the tree gone, go on sampling the system (as the
                                   * Rust tool does: resource-tracker --pid) */
     int ready_fd; /* > 2: one byte written to it, and it closed, once the baseline is stored
@@ -82,6 +83,17 @@ struct rt_record_result {
  * (record), then store the run's end (committing the final sample with it). Failures to store
  * are warned about once and never stop the recording, nor the job. */
 void rt_record(struct rt_recording *r, struct rt_record_result *out);
+
+/* The Slurm plugin's word on how a step ended (src/slurm/spank_step.c sends it): SIGTERM sent
+ * with sigqueue(3) by root, its value RT_STEP_END_MAGIC << 28 | state << 24 | OOM kills << 16 |
+ * signal << 8 | exit code: the largest exit code of the step's tasks, the signal that killed
+ * one (0: none), the OOM kills in the step's cgroup (at most 255) and the job's state as
+ * slurmctld said it (index into rt_step_end_states, 0: not asked). A record that ends on it
+ * stores them (exit_code, exit_signal, cgroup_oom_kills: the larger of its own count and this,
+ * slurm_job_state). */
+#define RT_STEP_END_MAGIC 0xa
+extern const char *const rt_step_end_states[];
+#define RT_STEP_END_NSTATES 10
 
 /* Close the signalfd (the signals stay blocked). */
 void rt_record_close(struct rt_recording *r);

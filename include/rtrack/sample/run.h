@@ -82,6 +82,8 @@ struct rt_alloc {
     const char *cuda_visible_devices; /* as set ("" when set empty), NULL when unset */
     int64_t gpus; /* entries of CUDA_VISIBLE_DEVICES: 0 when set empty, RT_NA when unset */
     struct rt_slurm slurm;
+    const char *cgroup_path; /* record --cgroup: the cgroup the cgroup_* figures are of; NULL:
+                              * rtrack's own */
 };
 
 /* Nothing known. */
@@ -128,6 +130,10 @@ struct rt_run_end {
     /* run: the peak memory charge of rtrack's memory cgroup, bytes, when the cgroup held only
      * rtrack at the start and its peak grew while the job ran (rt_cgroup_peak_*); RT_NA */
     int64_t cgroup_peak_bytes;
+    /* record --cgroup: the cgroup's peak (the same field), its OOM kills while recording
+     * (RT_NA unknown), and how Slurm says the job ended when the plugin said so (NULL) */
+    int64_t cgroup_oom_kills;
+    const char *slurm_job_state;
 };
 
 /* An end at `ended_at` with nothing else known (every field NULL). */
@@ -140,7 +146,8 @@ static inline struct rt_run_end rt_run_end_none(double ended_at)
                                .utime_s = RT_NAN,
                                .stime_s = RT_NAN,
                                .oom_kills = RT_NA,
-                               .cgroup_peak_bytes = RT_NA};
+                               .cgroup_peak_bytes = RT_NA,
+                               .cgroup_oom_kills = RT_NA};
 }
 
 #endif
