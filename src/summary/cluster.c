@@ -525,12 +525,13 @@ static void sources_line(const struct rt_cluster *c, FILE *f, const char *what, 
     }
     if (!nseen)
         return;
+    char v[600];
     fprintf(f, "%s%s:", md ? "- " : "  ", what);
     for (size_t k = 0; k < nseen; k++) {
-        fprintf(f, "%s %s (", k ? ";" : "", seen[k]);
+        fprintf(f, "%s %s (", k ? ";" : "", shown(v, sizeof(v), seen[k], md));
         for (size_t i = 0, m = 0; i < c->count; i++)
             if (!strcmp((const char *)&c->n[i] + off, seen[k]))
-                fprintf(f, "%s%s", m++ ? ", " : "", c->n[i].name);
+                fprintf(f, "%s%s", m++ ? ", " : "", shown(v, sizeof(v), c->n[i].name, md));
         fprintf(f, ")");
     }
     fprintf(f, "\n");
@@ -548,16 +549,18 @@ static void write_sources(const struct rt_cluster *c, FILE *f, int md)
     sources_line(c, f, "cores allocated", offsetof(struct rt_cluster_node, cpus_from), md);
     sources_line(c, f, "memory allocated", offsetof(struct rt_cluster_node, mem_from), md);
     sources_line(c, f, "memory peak", offsetof(struct rt_cluster_node, peak_from), md);
-    char a[48], b[48];
+    char a[48], b[48], v[1600];
     for (size_t i = 0; i < c->count; i++)
         if (any && (c->n[i].cg_peak > 0 || c->n[i].proc_peak > 0))
             fprintf(f, "%s%s: the step cgroup's own peak %s, the largest process %s\n",
-                    md ? "- " : "  ", c->n[i].name, mib_text(a, sizeof(a), c->n[i].cg_peak),
+                    md ? "- " : "  ", shown(v, sizeof(v), c->n[i].name, md),
+                    mib_text(a, sizeof(a), c->n[i].cg_peak),
                     mib_text(b, sizeof(b), c->n[i].proc_peak));
     if (c->ncaveats)
         fprintf(f, "\ncaveats:\n");
+    /* a caveat names nodes and steps too */
     for (size_t i = 0; i < c->ncaveats; i++)
-        fprintf(f, "%s%s\n", md ? "- " : "  - ", c->caveats[i].text);
+        fprintf(f, "%s%s\n", md ? "- " : "  - ", shown(v, sizeof(v), c->caveats[i].text, md));
 }
 
 void rt_cluster_write_text(const struct rt_cluster *c, FILE *f, int md)

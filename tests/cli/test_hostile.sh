@@ -301,7 +301,10 @@ check "markdown: the command shown escaped" "$(grep -c -F -- "- **command**: sh 
 "$RTRACK" summary --db html.db --slurm-job 99 >html.txt
 check "summary --slurm-job: no escape sequence of the node's reaches the terminal" \
     "$(tr -d '\n' <html.txt | LC_ALL=C grep -c '[[:cntrl:]]')" 0
-check "summary --slurm-job: the node named, controls as '?'" "$(grep -c -F '?[31mnode<b>|x' html.txt)" 1
+# named in the table, the 'figures from' lines and its peaks' line: each time with its '?'
+check "summary --slurm-job: the node named, controls as '?'" "$(grep -c -F '?[31mnode<b>|x' html.txt)" \
+    "$(grep -c -F 'node<b>|x' html.txt)"
+check "summary --slurm-job: the node named in its table row" "$(grep -c -E '^  \?\[31mnode<b>\|x ' html.txt)" 1
 "$RTRACK" summary --db html.db --slurm-job 99 --format markdown >html-job.md
 check "summary --slurm-job markdown: no HTML tag of the node's or step's" "$(grep -ciE '<(b|i)>' html-job.md)" 0
 check "summary --slurm-job markdown: the node's row has its 10 cells (its | escaped)" \
